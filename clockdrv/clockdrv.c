@@ -1,0 +1,60 @@
+#include "config.h"
+
+#include "clockdrv/clockdrv.h"
+#include "session/xmalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const struct clockdrv_ops *const clockdrv_table[] = {
+    &clockdrv_perf_ops,
+};
+
+#define CLOCKDRV_COUNT (sizeof clockdrv_table / sizeof clockdrv_table[0])
+
+const struct clockdrv_ops *clockdrv_find(const char *name)
+{
+    for (size_t i = 0; i < CLOCKDRV_COUNT; i++) {
+        if (strcmp(clockdrv_table[i]->name, name) == 0)
+            return clockdrv_table[i];
+    }
+    return NULL;
+}
+
+const struct clockdrv_ops *clockdrv_choose(const struct clockdrv_config *cfg, char **cause)
+{
+    char *why = NULL;
+    for (size_t i = 0; i < CLOCKDRV_COUNT; i++) {
+        char *c = NULL;
+        if (clockdrv_table[i]->probe(cfg, &c) == 0) {
+            free(why);
+            return clockdrv_table[i];
+        }
+        char *joined = why ? xasprintf("%s; %s", why, c) : xstrdup(c);
+        free(why);
+        free(c);
+        why = joined;
+    }
+    *cause = xasprintf("no clock driver can run here: %s", why ? why : "none built in");
+    free(why);
+    return NULL;
+}
+
+void clockdrv_pause(struct clockdrv *d, bool paused)
+{
+    if (paused == d->paused)
+        return;
+    if (paused)
+        d->ops->clock_off(d);
+    else
+        d->ops->clock_on(d);
+    d->paused = paused;
+}
+
+uint64_t clockdrv_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

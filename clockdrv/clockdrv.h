@@ -1,0 +1,80 @@
+/*
+ * The interval clock.  A driver starts the program, samples its threads at
+ * the interval, and turns what it sees into session events.  It knows nothing
+ * of buckets, symbols or the screen.  Adding a driver is adding one file and
+ * one entry in clockdrv_table.
+ */
+#ifndef PROFIL_CLOCKDRV_H
+#define PROFIL_CLOCKDRV_H
+
+#include "session/session.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* How to start the program. */
+struct launch {
+    const char *path;   /* the executable */
+    char *const *argv;  /* argv[0] included, NULL-terminated */
+    const char *stdin_path;  /* redirections from the parameters, or NULL */
+    const char *stdout_path;
+    bool stdout_append;
+    const char *stderr_path;
+    int tty_fd;         /* a pty for the program to own, or -1 to inherit ours */
+};
+
+struct clockdrv_config {
+    uint32_t interval_us;
+    enum clock_kind clock;
+};
+
+typedef void (*clockdrv_emit_fn)(void *arg, const struct event *ev);
+
+struct clockdrv;
+
+struct clockdrv_ops {
+    const char *name;
+    /* Whether the driver can run here for this user: 0, or -errno and *cause. */
+    int (*probe)(const struct clockdrv_config *cfg, char **cause);
+    /* Start the program under the clock, enabled from its exec. */
+    struct clockdrv *(*start)(const struct clockdrv_config *cfg, const struct launch *l,
+                              char **cause);
+    /* Hand every event gathered so far to EMIT.  Returns 1 once the program
+     * has ended and the last event was handed over, 0 while it runs. */
+    int (*drain)(struct clockdrv *d, clockdrv_emit_fn emit, void *arg);
+    void (*clock_on)(struct clockdrv *d);
+    void (*clock_off)(struct clockdrv *d);
+    /* Kill the program if it still runs, reap it, release everything. */
+    void (*free)(struct clockdrv *d);
+};
+
+/* What every driver shares; drivers embed it first. */
+struct clockdrv {
+    const struct clockdrv_ops *ops;
+    pid_t pid;         /* the program */
+    int fd;            /* readable when drain has work: poll it */
+    bool ended;        /* the program has ended and was reaped */
+    int wstatus;       /* its wait status, once ended */
+    uint32_t threads;  /* threads alive now */
+    uint32_t max_threads;
+    bool paused;
+    char *note;        /* owned: a remark for the user (e.g. kernel excluded), or NULL */
+};
+
+extern const struct clockdrv_ops clockdrv_perf_ops;
+
+/* The driver named NAME ("perf"), or NULL. */
+const struct clockdrv_ops *clockdrv_find(const char *name);
+
+/* For "auto": the first driver whose probe passes; NULL and *cause naming
+ * every driver's reason when none can run. */
+const struct clockdrv_ops *clockdrv_choose(const struct clockdrv_config *cfg, char **cause);
+
+/* Pause and resume the clock: OS/2's PRF_CM_STOP and PRF_CM_START. */
+void clockdrv_pause(struct clockdrv *d, bool paused);
+
+/* Now, on the clock the events use. */
+uint64_t clockdrv_now_ns(void);
+
+#endif

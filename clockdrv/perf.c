@@ -1,0 +1,646 @@
+/*
+ * The perf driver: a software clock event (cpu-clock) on the program, one
+ * event and one ring buffer per CPU (an inherited event cannot be mmapped
+ * with cpu = -1), enabled at exec.  Samples give user and kernel PCs; mmap,
+ * comm, fork and exit records follow the address spaces; in wall-clock mode
+ * context-switch records turn the time a thread spends blocked into I/O
+ * ticks.  Records from the per-CPU buffers are merged by time first: a thread
+ * switched out on one CPU comes back on another.
+ */
+#include "config.h"
+
+#include "clockdrv/clockdrv.h"
+#include "clockdrv/spawn.h"
+#include "session/xmalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PERF_SLACK_NS 2000000ull /* records older than this are surely in the buffers */
+
+struct perf_cpu {
+    int fd;
+    struct perf_event_mmap_page *meta;
+    uint8_t *data;
+    size_t size; /* of the data area, a power of two */
+    bool hup;
+};
+
+/* A thread's place in the wall clock. */
+struct perf_thread {
+    uint32_t tid;
+    uint32_t pid;
+    bool blocked;       /* switched out voluntarily and not back yet */
+    uint64_t since;     /* when the blocked stretch not yet credited began */
+    uint64_t carry;     /* nanoseconds of blocked time short of a tick */
+    bool used;
+};
+
+/* One record copied out of a ring buffer, to be merged by time. */
+struct perf_rec {
+    uint64_t time;
+    uint32_t seq;   /* arrival order, to keep the sort stable */
+    uint16_t type;
+    uint16_t misc;
+    uint32_t pid, tid;
+    uint64_t a, b, c; /* ip / addr,len,pgoff / ppid / lost */
+    uint32_t name;    /* offset of an mmap file name in the string arena */
+};
+
+struct clockdrv_perf {
+    struct clockdrv base;
+    struct clockdrv_config cfg;
+    uint64_t period_ns;
+    bool wall;
+    int ncpus;
+    struct perf_cpu *cpus;
+    int pidfd;
+    bool child_gone;
+
+    struct perf_thread *threads; /* open addressing by tid */
+    size_t threads_alloc;
+    size_t threads_live;
+
+    struct perf_rec *recs;
+    size_t nrecs, recs_alloc;
+    char *names;
+    size_t names_len, names_alloc;
+    uint8_t *scratch; /* for records that wrap around the ring */
+    uint64_t throttled_at;
+};
+
+static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+                            unsigned long flags)
+{
+    return syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+static int perf_read_int(const char *path, int fallback)
+{
+    FILE *f = fopen(path, "re");
+    int v = fallback;
+    if (f != NULL) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = fallback;
+        fclose(f);
+    }
+    return v;
+}
+
+/* The attribute every per-CPU event shares. */
+static void perf_attr(struct perf_event_attr *attr, const struct clockdrv_config *cfg,
+                      bool exclude_kernel)
+{
+    memset(attr, 0, sizeof *attr);
+    attr->size = sizeof *attr;
+    attr->type = PERF_TYPE_SOFTWARE;
+    attr->config = PERF_COUNT_SW_CPU_CLOCK;
+    attr->sample_period = (uint64_t)cfg->interval_us * 1000;
+    attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+    attr->disabled = 1;
+    attr->enable_on_exec = 1;
+    attr->inherit = 1;
+    attr->mmap = 1;
+    attr->comm = 1;
+    attr->comm_exec = 1;
+    attr->task = 1;
+    attr->sample_id_all = 1;
+    attr->exclude_hv = 1;
+    attr->exclude_kernel = exclude_kernel;
+    attr->exclude_guest = 1;
+    attr->context_switch = cfg->clock == CLOCK_KIND_WALL;
+    attr->use_clockid = 1;
+    attr->clockid = CLOCK_MONOTONIC;
+    attr->watermark = 1;
+}
+
+/* Open a probe event on ourselves to learn what the kernel allows. */
+static int clockdrv_perf_probe(const struct clockdrv_config *cfg, char **cause)
+{
+    struct perf_event_attr attr;
+    perf_attr(&attr, cfg, true);
+    attr.enable_on_exec = 0;
+    attr.inherit = 0;
+    int fd = (int)perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    int err = errno;
+    int paranoid = perf_read_int("/proc/sys/kernel/perf_event_paranoid", -99);
+    if (err == EACCES || err == EPERM)
+        *cause = xasprintf("perf: not permitted (kernel.perf_event_paranoid is %d; it must be 2 "
+                           "or less, or profil needs CAP_PERFMON)", paranoid);
+    else if (err == ENOENT || err == ENOSYS)
+        *cause = xasprintf("perf: this kernel has no perf events (%s)", strerror(err));
+    else
+        *cause = xasprintf("perf: perf_event_open: %s", strerror(err));
+    return -err;
+}
+
+/* Map one CPU's ring buffer, shrinking it when the locked-memory limit bites. */
+static int perf_map(struct perf_cpu *pc, size_t want)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    for (size_t pages = want; pages >= 4; pages /= 2) {
+        size_t len = (pages + 1) * (size_t)page;
+        void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, pc->fd, 0);
+        if (p != MAP_FAILED) {
+            pc->meta = p;
+            pc->data = (uint8_t *)p + page;
+            pc->size = pages * (size_t)page;
+            return 0;
+        }
+        if (errno != EPERM && errno != ENOMEM)
+            return -errno;
+    }
+    return -EPERM;
+}
+
+static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create);
+
+static void clockdrv_perf_free(struct clockdrv *base)
+{
+    struct clockdrv_perf *d = (struct clockdrv_perf *)base;
+    if (d->base.pid > 0 && !d->base.ended) {
+        kill(d->base.pid, SIGKILL);
+        waitpid(d->base.pid, &d->base.wstatus, 0);
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < d->ncpus; i++) {
+        if (d->cpus[i].meta != NULL)
+            munmap(d->cpus[i].meta, d->cpus[i].size + (size_t)page);
+        if (d->cpus[i].fd >= 0)
+            close(d->cpus[i].fd);
+    }
+    free(d->cpus);
+    if (d->base.fd >= 0)
+        close(d->base.fd);
+    if (d->pidfd >= 0)
+        close(d->pidfd);
+    free(d->threads);
+    free(d->recs);
+    free(d->names);
+    free(d->scratch);
+    free(d->base.note);
+    free(d);
+}
+
+/* Open the event on every CPU for the held child PID. */
+static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
+{
+    long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+    d->ncpus = ncpus > 0 ? (int)ncpus : 1;
+    d->cpus = xcalloc((size_t)d->ncpus, sizeof *d->cpus);
+    bool exclude_kernel = false;
+    /* Bigger buffers for faster clocks: about half a second of samples. */
+    size_t pages = d->cfg.interval_us <= 100 ? 128 : d->cfg.interval_us <= 500 ? 64 : 32;
+    for (int i = 0; i < d->ncpus; i++) {
+        d->cpus[i].fd = -1;
+        struct perf_event_attr attr;
+        perf_attr(&attr, &d->cfg, exclude_kernel);
+        int fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0 && (errno == EACCES || errno == EPERM) && !exclude_kernel) {
+            exclude_kernel = true; /* paranoid 2: user-mode samples only */
+            perf_attr(&attr, &d->cfg, exclude_kernel);
+            fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
+        }
+        if (fd < 0 && errno == ENODEV)
+            continue; /* an offline CPU */
+        if (fd < 0) {
+            int err = errno;
+            *cause = xasprintf("perf: perf_event_open on CPU %d: %s", i, strerror(err));
+            return -err;
+        }
+        d->cpus[i].fd = fd;
+        int r = perf_map(&d->cpus[i], pages);
+        if (r < 0) {
+            *cause = xasprintf("perf: cannot map the ring buffer (%s); raise "
+                               "kernel.perf_event_mlock_kb or RLIMIT_MEMLOCK", strerror(-r));
+            return r;
+        }
+        d->cpus[i].meta->data_tail = 0;
+        struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+        epoll_ctl(d->base.fd, EPOLL_CTL_ADD, fd, &ev);
+    }
+    if (exclude_kernel)
+        d->base.note = xstrdup("kernel samples excluded: time on a CPU in the kernel is not seen");
+    return 0;
+}
+
+static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg, const struct launch *l,
+                                            char **cause)
+{
+    struct clockdrv_perf *d = xcalloc(1, sizeof *d);
+    d->base.ops = &clockdrv_perf_ops;
+    d->base.fd = -1;
+    d->pidfd = -1;
+    d->cfg = *cfg;
+    d->period_ns = (uint64_t)cfg->interval_us * 1000;
+    d->wall = cfg->clock == CLOCK_KIND_WALL;
+    d->threads_alloc = 64;
+    d->threads = xcalloc(d->threads_alloc, sizeof *d->threads);
+
+    d->base.fd = epoll_create1(EPOLL_CLOEXEC);
+    if (d->base.fd < 0) {
+        *cause = xasprintf("perf: epoll: %s", strerror(errno));
+        clockdrv_perf_free(&d->base);
+        return NULL;
+    }
+    struct spawn sp;
+    if (spawn_prepare(&sp, l, cause) < 0) {
+        clockdrv_perf_free(&d->base);
+        return NULL;
+    }
+    d->pidfd = (int)syscall(SYS_pidfd_open, sp.pid, 0);
+    if (d->pidfd < 0 || perf_open_all(d, sp.pid, cause) < 0) {
+        if (d->pidfd < 0)
+            *cause = xasprintf("pidfd_open: %s", strerror(errno));
+        spawn_abort(&sp);
+        clockdrv_perf_free(&d->base);
+        return NULL;
+    }
+    struct epoll_event ev = { .events = EPOLLIN, .data.u32 = UINT32_MAX };
+    epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->pidfd, &ev);
+    if (spawn_go(&sp, l, cause) < 0) {
+        d->base.ended = true; /* spawn_go reaped it */
+        clockdrv_perf_free(&d->base);
+        return NULL;
+    }
+    d->base.pid = sp.pid;
+    struct perf_thread *t = perf_thread(d, (uint32_t)sp.pid, true);
+    t->pid = (uint32_t)sp.pid;
+    d->base.threads = d->base.max_threads = 1;
+    return &d->base;
+}
+
+/* The state of TID, made on first sight when CREATE. */
+static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create)
+{
+    size_t mask = d->threads_alloc - 1;
+    for (size_t i = (tid * 2654435761u) & mask;; i = (i + 1) & mask) {
+        struct perf_thread *t = &d->threads[i];
+        if (t->used && t->tid == tid)
+            return t;
+        if (!t->used && t->tid == 0) {
+            if (!create)
+                return NULL;
+            if (2 * (d->threads_live + 1) > d->threads_alloc) {
+                struct perf_thread *old = d->threads;
+                size_t n = d->threads_alloc;
+                d->threads_alloc *= 2;
+                d->threads = xcalloc(d->threads_alloc, sizeof *d->threads);
+                d->threads_live = 0;
+                for (size_t k = 0; k < n; k++) {
+                    if (old[k].used)
+                        *perf_thread(d, old[k].tid, true) = old[k];
+                }
+                free(old);
+                return perf_thread(d, tid, true);
+            }
+            *t = (struct perf_thread){ .tid = tid, .used = true };
+            d->threads_live++;
+            return t;
+        }
+    }
+}
+
+/* Forget a thread that has exited; a tombstone keeps the probe chain intact. */
+static void perf_thread_gone(struct clockdrv_perf *d, uint32_t tid)
+{
+    struct perf_thread *t = perf_thread(d, tid, false);
+    if (t == NULL)
+        return;
+    t->used = false;
+    t->blocked = false;
+    d->base.threads = d->base.threads > 0 ? d->base.threads - 1 : 0;
+}
+
+static uint32_t perf_name(struct clockdrv_perf *d, const char *s, size_t max)
+{
+    size_t n = strnlen(s, max);
+    if (d->names_len + n + 1 > d->names_alloc) {
+        d->names_alloc = (d->names_len + n + 1) * 2;
+        d->names = xreallocarray(d->names, d->names_alloc, 1);
+    }
+    uint32_t at = (uint32_t)d->names_len;
+    memcpy(d->names + at, s, n);
+    d->names[at + n] = '\0';
+    d->names_len += n + 1;
+    return at;
+}
+
+/* Read a little-endian u64 / u32 from a record body. */
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* Parse one record into d->recs.  BODY points after the header; LEN is the body length. */
+static void perf_parse(struct clockdrv_perf *d, const struct perf_event_header *h, const uint8_t *body,
+                       size_t len)
+{
+    struct perf_rec r = { .type = (uint16_t)h->type, .misc = h->misc };
+    /* Non-sample records end with sample_id: { pid, tid, time }. */
+    if (h->type != PERF_RECORD_SAMPLE) {
+        if (len < 16)
+            return;
+        r.pid = rd32(body + len - 16);
+        r.tid = rd32(body + len - 12);
+        r.time = rd64(body + len - 8);
+    }
+    switch (h->type) {
+    case PERF_RECORD_SAMPLE:
+        if (len < 24)
+            return;
+        r.a = rd64(body);
+        r.pid = rd32(body + 8);
+        r.tid = rd32(body + 12);
+        r.time = rd64(body + 16);
+        break;
+    case PERF_RECORD_MMAP:
+        if (len < 32 + 16)
+            return;
+        r.pid = rd32(body);
+        r.tid = rd32(body + 4);
+        r.a = rd64(body + 8);
+        r.b = rd64(body + 16);
+        r.c = rd64(body + 24);
+        r.name = perf_name(d, (const char *)body + 32, len - 32 - 16);
+        break;
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT:
+        if (len < 24)
+            return;
+        r.pid = rd32(body);
+        r.c = rd32(body + 4); /* ppid */
+        r.tid = rd32(body + 8);
+        break;
+    case PERF_RECORD_COMM:
+        if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC))
+            return;
+        r.pid = rd32(body);
+        r.tid = rd32(body + 4);
+        break;
+    case PERF_RECORD_LOST:
+        if (len < 16)
+            return;
+        r.c = rd64(body + 8);
+        break;
+    case PERF_RECORD_THROTTLE:
+    case PERF_RECORD_UNTHROTTLE:
+        if (len < 8)
+            return;
+        r.time = rd64(body);
+        break;
+    case PERF_RECORD_SWITCH:
+        break;
+    default:
+        return;
+    }
+    if (d->nrecs == d->recs_alloc) {
+        d->recs_alloc = d->recs_alloc ? 2 * d->recs_alloc : 4096;
+        d->recs = xreallocarray(d->recs, d->recs_alloc, sizeof *d->recs);
+    }
+    r.seq = (uint32_t)d->nrecs;
+    d->recs[d->nrecs++] = r;
+}
+
+/* Copy every complete record out of one CPU's ring and free the space. */
+static void perf_read_ring(struct clockdrv_perf *d, struct perf_cpu *pc)
+{
+    if (pc->meta == NULL)
+        return;
+    uint64_t head = __atomic_load_n(&pc->meta->data_head, __ATOMIC_ACQUIRE);
+    uint64_t tail = pc->meta->data_tail;
+    size_t mask = pc->size - 1;
+    if (d->scratch == NULL)
+        d->scratch = xmalloc(65536 + 8);
+    while (tail + sizeof(struct perf_event_header) <= head) {
+        struct perf_event_header h;
+        size_t off = (size_t)(tail & mask);
+        for (size_t k = 0; k < sizeof h; k++)
+            ((uint8_t *)&h)[k] = pc->data[(off + k) & mask];
+        if (h.size < sizeof h || tail + h.size > head)
+            break;
+        const uint8_t *rec;
+        if (off + h.size <= pc->size) {
+            rec = pc->data + off;
+        } else {
+            size_t first = pc->size - off;
+            memcpy(d->scratch, pc->data + off, first);
+            memcpy(d->scratch + first, pc->data, h.size - first);
+            rec = d->scratch;
+        }
+        perf_parse(d, &h, rec + sizeof h, h.size - sizeof h);
+        tail += h.size;
+    }
+    __atomic_store_n(&pc->meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int perf_rec_cmp(const void *a, const void *b)
+{
+    const struct perf_rec *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Turn blocked time up to NOW into I/O ticks for thread T. */
+static void perf_credit(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now,
+                        clockdrv_emit_fn emit, void *arg)
+{
+    if (!t->blocked || now <= t->since)
+        return;
+    uint64_t ns = now - t->since + t->carry;
+    t->since = now;
+    t->carry = ns % d->period_ns;
+    uint64_t ticks = ns / d->period_ns;
+    if (ticks == 0)
+        return;
+    struct event ev = { .type = EVENT_SAMPLE, .pid = t->pid, .tid = t->tid, .time_ns = now };
+    ev.sample.mode = SAMPLE_BLOCKED;
+    while (ticks > 0) {
+        ev.sample.count = ticks > UINT32_MAX ? UINT32_MAX : (uint32_t)ticks;
+        ticks -= ev.sample.count;
+        emit(arg, &ev);
+    }
+}
+
+static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clockdrv_emit_fn emit,
+                          void *arg)
+{
+    struct event ev = { .pid = r->pid, .tid = r->tid, .time_ns = r->time };
+    struct perf_thread *t;
+    switch (r->type) {
+    case PERF_RECORD_SAMPLE:
+        ev.type = EVENT_SAMPLE;
+        ev.sample.pc = r->a;
+        ev.sample.count = 1;
+        ev.sample.mode = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER
+                             ? SAMPLE_USER
+                             : SAMPLE_KERNEL;
+        emit(arg, &ev);
+        break;
+    case PERF_RECORD_MMAP:
+        ev.type = EVENT_MMAP;
+        ev.mmap.start = r->a;
+        ev.mmap.len = r->b;
+        ev.mmap.pgoff = r->c;
+        ev.mmap.path = d->names + r->name;
+        emit(arg, &ev);
+        break;
+    case PERF_RECORD_COMM:
+        ev.type = EVENT_EXEC;
+        emit(arg, &ev);
+        break;
+    case PERF_RECORD_FORK:
+        t = perf_thread(d, r->tid, true);
+        t->pid = r->pid;
+        d->base.threads++;
+        if (d->base.threads > d->base.max_threads)
+            d->base.max_threads = d->base.threads;
+        if (r->pid != (uint32_t)r->c) {
+            ev.type = EVENT_FORK;
+            ev.fork.ppid = (uint32_t)r->c;
+            emit(arg, &ev);
+        }
+        break;
+    case PERF_RECORD_EXIT:
+        perf_thread_gone(d, r->tid);
+        if (r->pid == r->tid) {
+            ev.type = EVENT_EXIT;
+            emit(arg, &ev);
+        }
+        break;
+    case PERF_RECORD_LOST:
+        ev.type = EVENT_LOST;
+        ev.lost.count = r->c;
+        emit(arg, &ev);
+        break;
+    case PERF_RECORD_THROTTLE:
+        d->throttled_at = r->time;
+        break;
+    case PERF_RECORD_UNTHROTTLE:
+        /* The ticks that fell while the kernel throttled us are lost, not hidden. */
+        if (d->throttled_at != 0 && r->time > d->throttled_at) {
+            ev.type = EVENT_LOST;
+            ev.lost.count = (r->time - d->throttled_at) / d->period_ns;
+            if (ev.lost.count > 0)
+                emit(arg, &ev);
+        }
+        d->throttled_at = 0;
+        break;
+    case PERF_RECORD_SWITCH:
+        if (!d->wall)
+            break;
+        t = perf_thread(d, r->tid, false);
+        if (t == NULL)
+            break;
+        if (r->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+            if (!(r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) {
+                t->blocked = true;
+                t->since = r->time;
+            }
+        } else if (t->blocked) {
+            perf_credit(d, t, r->time, emit, arg);
+            t->blocked = false;
+        }
+        break;
+    }
+}
+
+static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, void *arg)
+{
+    struct clockdrv_perf *d = (struct clockdrv_perf *)base;
+    struct epoll_event evs[16];
+    int n;
+    while ((n = epoll_wait(d->base.fd, evs, 16, 0)) > 0) {
+        for (int i = 0; i < n; i++) {
+            uint32_t k = evs[i].data.u32;
+            if (k == UINT32_MAX) {
+                epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->pidfd, NULL);
+                d->child_gone = true;
+            } else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
+                /* A hung-up event keeps polling ready: stop watching it. */
+                epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->cpus[k].fd, NULL);
+                d->cpus[k].hup = true;
+            }
+        }
+        if (n < 16)
+            break;
+    }
+    if (d->child_gone && !d->base.ended) {
+        if (waitpid(d->base.pid, &d->base.wstatus, WNOHANG) == d->base.pid)
+            d->base.ended = true;
+    }
+    uint64_t now = clockdrv_now_ns();
+    d->nrecs = 0;
+    d->names_len = 0;
+    for (int i = 0; i < d->ncpus; i++)
+        perf_read_ring(d, &d->cpus[i]);
+    qsort(d->recs, d->nrecs, sizeof *d->recs, perf_rec_cmp);
+    for (size_t i = 0; i < d->nrecs; i++)
+        perf_dispatch(d, &d->recs[i], emit, arg);
+    /* Threads still blocked have been waiting all along: show it now. */
+    if (d->wall && !d->base.ended && !d->base.paused && now > PERF_SLACK_NS) {
+        for (size_t i = 0; i < d->threads_alloc; i++) {
+            if (d->threads[i].used && d->threads[i].blocked)
+                perf_credit(d, &d->threads[i], now - PERF_SLACK_NS, emit, arg);
+        }
+    }
+    return d->base.ended ? 1 : 0;
+}
+
+static void perf_ioctl_all(struct clockdrv_perf *d, unsigned long req)
+{
+    for (int i = 0; i < d->ncpus; i++) {
+        if (d->cpus[i].fd >= 0)
+            ioctl(d->cpus[i].fd, req, 0);
+    }
+}
+
+static void clockdrv_perf_clock_off(struct clockdrv *base)
+{
+    struct clockdrv_perf *d = (struct clockdrv_perf *)base;
+    perf_ioctl_all(d, PERF_EVENT_IOC_DISABLE);
+    /* Blocked time while paused is not sampled. */
+    for (size_t i = 0; i < d->threads_alloc; i++)
+        d->threads[i].blocked = false;
+}
+
+static void clockdrv_perf_clock_on(struct clockdrv *base)
+{
+    perf_ioctl_all((struct clockdrv_perf *)base, PERF_EVENT_IOC_ENABLE);
+}
+
+const struct clockdrv_ops clockdrv_perf_ops = {
+    .name = "perf",
+    .probe = clockdrv_perf_probe,
+    .start = clockdrv_perf_start,
+    .drain = clockdrv_perf_drain,
+    .clock_on = clockdrv_perf_clock_on,
+    .clock_off = clockdrv_perf_clock_off,
+    .free = clockdrv_perf_free,
+};

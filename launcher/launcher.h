@@ -1,0 +1,49 @@
+/* The command line and the run of one program under the clock. */
+#ifndef PROFIL_LAUNCHER_H
+#define PROFIL_LAUNCHER_H
+
+#include "launcher/args.h"
+#include "session/session.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum mode { MODE_PROFILE, MODE_REPORT };
+
+struct options {
+    enum mode mode;
+    bool json;
+    uint32_t bucket;     /* 0: ask */
+    uint32_t interval;   /* 0: ask */
+    const char *args;    /* --args, or NULL */
+    bool have_args;      /* the parameters were given: do not ask */
+    char **argv_rest;    /* parameters after the program (borrowed from argv) */
+    int nrest;
+    const char *output;  /* -o, or NULL */
+    enum clock_kind clock;
+    const char *driver;  /* "auto", "perf" */
+    bool no_tui;
+    const char *comment;
+    const char *target;  /* the program, or the .PRF for --report */
+};
+
+/* Parse the command line.  Returns -1 to go on, or an exit status (0 after
+ * --help/--version, 2 after a usage error, printed to stderr). */
+int options_parse(int argc, char **argv, struct options *o);
+
+/* Find PROGRAM as a shell would: a name with a slash as is, else along PATH.
+ * The caller owns the result; NULL when there is no such file. */
+char *launcher_resolve(const char *program);
+
+/* The output file for PROGRAM's session: -o, else PROFDIR/PID.NAME.PRF, else
+ * NAME.PRF in the current directory; PID is filled in when known (0: "PID"). */
+char *launcher_output_name(const struct options *o, const char *program, long pid);
+
+/* Whether a file can be created where PATH would go.  0, or -errno. */
+int launcher_check_output(const char *path);
+
+/* Run the program without the screen; fill S; return profil's exit status. */
+int launcher_run_plain(struct session *s, const struct options *o, const char *path,
+                       const struct args *a, const char *output);
+
+#endif

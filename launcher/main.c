@@ -1,0 +1,206 @@
+/* profil: PROFIL's prompts, then the program under the clock, then NAME.PRF. */
+#include "config.h"
+
+#include "launcher/launcher.h"
+#include "launcher/prompt.h"
+#include "session/prf.h"
+#include "session/report.h"
+#include "session/xmalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *launcher_resolve(const char *program)
+{
+    struct stat st;
+    if (strchr(program, '/') != NULL)
+        return stat(program, &st) == 0 ? xstrdup(program) : NULL;
+    const char *path = getenv("PATH");
+    if (path == NULL || *path == '\0')
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char *copy = xstrdup(path), *save = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save)) {
+        char *cand = xasprintf("%s/%s", *dir ? dir : ".", program);
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+            free(copy);
+            return cand;
+        }
+        free(cand);
+    }
+    free(copy);
+    /* As PROFIL did on DOS, a program in the current directory is found too. */
+    if (stat(program, &st) == 0)
+        return xasprintf("./%s", program);
+    return NULL;
+}
+
+char *launcher_output_name(const struct options *o, const char *program, long pid)
+{
+    if (o->output != NULL)
+        return xstrdup(o->output);
+    const char *base = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
+    const char *dir = getenv("PROFDIR");
+    if (dir != NULL && *dir != '\0') {
+        if (pid > 0)
+            return xasprintf("%s/%ld.%.*s.PRF", dir, pid, (int)stem, base);
+        return xasprintf("%s/PID.%.*s.PRF", dir, (int)stem, base);
+    }
+    return xasprintf("%.*s.PRF", (int)stem, base);
+}
+
+int launcher_check_output(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return -EISDIR;
+    char *copy = xstrdup(path);
+    char *probe = xasprintf("%s/.profil-probe.XXXXXX", dirname(copy));
+    free(copy);
+    int fd = mkostemp(probe, O_CLOEXEC);
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        close(fd);
+        unlink(probe);
+    }
+    free(probe);
+    return -err;
+}
+
+static int main_report(const struct options *o)
+{
+    char *cause = NULL;
+    struct session *s = prf_read_file(o->target, &cause);
+    if (s == NULL) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        return 1;
+    }
+    if (o->json) {
+        char *text = report_json(s);
+        printf("%s\n", text);
+        free(text);
+    } else {
+        report_text(s, o->target, stdout, 0);
+    }
+    session_free(s);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* The parameters: from --args or the command line, else asked for. */
+static int main_params(const struct options *o, struct args *a)
+{
+    char *cause = NULL;
+    if (o->args != NULL) {
+        if (args_split(o->args, a, &cause) < 0) {
+            fprintf(stderr, "profil: --args: %s\n", cause);
+            free(cause);
+            return 2;
+        }
+        return 0;
+    }
+    if (o->have_args) {
+        memset(a, 0, sizeof *a);
+        a->argv = xcalloc((size_t)o->nrest + 1, sizeof *a->argv);
+        for (int i = 0; i < o->nrest; i++)
+            a->argv[a->argc++] = xstrdup(o->argv_rest[i]);
+        return 0;
+    }
+    for (;;) {
+        char *line;
+        if (prompt_line(PROMPT_PARAMS, true, &line) < 0)
+            return -1;
+        int r = args_split(line, a, &cause);
+        free(line);
+        if (r == 0)
+            return 0;
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        cause = NULL;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    int r = options_parse(argc, argv, &o);
+    if (r >= 0)
+        return r;
+    if (o.mode == MODE_REPORT)
+        return main_report(&o);
+
+    char *path = launcher_resolve(o.target);
+    if (path == NULL) {
+        fprintf(stderr, "profil: %s: File not found\n", o.target);
+        return 1;
+    }
+    char *cause = NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "profil: %s: is a directory, not a program\n", o.target);
+        free(path);
+        return 1;
+    }
+    if (module_check_executable(path, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        free(path);
+        return 1;
+    }
+    if (access(path, X_OK) != 0) {
+        fprintf(stderr, "profil: %s: not executable (%s)\n", o.target, strerror(errno));
+        free(path);
+        return 1;
+    }
+    char *output = launcher_output_name(&o, path, 0);
+    r = launcher_check_output(output);
+    if (r < 0) {
+        fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
+        free(output);
+        free(path);
+        return 1;
+    }
+
+    int status = 1;
+    struct args a = { 0 };
+    struct session *s = NULL;
+    if ((o.bucket == 0 && prompt_number(PROMPT_BUCKET, BUCKET_MIN, BUCKET_MAX, &o.bucket) < 0) ||
+        (o.interval == 0 &&
+         prompt_number(PROMPT_INTERVAL, INTERVAL_MIN, INTERVAL_MAX, &o.interval) < 0)) {
+        fprintf(stderr, "profil: end of input: nothing was run\n");
+        goto out;
+    }
+    r = main_params(&o, &a);
+    if (r != 0) {
+        if (r < 0)
+            fprintf(stderr, "profil: end of input: nothing was run\n");
+        status = r < 0 ? 1 : r;
+        goto out;
+    }
+    s = session_new(path, o.bucket, o.interval, &cause);
+    if (s == NULL) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        goto out;
+    }
+    s->args = xcalloc(a.argc + 1, sizeof *s->args);
+    for (size_t i = 0; i < a.argc; i++)
+        s->args[s->nargs++] = xstrdup(a.argv[i]);
+    free(s->program);
+    s->program = xstrdup(o.target);
+    s->comment = o.comment ? xstrdup(o.comment) : NULL;
+    status = launcher_run_plain(s, &o, path, &a, output);
+out:
+    session_free(s);
+    args_free(&a);
+    free(output);
+    free(path);
+    return status;
+}

@@ -1,0 +1,169 @@
+#include "config.h"
+
+#include "launcher/launcher.h"
+#include "launcher/prompt.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void options_usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: profil [OPTION]... PROGRAM [PARAMETER]...\n"
+            "       profil --report [--json] FILE.PRF\n"
+            "Run PROGRAM under an interval clock, count where it spends its time, and save\n"
+            "the session as NAME.PRF.  Asks, as MS-DOS PROFIL did, for the bucket size, the\n"
+            "sample time and the parameters, unless they are given here.\n"
+            "\n"
+            "  -b, --bucket=N       paragraphs (16 bytes) per bucket, 1..65535\n"
+            "  -t, --interval=US    sample time in microseconds, 60..1000000\n"
+            "  -a, --args=STRING    the parameters, split like a shell would (may be empty);\n"
+            "                       words after PROGRAM, or after PROGRAM --, do the same\n"
+            "  -o, --output=FILE    write the session to FILE (default NAME.PRF, or\n"
+            "                       $PROFDIR/PID.NAME.PRF when PROFDIR is set)\n"
+            "      --clock=CLOCK    wall (default: every tick, blocked time as I/O) or cpu\n"
+            "      --driver=DRIVER  auto (default) or perf\n"
+            "      --no-tui         run on this terminal and print the report at the end\n"
+            "  -c, --comment=TEXT   store a comment with the session\n"
+            "      --report         print the PROF report of FILE.PRF\n"
+            "      --json           with --report: print it as JSON\n"
+            "  -h, --help           show this help and exit\n"
+            "  -V, --version        show the version and exit\n"
+            "\n"
+            "Exit status: the program's own (128+N when killed by signal N); 1 when profil\n"
+            "fails, 2 for a bad command line.  See profil(1).\n");
+}
+
+/* Parse a numeric option value with the prompt's rules. */
+static int options_number(const char *name, const char *v, unsigned long min, unsigned long max,
+                          uint32_t *out)
+{
+    if (prompt_parse_number(v, min, max, out))
+        return 0;
+    fprintf(stderr, "profil: --%s: '%s' is not a whole number from %lu to %lu\n", name, v, min,
+            max);
+    return -1;
+}
+
+int options_parse(int argc, char **argv, struct options *o)
+{
+    enum { OPT_CLOCK = 256, OPT_DRIVER, OPT_NO_TUI, OPT_REPORT, OPT_JSON };
+    static const struct option longopts[] = {
+        { "bucket", required_argument, NULL, 'b' },
+        { "interval", required_argument, NULL, 't' },
+        { "args", required_argument, NULL, 'a' },
+        { "output", required_argument, NULL, 'o' },
+        { "clock", required_argument, NULL, OPT_CLOCK },
+        { "driver", required_argument, NULL, OPT_DRIVER },
+        { "no-tui", no_argument, NULL, OPT_NO_TUI },
+        { "comment", required_argument, NULL, 'c' },
+        { "report", no_argument, NULL, OPT_REPORT },
+        { "json", no_argument, NULL, OPT_JSON },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    memset(o, 0, sizeof *o);
+    o->clock = CLOCK_KIND_WALL;
+    o->driver = "auto";
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+b:t:a:o:c:hV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b':
+            if (options_number("bucket", optarg, BUCKET_MIN, BUCKET_MAX, &o->bucket) < 0)
+                return 2;
+            break;
+        case 't':
+            if (options_number("interval", optarg, INTERVAL_MIN, INTERVAL_MAX, &o->interval) < 0)
+                return 2;
+            break;
+        case 'a':
+            o->args = optarg;
+            o->have_args = true;
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'c':
+            o->comment = optarg;
+            break;
+        case OPT_CLOCK:
+            if (strcmp(optarg, "wall") == 0) {
+                o->clock = CLOCK_KIND_WALL;
+            } else if (strcmp(optarg, "cpu") == 0) {
+                o->clock = CLOCK_KIND_CPU;
+            } else {
+                fprintf(stderr, "profil: --clock: '%s' is neither wall nor cpu\n", optarg);
+                return 2;
+            }
+            break;
+        case OPT_DRIVER:
+            if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "perf") != 0) {
+                fprintf(stderr, "profil: --driver: '%s' is not one of auto, perf\n", optarg);
+                return 2;
+            }
+            o->driver = optarg;
+            break;
+        case OPT_NO_TUI:
+            o->no_tui = true;
+            break;
+        case OPT_REPORT:
+            o->mode = MODE_REPORT;
+            break;
+        case OPT_JSON:
+            o->json = true;
+            break;
+        case 'h':
+            options_usage(stdout);
+            return 0;
+        case 'V':
+            printf("profil %s\n", PACKAGE_VERSION);
+            return 0;
+        case ':':
+            fprintf(stderr, "profil: %s needs a value (try 'profil --help')\n", argv[optind - 1]);
+            return 2;
+        default:
+            if (optopt != 0)
+                fprintf(stderr, "profil: unknown option '-%c' (try 'profil --help')\n", optopt);
+            else
+                fprintf(stderr, "profil: unknown option '%s' (try 'profil --help')\n",
+                        argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, o->mode == MODE_REPORT ? "profil: --report needs a .PRF file\n"
+                                               : "profil: no program given (try 'profil --help')\n");
+        return 2;
+    }
+    o->target = argv[optind];
+    if (o->mode == MODE_REPORT) {
+        if (optind + 1 < argc) {
+            fprintf(stderr, "profil: --report takes one file\n");
+            return 2;
+        }
+        return -1;
+    }
+    if (o->json) {
+        fprintf(stderr, "profil: --json goes with --report\n");
+        return 2;
+    }
+    int rest = optind + 1;
+    bool dashdash = rest < argc && strcmp(argv[rest], "--") == 0;
+    if (dashdash)
+        rest++;
+    if (rest < argc || dashdash) {
+        if (o->have_args) {
+            fprintf(stderr, "profil: give the parameters with --args or after the program, "
+                            "not both\n");
+            return 2;
+        }
+        o->have_args = true;
+        o->argv_rest = argv + rest;
+        o->nrest = argc - rest;
+    }
+    return -1;
+}

@@ -1,0 +1,144 @@
+#include "config.h"
+
+#include "session/meta.h"
+#include "session/xmalloc.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+/* Replace KEY in OBJ. */
+static void meta_set(cJSON *obj, const char *key, cJSON *value)
+{
+    if (cJSON_GetObjectItemCaseSensitive(obj, key) != NULL)
+        cJSON_ReplaceItemInObjectCaseSensitive(obj, key, value);
+    else
+        cJSON_AddItemToObject(obj, key, value);
+}
+
+static cJSON *meta_string_or_null(const char *s)
+{
+    return s != NULL ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+char *meta_to_json(const struct session *s)
+{
+    /* A session read from a file keeps the facts of the machine it ran on. */
+    cJSON *obj = s->meta_json != NULL ? cJSON_Parse(s->meta_json) : NULL;
+    if (obj == NULL || !cJSON_IsObject(obj)) {
+        cJSON_Delete(obj);
+        obj = cJSON_CreateObject();
+        struct utsname u;
+        if (uname(&u) == 0) {
+            meta_set(obj, "host", cJSON_CreateString(u.nodename));
+            meta_set(obj, "kernel", cJSON_CreateString(u.release));
+            meta_set(obj, "machine", cJSON_CreateString(u.machine));
+        }
+        meta_set(obj, "profil_version", cJSON_CreateString(PACKAGE_VERSION));
+    }
+    meta_set(obj, "program", meta_string_or_null(s->program));
+    cJSON *args = cJSON_CreateArray();
+    for (size_t i = 0; i < s->nargs; i++)
+        cJSON_AddItemToArray(args, cJSON_CreateString(s->args[i]));
+    meta_set(obj, "args", args);
+    meta_set(obj, "comment", meta_string_or_null(s->comment));
+    char date[64] = "";
+    time_t t = (time_t)s->start_time;
+    struct tm tm;
+    if (s->start_time != 0 && gmtime_r(&t, &tm) != NULL)
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    meta_set(obj, "date", date[0] ? cJSON_CreateString(date) : cJSON_CreateNull());
+    meta_set(obj, "driver", meta_string_or_null(s->driver));
+    meta_set(obj, "clock", cJSON_CreateString(s->clock == CLOCK_KIND_CPU ? "cpu" : "wall"));
+    meta_set(obj, "interval_us", cJSON_CreateNumber(s->interval_us));
+    meta_set(obj, "bucket_paragraphs", cJSON_CreateNumber(s->bucket_paragraphs));
+    meta_set(obj, "pid", cJSON_CreateNumber(s->pid));
+    meta_set(obj, "threads", cJSON_CreateNumber(s->max_threads));
+    meta_set(obj, "duration_s", cJSON_CreateNumber(s->duration_s));
+    cJSON *exit = cJSON_CreateObject();
+    cJSON_AddItemToObject(exit, "status",
+                          s->exit_kind == EXIT_ABORTED      ? cJSON_CreateString("aborted")
+                          : s->exit_kind == EXIT_TERMINATED ? cJSON_CreateString("terminated")
+                                                            : cJSON_CreateNull());
+    cJSON_AddItemToObject(exit, "code",
+                          s->exit_kind == EXIT_TERMINATED ? cJSON_CreateNumber(s->exit_code)
+                                                          : cJSON_CreateNull());
+    cJSON_AddItemToObject(exit, "signal",
+                          s->exit_kind == EXIT_ABORTED
+                              ? cJSON_CreateString(session_signal_name(s->exit_signal))
+                              : cJSON_CreateNull());
+    meta_set(obj, "exit", exit);
+    char *text = cJSON_PrintUnformatted(obj);
+    cJSON_Delete(obj);
+    if (text == NULL)
+        return xstrdup("{}");
+    char *copy = xstrdup(text);
+    cJSON_free(text);
+    return copy;
+}
+
+/* A string member, or NULL when absent or null; any other type is an error. */
+static int meta_get_string(const cJSON *obj, const char *key, char **out)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (item == NULL || cJSON_IsNull(item))
+        return 0;
+    if (!cJSON_IsString(item) || item->valuestring == NULL)
+        return -1;
+    free(*out);
+    *out = xstrdup(item->valuestring);
+    return 0;
+}
+
+int meta_from_json(struct session *s, const char *json, char **cause)
+{
+    cJSON *obj = cJSON_Parse(json);
+    if (obj == NULL || !cJSON_IsObject(obj)) {
+        cJSON_Delete(obj);
+        *cause = xstrdup("metadata is not a JSON object");
+        return -1;
+    }
+    int r = -1;
+    if (meta_get_string(obj, "program", &s->program) < 0 ||
+        meta_get_string(obj, "comment", &s->comment) < 0 ||
+        meta_get_string(obj, "driver", &s->driver) < 0) {
+        *cause = xstrdup("metadata has a field of the wrong type");
+        goto out;
+    }
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(obj, "args");
+    if (args != NULL && !cJSON_IsNull(args)) {
+        if (!cJSON_IsArray(args)) {
+            *cause = xstrdup("metadata \"args\" is not an array");
+            goto out;
+        }
+        size_t n = (size_t)cJSON_GetArraySize(args);
+        char **v = xcalloc(n + 1, sizeof *v);
+        size_t k = 0;
+        const cJSON *a;
+        cJSON_ArrayForEach(a, args) {
+            if (!cJSON_IsString(a) || a->valuestring == NULL)
+                break;
+            v[k++] = xstrdup(a->valuestring);
+        }
+        if (k != n) {
+            for (size_t i = 0; i < k; i++)
+                free(v[i]);
+            free(v);
+            *cause = xstrdup("metadata \"args\" holds something other than strings");
+            goto out;
+        }
+        for (size_t i = 0; i < s->nargs; i++)
+            free(s->args[i]);
+        free(s->args);
+        s->args = v;
+        s->nargs = n;
+    }
+    free(s->meta_json);
+    s->meta_json = xstrdup(json);
+    r = 0;
+out:
+    cJSON_Delete(obj);
+    return r;
+}

@@ -1,0 +1,507 @@
+#include "config.h"
+
+#include "session/module.h"
+#include "session/xmalloc.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <link.h>
+#include <sys/auxv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct module_elf {
+    int fd;         /* -1 for an image in memory */
+    Elf *elf;
+    Dwarf_CFI *cfi; /* .eh_frame of the image, for stripped code; may be NULL */
+};
+
+#if defined(__x86_64__)
+#define NATIVE_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_MACHINE EM_AARCH64
+#elif defined(__i386__)
+#define NATIVE_MACHINE EM_386
+#elif defined(__riscv)
+#define NATIVE_MACHINE EM_RISCV
+#else
+#define NATIVE_MACHINE EM_NONE
+#endif
+
+/* libelf must be told which ELF version we speak before any other call. */
+static void module_elf_init(void)
+{
+    static bool done;
+    if (!done) {
+        elf_version(EV_CURRENT);
+        done = true;
+    }
+}
+
+struct module *module_new(uint32_t id, const char *path, enum module_kind kind)
+{
+    struct module *m = xcalloc(1, sizeof *m);
+    m->id = id;
+    m->kind = kind;
+    m->path = xstrdup(path);
+    const char *slash = strrchr(m->path, '/');
+    m->name = slash != NULL && slash[1] != '\0' ? slash + 1 : m->path;
+    return m;
+}
+
+/* Release libelf and libdw handles; symbols stay. */
+static void module_close_elf(struct module *m)
+{
+    if (m->elf == NULL)
+        return;
+    if (m->elf->cfi != NULL)
+        dwarf_cfi_end(m->elf->cfi);
+    if (m->elf->elf != NULL)
+        elf_end(m->elf->elf);
+    if (m->elf->fd >= 0)
+        close(m->elf->fd);
+    free(m->elf);
+    m->elf = NULL;
+}
+
+void module_free(struct module *m)
+{
+    if (m == NULL)
+        return;
+    module_close_elf(m);
+    for (size_t i = 0; i < m->nsyms; i++)
+        free(m->syms[i].name);
+    free(m->syms);
+    free(m->segs);
+    free(m->load_error);
+    free(m->path);
+    free(m);
+}
+
+bool module_offset_to_vaddr(const struct module *m, uint64_t off, uint64_t *vaddr)
+{
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *s = &m->segs[i];
+        if (off >= s->offset && off - s->offset < s->filesz) {
+            *vaddr = off - s->offset + s->vaddr;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool module_vaddr_to_offset(const struct module *m, uint64_t vaddr, uint64_t *off)
+{
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *s = &m->segs[i];
+        if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+            *off = vaddr - s->vaddr + s->offset;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool module_exec_span(const struct module *m, uint64_t *low, uint64_t *high)
+{
+    bool found = false;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *s = &m->segs[i];
+        if (!(s->flags & PF_X) || s->memsz == 0)
+            continue;
+        found = true;
+        if (s->vaddr < lo)
+            lo = s->vaddr;
+        if (s->vaddr + s->memsz > hi)
+            hi = s->vaddr + s->memsz;
+    }
+    if (found) {
+        *low = lo;
+        *high = hi;
+    }
+    return found;
+}
+
+long module_find_symbol(const struct module *m, uint64_t off)
+{
+    size_t lo = 0, hi = m->nsyms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->syms[mid].start <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return -1;
+    const struct symbol *s = &m->syms[lo - 1];
+    return off < s->end ? (long)(lo - 1) : -1;
+}
+
+void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const char *name,
+                       bool synthetic)
+{
+    if (m->nsyms == m->syms_alloc) {
+        m->syms_alloc = m->syms_alloc ? 2 * m->syms_alloc : 64;
+        m->syms = xreallocarray(m->syms, m->syms_alloc, sizeof *m->syms);
+    }
+    size_t pos = m->nsyms;
+    while (pos > 0 && m->syms[pos - 1].start > start)
+        pos--;
+    memmove(&m->syms[pos + 1], &m->syms[pos], (m->nsyms - pos) * sizeof *m->syms);
+    m->syms[pos] = (struct symbol){ start, end > start ? end : start + 1, xstrdup(name), synthetic };
+    m->nsyms++;
+}
+
+/* A symbol as read from the ELF tables, before ends and aliases are settled. */
+struct raw_sym {
+    uint64_t start;
+    uint64_t size;
+    uint64_t section_end; /* file offset where the symbol's section ends */
+    const char *name;     /* borrowed from libelf's string table */
+    int rank;             /* preference among aliases at one address */
+};
+
+static int raw_sym_cmp(const void *a, const void *b)
+{
+    const struct raw_sym *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+/* Prefer global names, then weak, then ones without a leading underscore. */
+static int raw_sym_rank(const GElf_Sym *sym, const char *name)
+{
+    int rank = 0;
+    switch (GELF_ST_BIND(sym->st_info)) {
+    case STB_GLOBAL: break;
+    case STB_WEAK: rank += 4; break;
+    default: rank += 8; break;
+    }
+    if (name[0] == '_')
+        rank += 2;
+    return rank;
+}
+
+/* Read one symbol table section into RAW, converting addresses to offsets of
+ * MAIN's segments (a separate debug file has the same addresses). */
+static size_t module_read_symtab(struct module *m, Elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr,
+                                 struct raw_sym **raw, size_t *nraw)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (data == NULL || shdr->sh_entsize == 0)
+        return 0;
+    size_t count = shdr->sh_size / shdr->sh_entsize, added = 0;
+    for (size_t i = 0; i < count; i++) {
+        GElf_Sym sym;
+        if (gelf_getsym(data, (int)i, &sym) == NULL)
+            break;
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (type != STT_FUNC && type != STT_GNU_IFUNC)
+            continue;
+        if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+            continue;
+        const char *name = elf_strptr(elf, shdr->sh_link, sym.st_name);
+        if (name == NULL || name[0] == '\0')
+            continue;
+        GElf_Shdr sec;
+        Elf_Scn *sscn = elf_getscn(elf, sym.st_shndx);
+        if (sscn == NULL || gelf_getshdr(sscn, &sec) == NULL || !(sec.sh_flags & SHF_EXECINSTR))
+            continue;
+        uint64_t start, sec_end;
+        if (!module_vaddr_to_offset(m, sym.st_value, &start))
+            continue;
+        if (!module_vaddr_to_offset(m, sec.sh_addr + sec.sh_size - 1, &sec_end))
+            sec_end = start + (sym.st_size ? sym.st_size : 1);
+        else
+            sec_end += 1;
+        *raw = xreallocarray(*raw, *nraw + 1, sizeof **raw);
+        (*raw)[(*nraw)++] = (struct raw_sym){ start, sym.st_size, sec_end, name,
+                                              raw_sym_rank(&sym, name) };
+        added++;
+    }
+    return added;
+}
+
+/* Find .symtab (or .dynsym when there is none) in ELF and add its functions. */
+static size_t module_scan_symbols(struct module *m, Elf *elf, bool dynsym_ok, struct raw_sym **raw,
+                                  size_t *nraw)
+{
+    Elf_Scn *scn = NULL, *dyn = NULL, *tab = NULL;
+    GElf_Shdr shdr, dynhdr, tabhdr;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        if (gelf_getshdr(scn, &shdr) == NULL)
+            continue;
+        if (shdr.sh_type == SHT_SYMTAB) {
+            tab = scn;
+            tabhdr = shdr;
+        } else if (shdr.sh_type == SHT_DYNSYM) {
+            dyn = scn;
+            dynhdr = shdr;
+        }
+    }
+    if (tab != NULL)
+        return module_read_symtab(m, elf, tab, &tabhdr, raw, nraw);
+    if (dyn != NULL && dynsym_ok)
+        return module_read_symtab(m, elf, dyn, &dynhdr, raw, nraw);
+    return 0;
+}
+
+/* Sort, drop aliases, and give zero-size symbols an end. */
+static void module_settle_symbols(struct module *m, struct raw_sym *raw, size_t nraw)
+{
+    qsort(raw, nraw, sizeof *raw, raw_sym_cmp);
+    m->syms = xreallocarray(m->syms, nraw, sizeof *m->syms);
+    m->syms_alloc = nraw;
+    m->nsyms = 0;
+    for (size_t i = 0; i < nraw; i++) {
+        if (i > 0 && raw[i].start == raw[i - 1].start)
+            continue; /* an alias: the best-ranked name came first */
+        uint64_t end = raw[i].start + raw[i].size;
+        if (raw[i].size == 0) {
+            end = raw[i].section_end;
+            for (size_t j = i + 1; j < nraw; j++) {
+                if (raw[j].start > raw[i].start) {
+                    if (raw[j].start < end)
+                        end = raw[j].start;
+                    break;
+                }
+            }
+        }
+        m->syms[m->nsyms++] = (struct symbol){ raw[i].start, end > raw[i].start ? end : raw[i].start + 1,
+                                               xstrdup(raw[i].name), false };
+    }
+}
+
+/* A stripped image may have a separate debug file installed by build id. */
+static Elf *module_open_debug_file(const struct module *m, int *fdp)
+{
+    if (m->build_id_len < 2)
+        return NULL;
+    char path[256];
+    int n = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/", m->build_id[0]);
+    for (size_t i = 1; i < m->build_id_len && n < (int)sizeof path - 8; i++)
+        n += snprintf(path + n, sizeof path - (size_t)n, "%02x", m->build_id[i]);
+    snprintf(path + n, sizeof path - (size_t)n, ".debug");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (elf == NULL || elf_kind(elf) != ELF_K_ELF) {
+        if (elf != NULL)
+            elf_end(elf);
+        close(fd);
+        return NULL;
+    }
+    *fdp = fd;
+    return elf;
+}
+
+/* Everything module_load and module_load_memory share once an Elf is open. */
+static int module_load_elf(struct module *m, Elf *elf, char **cause)
+{
+    GElf_Ehdr ehdr;
+    size_t phnum;
+    if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &ehdr) == NULL) {
+        *cause = xasprintf("%s: not an ELF file", m->path);
+        return -ENOEXEC;
+    }
+    if (elf_getphdrnum(elf, &phnum) != 0) {
+        *cause = xasprintf("%s: unreadable program headers: %s", m->path, elf_errmsg(-1));
+        return -ENOEXEC;
+    }
+    free(m->segs);
+    m->segs = xcalloc(phnum, sizeof *m->segs);
+    m->nsegs = 0;
+    for (size_t i = 0; i < phnum; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
+            continue;
+        m->segs[m->nsegs++] = (struct segment){ ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz,
+                                                ph.p_flags };
+    }
+
+    const void *id;
+    ssize_t idlen = dwelf_elf_gnu_build_id(elf, &id);
+    if (idlen > 0) {
+        m->build_id_len = (size_t)idlen < sizeof m->build_id ? (size_t)idlen : sizeof m->build_id;
+        memcpy(m->build_id, id, m->build_id_len);
+    }
+
+    struct raw_sym *raw = NULL;
+    size_t nraw = 0;
+    int dfd = -1;
+    Elf *debug = NULL;
+    if (module_scan_symbols(m, elf, false, &raw, &nraw) == 0 &&
+        (debug = module_open_debug_file(m, &dfd)) != NULL)
+        module_scan_symbols(m, debug, false, &raw, &nraw);
+    if (nraw == 0)
+        module_scan_symbols(m, elf, true, &raw, &nraw);
+    module_settle_symbols(m, raw, nraw);
+    free(raw);
+    if (debug != NULL) {
+        elf_end(debug);
+        close(dfd);
+    }
+    m->elf->cfi = dwarf_getcfi_elf(elf);
+    return 0;
+}
+
+int module_load(struct module *m, char **cause)
+{
+    module_elf_init();
+    m->loaded = true;
+    int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        *cause = xasprintf("%s: %s", m->path, strerror(err));
+        free(m->load_error);
+        m->load_error = xstrdup(*cause);
+        return -err;
+    }
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (elf == NULL) {
+        *cause = xasprintf("%s: %s", m->path, elf_errmsg(-1));
+        close(fd);
+        m->load_error = xstrdup(*cause);
+        return -ENOEXEC;
+    }
+    m->elf = xcalloc(1, sizeof *m->elf);
+    m->elf->fd = fd;
+    m->elf->elf = elf;
+    int r = module_load_elf(m, elf, cause);
+    if (r < 0) {
+        module_close_elf(m);
+        m->load_error = xstrdup(*cause);
+    }
+    return r;
+}
+
+int module_load_memory(struct module *m, const void *image, size_t size, char **cause)
+{
+    module_elf_init();
+    m->loaded = true;
+    Elf *elf = elf_memory((char *)image, size);
+    if (elf == NULL) {
+        *cause = xasprintf("%s: %s", m->path, elf_errmsg(-1));
+        m->load_error = xstrdup(*cause);
+        return -ENOEXEC;
+    }
+    m->elf = xcalloc(1, sizeof *m->elf);
+    m->elf->fd = -1;
+    m->elf->elf = elf;
+    int r = module_load_elf(m, elf, cause);
+    if (r < 0) {
+        module_close_elf(m);
+        m->load_error = xstrdup(*cause);
+    }
+    return r;
+}
+
+int module_load_vdso(struct module *m, char **cause)
+{
+    const unsigned char *image = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+    if (image == NULL || memcmp(image, ELFMAG, SELFMAG) != 0) {
+        m->loaded = true;
+        *cause = xstrdup("[vdso]: not mapped in this process");
+        return -ENOENT;
+    }
+    /* Section headers come last in the vDSO image: they bound its size. */
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)image;
+    size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+    return module_load_memory(m, image, size, cause);
+}
+
+/* Stripped code still has unwind tables: they give each function's extent. */
+static const struct symbol *module_synthesize(struct module *m, uint64_t off)
+{
+    uint64_t vaddr, start_off, end_off;
+    if (m->elf == NULL || m->elf->cfi == NULL || !module_offset_to_vaddr(m, off, &vaddr))
+        return NULL;
+    Dwarf_Frame *frame = NULL;
+    if (dwarf_cfi_addrframe(m->elf->cfi, vaddr, &frame) != 0)
+        return NULL;
+    Dwarf_Addr start, end;
+    int r = dwarf_frame_info(frame, &start, &end, NULL);
+    free(frame);
+    if (r < 0 || !module_vaddr_to_offset(m, start, &start_off) ||
+        !module_vaddr_to_offset(m, end - 1, &end_off))
+        return NULL;
+    end_off += 1;
+    /* Never overlap a named symbol that starts inside the range. */
+    for (size_t i = 0; i < m->nsyms; i++) {
+        if (m->syms[i].start > start_off && m->syms[i].start < end_off) {
+            if (m->syms[i].start <= off) {
+                start_off = m->syms[i].start; /* cannot happen: find_symbol missed it */
+            } else {
+                end_off = m->syms[i].start;
+                break;
+            }
+        }
+    }
+    char *name = xasprintf("%s+0x%" PRIx64, m->name, start_off);
+    module_add_symbol(m, start_off, end_off, name, true);
+    free(name);
+    long i = module_find_symbol(m, off);
+    return i >= 0 ? &m->syms[i] : NULL;
+}
+
+const struct symbol *module_resolve(struct module *m, uint64_t off)
+{
+    long i = module_find_symbol(m, off);
+    if (i >= 0)
+        return &m->syms[i];
+    return module_synthesize(m, off);
+}
+
+int module_check_executable(const char *path, char **cause)
+{
+    module_elf_init();
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        *cause = xasprintf("%s: %s", path, strerror(err));
+        return -err;
+    }
+    int r = -ENOEXEC;
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    GElf_Ehdr ehdr;
+    size_t phnum;
+    if (elf == NULL || elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &ehdr) == NULL) {
+        *cause = xasprintf("%s: not an ELF executable", path);
+        goto out;
+    }
+    if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) {
+        *cause = xasprintf("%s: not an ELF executable (an object file or core dump)", path);
+        goto out;
+    }
+    if (ehdr.e_machine != NATIVE_MACHINE || gelf_getclass(elf) != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)) {
+        *cause = xasprintf("%s: an ELF executable for another machine", path);
+        goto out;
+    }
+    if (elf_getphdrnum(elf, &phnum) != 0) {
+        *cause = xasprintf("%s: damaged ELF program headers", path);
+        goto out;
+    }
+    for (size_t i = 0; i < phnum; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+            r = 0;
+    }
+    if (r != 0)
+        *cause = xasprintf("%s: ELF file without executable code", path);
+out:
+    if (elf != NULL)
+        elf_end(elf);
+    close(fd);
+    return r;
+}

@@ -1,0 +1,96 @@
+/*
+ * A module is one mapped image: the program, a shared library, the vDSO,
+ * or a pseudo-module for anonymous code and the kernel.  Every address a
+ * module hands out is a file offset, as perf does it, so PIE executables,
+ * fixed executables and shared libraries all go through one path.
+ */
+#ifndef PROFIL_MODULE_H
+#define PROFIL_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum module_kind {
+    MODULE_PROGRAM = 0, /* the profiled executable: the program area */
+    MODULE_LIBRARY = 1, /* any other file-backed executable mapping */
+    MODULE_VDSO = 2,    /* the kernel's vDSO */
+    MODULE_ANON = 3,    /* anonymous or unknown code: offsets are addresses */
+    MODULE_KERNEL = 4,  /* kernel-mode PCs: offsets are addresses */
+};
+
+/* One PT_LOAD segment: how file offsets map to the image's addresses. */
+struct segment {
+    uint64_t vaddr;
+    uint64_t memsz;
+    uint64_t offset;
+    uint64_t filesz;
+    uint32_t flags; /* PF_X, PF_W, PF_R */
+};
+
+/* A function's extent in file offsets, [start, end). */
+struct symbol {
+    uint64_t start;
+    uint64_t end;
+    char *name; /* owned */
+    bool synthetic; /* made up from unwind tables for stripped code */
+};
+
+struct module_elf; /* libelf/libdw handles kept while the module lives */
+
+struct module {
+    uint32_t id;
+    enum module_kind kind;
+    char *path;       /* owned: the file as the kernel named it */
+    const char *name; /* borrowed from path: its last component */
+    bool loaded;      /* module_load has run (successfully or not) */
+    char *load_error; /* owned; why symbols are missing, or NULL */
+    struct segment *segs;
+    size_t nsegs;
+    struct symbol *syms; /* sorted by start, non-overlapping starts */
+    size_t nsyms;
+    size_t syms_alloc;
+    uint8_t build_id[32];
+    size_t build_id_len;
+    struct module_elf *elf;
+};
+
+/* Make a module for PATH; nothing is read until module_load. */
+struct module *module_new(uint32_t id, const char *path, enum module_kind kind);
+void module_free(struct module *m);
+
+/* Read segments, build id and symbols from the file at m->path.  Returns 0 or
+ * a negative errno with *cause set to an owned one-line explanation. */
+int module_load(struct module *m, char **cause);
+
+/* The same from an image in memory (the vDSO); IMAGE must outlive M. */
+int module_load_memory(struct module *m, const void *image, size_t size, char **cause);
+
+/* The vDSO of a live process on this kernel is the one mapped into profil. */
+int module_load_vdso(struct module *m, char **cause);
+
+/* The span of the executable PT_LOAD segments, in image addresses. */
+bool module_exec_span(const struct module *m, uint64_t *low, uint64_t *high);
+
+/* Turn a file offset into an image address; false if no segment holds it. */
+bool module_offset_to_vaddr(const struct module *m, uint64_t off, uint64_t *vaddr);
+
+/* Turn an image address into a file offset; false if no segment holds it. */
+bool module_vaddr_to_offset(const struct module *m, uint64_t vaddr, uint64_t *off);
+
+/* The function holding file offset OFF: a named symbol, or for stripped code a
+ * synthetic "module+0xOFFSET" symbol made from the unwind tables.  Borrowed,
+ * valid until the next call that adds symbols to M.  NULL if none. */
+const struct symbol *module_resolve(struct module *m, uint64_t off);
+
+/* The symbol index holding OFF, or -1; never synthesizes. */
+long module_find_symbol(const struct module *m, uint64_t off);
+
+/* Add a symbol (used by the .PRF reader); keeps the table sorted. */
+void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const char *name,
+                       bool synthetic);
+
+/* Whether PATH names an ELF file profil can run: 0, or -errno with *cause. */
+int module_check_executable(const char *path, char **cause);
+
+#endif

@@ -1,0 +1,644 @@
+#include "config.h"
+
+#include "session/meta.h"
+#include "session/prf.h"
+#include "session/xmalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define CHUNK_HEADER_LEN 24
+#define CHUNK_ZLIB 0x1u
+#define PRF_MAX_FILE (1ull << 34)
+
+/* A growable byte buffer for building chunks. */
+struct buf {
+    uint8_t *data;
+    size_t len;
+    size_t alloc;
+};
+
+static void buf_reserve(struct buf *b, size_t more)
+{
+    if (b->len + more <= b->alloc)
+        return;
+    size_t alloc = b->alloc ? b->alloc : 256;
+    while (alloc < b->len + more)
+        alloc *= 2;
+    b->data = xreallocarray(b->data, alloc, 1);
+    b->alloc = alloc;
+}
+
+static void buf_put(struct buf *b, const void *p, size_t n)
+{
+    buf_reserve(b, n);
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+/* Little-endian integers, whatever the host. */
+static void buf_u64(struct buf *b, uint64_t v)
+{
+    uint8_t x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (uint8_t)(v >> (8 * i));
+    buf_put(b, x, 8);
+}
+
+static void buf_u32(struct buf *b, uint32_t v)
+{
+    uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+    buf_put(b, x, 4);
+}
+
+static void buf_u16(struct buf *b, uint16_t v)
+{
+    uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+    buf_put(b, x, 2);
+}
+
+static void buf_u8(struct buf *b, uint8_t v)
+{
+    buf_put(b, &v, 1);
+}
+
+static void buf_str(struct buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    buf_u32(b, (uint32_t)n);
+    buf_put(b, s, n);
+}
+
+/* Append one chunk to OUT, compressed when that saves space. */
+static void prf_put_chunk(struct buf *out, const char type[4], const struct buf *payload)
+{
+    uint32_t flags = 0;
+    const uint8_t *stored = payload->data ? payload->data : (const uint8_t *)"";
+    size_t stored_len = payload->len;
+    uint8_t *z = NULL;
+    if (payload->len >= 256 && payload->len <= UINT32_MAX) {
+        uLongf zlen = compressBound(payload->len);
+        z = xmalloc(zlen);
+        if (compress2(z, &zlen, payload->data, payload->len, 6) == Z_OK &&
+            zlen + 64 < payload->len) {
+            flags |= CHUNK_ZLIB;
+            stored = z;
+            stored_len = zlen;
+        }
+    }
+    buf_put(out, type, 4);
+    buf_u32(out, flags);
+    buf_u64(out, stored_len);
+    buf_u32(out, (uint32_t)(payload->len > UINT32_MAX ? 0 : payload->len));
+    buf_u32(out, (uint32_t)crc32(0, stored, (uInt)stored_len));
+    buf_put(out, stored, stored_len);
+    free(z);
+}
+
+/* Which symbols of module I the file keeps: all of the program's, and of the
+ * others those that hold a hit, which is all a replay needs. */
+static bool prf_keep_symbol(const struct session *s, uint32_t module, const struct symbol *sym)
+{
+    if (module == 0)
+        return true;
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        if (s->funcs[i].module == module && s->funcs[i].start == sym->start)
+            return true;
+    }
+    return false;
+}
+
+void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
+{
+    session_rank(s); /* resolve every hit so its symbol is saved */
+    struct buf out = { 0 }, p = { 0 };
+    buf_put(&out, PRF_MAGIC, PRF_MAGIC_LEN);
+    buf_u16(&out, PRF_VERSION_MAJOR);
+    buf_u16(&out, PRF_VERSION_MINOR);
+    buf_u32(&out, 0);
+
+    buf_u32(&p, s->interval_us);
+    buf_u32(&p, s->bucket_paragraphs);
+    buf_u64(&p, s->nbuckets);
+    buf_u64(&p, s->prog_low);
+    buf_u64(&p, s->prog_high);
+    buf_u64(&p, s->c.program);
+    buf_u64(&p, s->c.dos);
+    buf_u64(&p, s->c.io);
+    buf_u64(&p, s->c.high);
+    buf_u64(&p, s->c.total);
+    buf_u64(&p, s->c.lost);
+    buf_u32(&p, (uint32_t)s->clock);
+    buf_u32(&p, (uint32_t)s->exit_kind);
+    buf_u32(&p, (uint32_t)s->exit_code);
+    buf_u32(&p, (uint32_t)s->exit_signal);
+    buf_u64(&p, (uint64_t)s->start_time);
+    buf_u64(&p, (uint64_t)(s->duration_s * 1e9));
+    buf_u32(&p, s->pid);
+    buf_u32(&p, s->max_threads);
+    prf_put_chunk(&out, "HEAD", &p);
+
+    p.len = 0;
+    buf_u64(&p, s->nbuckets);
+    for (size_t i = 0; i < s->nbuckets; i++)
+        buf_u64(&p, s->buckets[i]);
+    prf_put_chunk(&out, "BUCK", &p);
+
+    p.len = 0;
+    buf_u32(&p, (uint32_t)s->nmodules);
+    for (uint32_t i = 0; i < s->nmodules; i++) {
+        const struct module *m = s->modules[i];
+        buf_u32(&p, (uint32_t)m->kind);
+        buf_str(&p, m->path);
+        buf_u8(&p, (uint8_t)m->build_id_len);
+        buf_put(&p, m->build_id, m->build_id_len);
+        buf_u32(&p, (uint32_t)m->nsegs);
+        for (size_t k = 0; k < m->nsegs; k++) {
+            buf_u64(&p, m->segs[k].vaddr);
+            buf_u64(&p, m->segs[k].memsz);
+            buf_u64(&p, m->segs[k].offset);
+            buf_u64(&p, m->segs[k].filesz);
+            buf_u32(&p, m->segs[k].flags);
+        }
+        size_t count_at = p.len, kept = 0;
+        buf_u32(&p, 0);
+        for (size_t k = 0; k < m->nsyms; k++) {
+            const struct symbol *sym = &m->syms[k];
+            if (!prf_keep_symbol(s, i, sym))
+                continue;
+            buf_u64(&p, sym->start);
+            buf_u64(&p, sym->end);
+            buf_u8(&p, sym->synthetic ? 1 : 0);
+            buf_str(&p, sym->name);
+            kept++;
+        }
+        for (int b = 0; b < 4; b++)
+            p.data[count_at + (size_t)b] = (uint8_t)(kept >> (8 * b));
+    }
+    prf_put_chunk(&out, "MODS", &p);
+
+    p.len = 0;
+    size_t live = 0;
+    for (size_t i = 0; i < s->hits_alloc; i++)
+        live += s->hits[i].module != UINT32_MAX && s->hits[i].count > 0;
+    buf_u64(&p, live);
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        const struct hit *h = &s->hits[i];
+        if (h->module == UINT32_MAX || h->count == 0)
+            continue;
+        buf_u32(&p, h->module);
+        buf_u64(&p, h->offset);
+        buf_u64(&p, h->count);
+    }
+    prf_put_chunk(&out, "HITS", &p);
+
+    p.len = 0;
+    char *json = meta_to_json(s);
+    buf_put(&p, json, strlen(json));
+    free(json);
+    prf_put_chunk(&out, "META", &p);
+
+    p.len = 0;
+    prf_put_chunk(&out, "END ", &p);
+    free(p.data);
+    *data = out.data;
+    *len = out.len;
+}
+
+int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **cause)
+{
+    char *copy = xstrdup(path);
+    char *tmp = xasprintf("%s/.%s.XXXXXX", dirname(copy), strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+    free(copy);
+    int err = 0;
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        err = errno;
+        *cause = xasprintf("%s: Cannot open output file (%s)", path, strerror(err));
+        free(tmp);
+        return -err;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            err = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (err == 0 && fchmod(fd, 0644) < 0)
+        err = errno;
+    if (err == 0 && fsync(fd) < 0)
+        err = errno;
+    if (close(fd) < 0 && err == 0)
+        err = errno;
+    if (err == 0 && rename(tmp, path) < 0)
+        err = errno;
+    if (err != 0) {
+        unlink(tmp);
+        *cause = xasprintf("%s: cannot write the profile: %s", path, strerror(err));
+    }
+    free(tmp);
+    return -err;
+}
+
+int prf_write_file(struct session *s, const char *path, char **cause)
+{
+    uint8_t *data;
+    size_t len;
+    prf_write_buffer(s, &data, &len);
+    int r = prf_write_atomic(path, data, len, cause);
+    free(data);
+    return r;
+}
+
+/* A bounded reader: every get checks what is left, and the first failure
+ * sticks, so parsers check once at the end of a record. */
+struct cursor {
+    const uint8_t *p;
+    size_t left;
+    bool bad;
+};
+
+static bool cur_take(struct cursor *c, void *out, size_t n)
+{
+    if (c->bad || c->left < n) {
+        c->bad = true;
+        if (out != NULL)
+            memset(out, 0, n);
+        return false;
+    }
+    if (out != NULL)
+        memcpy(out, c->p, n);
+    c->p += n;
+    c->left -= n;
+    return true;
+}
+
+static uint64_t cur_u64(struct cursor *c)
+{
+    uint8_t x[8];
+    cur_take(c, x, 8);
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | x[i];
+    return v;
+}
+
+static uint32_t cur_u32(struct cursor *c)
+{
+    uint8_t x[4];
+    cur_take(c, x, 4);
+    return (uint32_t)x[0] | (uint32_t)x[1] << 8 | (uint32_t)x[2] << 16 | (uint32_t)x[3] << 24;
+}
+
+static uint16_t cur_u16(struct cursor *c)
+{
+    uint8_t x[2];
+    cur_take(c, x, 2);
+    return (uint16_t)(x[0] | x[1] << 8);
+}
+
+static uint8_t cur_u8(struct cursor *c)
+{
+    uint8_t x;
+    cur_take(c, &x, 1);
+    return x;
+}
+
+/* A length-prefixed string; NULL (and c->bad) when it does not fit or holds a NUL. */
+static char *cur_str(struct cursor *c)
+{
+    uint32_t n = cur_u32(c);
+    if (c->bad || n > c->left || memchr(c->p, '\0', n) != NULL) {
+        c->bad = true;
+        return NULL;
+    }
+    char *s = xstrndup((const char *)c->p, n);
+    c->p += n;
+    c->left -= n;
+    return s;
+}
+
+/* Whether COUNT records of at least SIZE bytes each can fit in what is left. */
+static bool cur_fits(struct cursor *c, uint64_t count, size_t size)
+{
+    if (c->bad || (size > 0 && count > c->left / size)) {
+        c->bad = true;
+        return false;
+    }
+    return true;
+}
+
+static int prf_parse_head(struct session *s, struct cursor *c, char **cause)
+{
+    s->interval_us = cur_u32(c);
+    s->bucket_paragraphs = cur_u32(c);
+    uint64_t nbuckets = cur_u64(c);
+    s->prog_low = cur_u64(c);
+    s->prog_high = cur_u64(c);
+    s->c.program = cur_u64(c);
+    s->c.dos = cur_u64(c);
+    s->c.io = cur_u64(c);
+    s->c.high = cur_u64(c);
+    s->c.total = cur_u64(c);
+    s->c.lost = cur_u64(c);
+    uint32_t clock = cur_u32(c), exit_kind = cur_u32(c);
+    s->exit_code = (int)cur_u32(c);
+    s->exit_signal = (int)cur_u32(c);
+    s->start_time = (int64_t)cur_u64(c);
+    s->duration_s = (double)cur_u64(c) / 1e9;
+    s->pid = cur_u32(c);
+    s->max_threads = cur_u32(c);
+    if (c->bad) {
+        *cause = xstrdup("header chunk is too short");
+        return -1;
+    }
+    if (s->interval_us == 0 || s->bucket_paragraphs == 0 || clock > 1 || exit_kind > 2 ||
+        s->prog_high < s->prog_low || nbuckets == 0 ||
+        nbuckets != session_bucket_count(s->prog_low, s->prog_high, s->bucket_paragraphs)) {
+        *cause = xstrdup("header holds impossible values");
+        return -1;
+    }
+    if (s->exit_signal < 0 || s->exit_signal > 128)
+        s->exit_signal = 0;
+    s->clock = (enum clock_kind)clock;
+    s->exit_kind = (enum exit_kind)exit_kind;
+    s->nbuckets = (size_t)nbuckets;
+    return 0;
+}
+
+static int prf_parse_buckets(struct session *s, struct cursor *c, char **cause)
+{
+    uint64_t n = cur_u64(c);
+    if (!cur_fits(c, n, 8) || n != s->nbuckets) {
+        *cause = xstrdup("bucket chunk does not match the header");
+        return -1;
+    }
+    free(s->buckets);
+    s->buckets = xcalloc((size_t)n, sizeof *s->buckets);
+    for (uint64_t i = 0; i < n; i++)
+        s->buckets[i] = cur_u64(c);
+    return 0;
+}
+
+static int prf_parse_modules(struct session *s, struct cursor *c, char **cause)
+{
+    uint32_t n = cur_u32(c);
+    if (!cur_fits(c, n, 13) || s->nmodules != 0) {
+        *cause = xstrdup("module chunk is damaged");
+        return -1;
+    }
+    s->modules = xcalloc(n ? n : 1, sizeof *s->modules);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t kind = cur_u32(c);
+        char *path = cur_str(c);
+        if (path == NULL || kind > MODULE_KERNEL || (i == 0) != (kind == MODULE_PROGRAM)) {
+            free(path);
+            *cause = xasprintf("module %u is damaged", i);
+            return -1;
+        }
+        struct module *m = module_new(i, path, (enum module_kind)kind);
+        free(path);
+        m->loaded = true; /* the file's symbols are the truth; never read the disk */
+        s->modules[s->nmodules++] = m;
+        if (kind == MODULE_ANON)
+            s->anon_module = i;
+        if (kind == MODULE_KERNEL)
+            s->kernel_module = i;
+        m->build_id_len = cur_u8(c);
+        if (m->build_id_len > sizeof m->build_id)
+            c->bad = true;
+        else
+            cur_take(c, m->build_id, m->build_id_len);
+        uint32_t nsegs = cur_u32(c);
+        if (!cur_fits(c, nsegs, 36)) {
+            *cause = xasprintf("module %u has a damaged segment table", i);
+            return -1;
+        }
+        m->segs = xcalloc(nsegs ? nsegs : 1, sizeof *m->segs);
+        for (uint32_t k = 0; k < nsegs; k++) {
+            struct segment *sg = &m->segs[k];
+            sg->vaddr = cur_u64(c);
+            sg->memsz = cur_u64(c);
+            sg->offset = cur_u64(c);
+            sg->filesz = cur_u64(c);
+            sg->flags = cur_u32(c);
+        }
+        m->nsegs = nsegs;
+        uint32_t nsyms = cur_u32(c);
+        if (!cur_fits(c, nsyms, 21)) {
+            *cause = xasprintf("module %u has a damaged symbol table", i);
+            return -1;
+        }
+        m->syms = xcalloc(nsyms ? nsyms : 1, sizeof *m->syms);
+        m->syms_alloc = nsyms ? nsyms : 1;
+        for (uint32_t k = 0; k < nsyms; k++) {
+            uint64_t start = cur_u64(c), end = cur_u64(c);
+            uint8_t synthetic = cur_u8(c);
+            char *name = cur_str(c);
+            if (name == NULL || end <= start || synthetic > 1 ||
+                (m->nsyms > 0 && start <= m->syms[m->nsyms - 1].start)) {
+                free(name);
+                *cause = xasprintf("module %u has a damaged symbol table", i);
+                return -1;
+            }
+            m->syms[m->nsyms++] = (struct symbol){ start, end, name, synthetic != 0 };
+        }
+    }
+    if (c->bad || n == 0) {
+        *cause = xstrdup("module chunk is damaged");
+        return -1;
+    }
+    return 0;
+}
+
+static int prf_parse_hits(struct session *s, struct cursor *c, char **cause)
+{
+    uint64_t n = cur_u64(c);
+    if (!cur_fits(c, n, 20)) {
+        *cause = xstrdup("hit table is damaged");
+        return -1;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t module = cur_u32(c);
+        uint64_t offset = cur_u64(c), count = cur_u64(c);
+        if (c->bad || module >= s->nmodules) {
+            *cause = xstrdup("hit table names a module that does not exist");
+            return -1;
+        }
+        session_add_hit(s, module, offset, count);
+    }
+    return 0;
+}
+
+/* Checked, inflated payload of one chunk; *owned is set when it was allocated. */
+static int prf_chunk_payload(const uint8_t *stored, uint64_t stored_len, uint32_t flags,
+                             uint32_t raw_len, uint32_t crc, const uint8_t **out, size_t *out_len,
+                             uint8_t **owned, char **cause)
+{
+    *owned = NULL;
+    if ((uint32_t)crc32(0, stored, (uInt)stored_len) != crc) {
+        *cause = xstrdup("checksum mismatch");
+        return -1;
+    }
+    if (!(flags & CHUNK_ZLIB)) {
+        *out = stored;
+        *out_len = (size_t)stored_len;
+        return 0;
+    }
+    /* zlib cannot expand more than about 1032:1, so a larger claim is a lie. */
+    if (raw_len == 0 || (uint64_t)raw_len > stored_len * 1032 + 64) {
+        *cause = xstrdup("compressed chunk claims an impossible size");
+        return -1;
+    }
+    uLongf n = raw_len;
+    uint8_t *buf = xmalloc(raw_len);
+    if (uncompress(buf, &n, stored, (uLong)stored_len) != Z_OK || n != raw_len) {
+        free(buf);
+        *cause = xstrdup("compressed chunk is damaged");
+        return -1;
+    }
+    *out = buf;
+    *out_len = n;
+    *owned = buf;
+    return 0;
+}
+
+struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
+{
+    struct cursor file = { data, len, false };
+    uint8_t magic[PRF_MAGIC_LEN];
+    if (!cur_take(&file, magic, PRF_MAGIC_LEN) || memcmp(magic, PRF_MAGIC, PRF_MAGIC_LEN) != 0) {
+        *cause = xstrdup("not a profil session file");
+        return NULL;
+    }
+    uint16_t major = cur_u16(&file), minor = cur_u16(&file);
+    cur_u32(&file);
+    if (file.bad) {
+        *cause = xstrdup("truncated file header");
+        return NULL;
+    }
+    if (major != PRF_VERSION_MAJOR) {
+        *cause = xasprintf("format version %u.%u; this profil reads %u.x", major, minor,
+                           PRF_VERSION_MAJOR);
+        return NULL;
+    }
+    struct session *s = session_new_empty();
+    bool have_head = false, have_end = false, have_mods = false, have_buck = false;
+    char *why = NULL;
+    while (!have_end) {
+        char type[5] = { 0 };
+        if (!cur_take(&file, type, 4)) {
+            why = xstrdup("truncated: the end marker is missing");
+            goto fail;
+        }
+        uint32_t flags = cur_u32(&file);
+        uint64_t stored_len = cur_u64(&file);
+        uint32_t raw_len = cur_u32(&file), crc = cur_u32(&file);
+        if (file.bad || stored_len > file.left) {
+            why = xasprintf("truncated %s chunk", type);
+            goto fail;
+        }
+        const uint8_t *payload;
+        size_t payload_len;
+        uint8_t *owned;
+        if (prf_chunk_payload(file.p, stored_len, flags, raw_len, crc, &payload, &payload_len,
+                              &owned, &why) < 0) {
+            char *w = xasprintf("%s chunk: %s", type, why);
+            free(why);
+            why = w;
+            goto fail;
+        }
+        cur_take(&file, NULL, (size_t)stored_len);
+        struct cursor c = { payload, payload_len, false };
+        int r = 0;
+        if (memcmp(type, "HEAD", 4) == 0) {
+            r = have_head ? -1 : prf_parse_head(s, &c, &why);
+            have_head = true;
+        } else if (!have_head && memcmp(type, "END ", 4) != 0) {
+            why = xstrdup("the header chunk does not come first");
+            r = -1;
+        } else if (memcmp(type, "BUCK", 4) == 0) {
+            r = prf_parse_buckets(s, &c, &why);
+            have_buck = true;
+        } else if (memcmp(type, "MODS", 4) == 0) {
+            r = prf_parse_modules(s, &c, &why);
+            have_mods = true;
+        } else if (memcmp(type, "HITS", 4) == 0) {
+            r = have_mods ? prf_parse_hits(s, &c, &why) : -1;
+        } else if (memcmp(type, "META", 4) == 0) {
+            char *json = xstrndup((const char *)payload, payload_len);
+            r = meta_from_json(s, json, &why);
+            free(json);
+        } else if (memcmp(type, "END ", 4) == 0) {
+            have_end = true;
+        } /* unknown chunks are skipped: newer files open in older builds */
+        free(owned);
+        if (r < 0) {
+            if (why == NULL)
+                why = xasprintf("misplaced %s chunk", type);
+            goto fail;
+        }
+    }
+    if (!have_head || !have_buck || !have_mods) {
+        why = xstrdup("a required chunk is missing");
+        goto fail;
+    }
+    if (s->nmodules == 0 || s->modules[0]->kind != MODULE_PROGRAM) {
+        why = xstrdup("the program module is missing");
+        goto fail;
+    }
+    return s;
+fail:
+    *cause = why;
+    session_free(s);
+    return NULL;
+}
+
+struct session *prf_read_file(const char *path, char **cause)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        *cause = xasprintf("%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > PRF_MAX_FILE) {
+        *cause = xasprintf("%s: %s", path, S_ISREG(st.st_mode) ? "file too large" : "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    size_t len = (size_t)st.st_size, done = 0;
+    uint8_t *data = xmalloc(len);
+    while (done < len) {
+        ssize_t r = read(fd, data + done, len - done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        done += (size_t)r;
+    }
+    close(fd);
+    char *why = NULL;
+    struct session *s = prf_read_buffer(data, done, &why);
+    free(data);
+    if (s == NULL) {
+        *cause = xasprintf("%s: %s", path, why);
+        free(why);
+    }
+    return s;
+}

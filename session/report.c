@@ -1,0 +1,177 @@
+#include "config.h"
+
+#include "session/report.h"
+#include "session/xmalloc.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t interval_us)
+{
+    uint64_t ms = (samples * (uint64_t)interval_us + 500) / 1000;
+    snprintf(buf, size, "%02" PRIu64 ":%02" PRIu64 ".%03" PRIu64, ms / 60000, ms / 1000 % 60,
+             ms % 1000);
+    return buf;
+}
+
+static double report_pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+const char *report_termination(const struct session *s, char *buf, size_t size)
+{
+    switch (s->exit_kind) {
+    case EXIT_TERMINATED:
+        if (s->exit_code != 0)
+            snprintf(buf, size, "Program terminated normally (exit status %d)", s->exit_code);
+        else
+            snprintf(buf, size, "Program terminated normally");
+        break;
+    case EXIT_ABORTED:
+        snprintf(buf, size, "Program aborted (%s: %s)", session_signal_name(s->exit_signal),
+                 strsignal(s->exit_signal));
+        break;
+    default:
+        snprintf(buf, size, "Program still running when the session was saved");
+        break;
+    }
+    return buf;
+}
+
+void report_text(struct session *s, const char *title, FILE *out, size_t limit)
+{
+    char t[32], end[128];
+    size_t n;
+    size_t *order = session_ranking(s, &n);
+    uint64_t accounted = session_accounted(s);
+    uint64_t total = s->c.total;
+
+    if (title != NULL)
+        fprintf(out, "profil report of %s\n", title);
+    fprintf(out, " Program: %s", s->program ? s->program : "?");
+    for (size_t i = 0; i < s->nargs; i++)
+        fprintf(out, " %s", s->args[i]);
+    fprintf(out, "\n");
+    if (s->comment != NULL)
+        fprintf(out, " Comment: %s\n", s->comment);
+    fprintf(out, "  Driver: %s, %s clock\n", s->driver ? s->driver : "?",
+            s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
+    fprintf(out, "   Ended: %s\n\n", report_termination(s, end, sizeof end));
+
+    fprintf(out, "   Start: 0x%" PRIx64 "\n", s->prog_low);
+    fprintf(out, "     End: 0x%" PRIx64 "\n", s->prog_high);
+    fprintf(out, "  Length: %zu\n", s->nbuckets);
+    fprintf(out, "   Scale: %u\n", s->bucket_paragraphs);
+    fprintf(out, "Interval: %u\n", s->interval_us);
+    fprintf(out, "    Time: %s\n", report_time(t, sizeof t, total, s->interval_us));
+    fprintf(out, "%-11s %-32s %10s %15s %9s  %s\n", "Time", "Routine", "% of Total",
+            "% of Accounted", "Samples", "Module");
+    for (size_t k = 0; k < n; k++) {
+        const struct func *f = &s->funcs[order[k]];
+        if (limit != 0 && k == limit) {
+            fprintf(out, "%-11s (%zu more routines: profil --report shows them all)\n", "...",
+                    n - k);
+            break;
+        }
+        fprintf(out, "%-11s %-32s %9.2f%% %14.2f%% %9" PRIu64 "  %s\n",
+                report_time(t, sizeof t, f->samples, s->interval_us), f->name,
+                report_pct(f->samples, total), report_pct(f->samples, accounted), f->samples,
+                s->modules[f->module]->name);
+    }
+    fprintf(out, "%-11s %-32s %9.2f%%\n", report_time(t, sizeof t, accounted, s->interval_us),
+            "Total", report_pct(accounted, total));
+    free(order);
+
+    fprintf(out, "\n%-8s %12s %8s\n", "Counter", "Samples", "%");
+    const struct {
+        const char *name;
+        uint64_t v;
+    } rows[] = { { "Program", s->c.program }, { "DOS", s->c.dos }, { "I/O", s->c.io },
+                 { "high", s->c.high } };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        fprintf(out, "%-8s %12" PRIu64 " %7.2f%%\n", rows[i].name, rows[i].v,
+                report_pct(rows[i].v, total));
+    fprintf(out, "%-8s %12" PRIu64 "\n", "Total", total);
+    fprintf(out, "%-8s %12" PRIu64 "\n", "Lost", s->c.lost);
+}
+
+/* Percentages rounded to 1/1000 of a point: enough, and stable to compare. */
+static cJSON *report_json_pct(uint64_t part, uint64_t whole)
+{
+    return cJSON_CreateNumber(round(report_pct(part, whole) * 1000.0) / 1000.0);
+}
+
+char *report_json(struct session *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "program", cJSON_CreateString(s->program ? s->program : ""));
+    cJSON *args = cJSON_AddArrayToObject(o, "args");
+    for (size_t i = 0; i < s->nargs; i++)
+        cJSON_AddItemToArray(args, cJSON_CreateString(s->args[i]));
+    cJSON_AddItemToObject(o, "comment",
+                          s->comment ? cJSON_CreateString(s->comment) : cJSON_CreateNull());
+    cJSON_AddStringToObject(o, "driver", s->driver ? s->driver : "");
+    cJSON_AddStringToObject(o, "clock", s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
+    cJSON_AddNumberToObject(o, "interval_us", s->interval_us);
+    cJSON_AddNumberToObject(o, "bucket_paragraphs", s->bucket_paragraphs);
+    cJSON_AddNumberToObject(o, "bucket_count", (double)s->nbuckets);
+    cJSON_AddNumberToObject(o, "prog_low", (double)s->prog_low);
+    cJSON_AddNumberToObject(o, "prog_high", (double)s->prog_high);
+
+    cJSON *exit = cJSON_AddObjectToObject(o, "exit");
+    cJSON_AddItemToObject(exit, "status",
+                          s->exit_kind == EXIT_ABORTED      ? cJSON_CreateString("aborted")
+                          : s->exit_kind == EXIT_TERMINATED ? cJSON_CreateString("terminated")
+                                                            : cJSON_CreateNull());
+    cJSON_AddItemToObject(exit, "code",
+                          s->exit_kind == EXIT_TERMINATED ? cJSON_CreateNumber(s->exit_code)
+                                                          : cJSON_CreateNull());
+    cJSON_AddItemToObject(exit, "signal",
+                          s->exit_kind == EXIT_ABORTED
+                              ? cJSON_CreateString(session_signal_name(s->exit_signal))
+                              : cJSON_CreateNull());
+
+    cJSON *c = cJSON_AddObjectToObject(o, "counters");
+    cJSON_AddNumberToObject(c, "program", (double)s->c.program);
+    cJSON_AddNumberToObject(c, "dos", (double)s->c.dos);
+    cJSON_AddNumberToObject(c, "io", (double)s->c.io);
+    cJSON_AddNumberToObject(c, "high", (double)s->c.high);
+    cJSON_AddNumberToObject(c, "total", (double)s->c.total);
+    cJSON_AddNumberToObject(c, "lost", (double)s->c.lost);
+
+    size_t n;
+    size_t *order = session_ranking(s, &n);
+    uint64_t accounted = session_accounted(s);
+    cJSON_AddNumberToObject(o, "accounted", (double)accounted);
+    cJSON *funcs = cJSON_AddArrayToObject(o, "functions");
+    for (size_t k = 0; k < n; k++) {
+        const struct func *f = &s->funcs[order[k]];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "name", f->name);
+        cJSON_AddStringToObject(j, "module", s->modules[f->module]->name);
+        cJSON_AddNumberToObject(j, "samples", (double)f->samples);
+        cJSON_AddNumberToObject(j, "seconds",
+                                (double)f->samples * (double)s->interval_us / 1e6);
+        cJSON_AddItemToObject(j, "pct_total", report_json_pct(f->samples, s->c.total));
+        cJSON_AddItemToObject(j, "pct_accounted", report_json_pct(f->samples, accounted));
+        cJSON_AddItemToArray(funcs, j);
+    }
+    free(order);
+
+    cJSON *buckets = cJSON_AddArrayToObject(o, "buckets");
+    for (size_t i = 0; i < s->nbuckets; i++)
+        cJSON_AddItemToArray(buckets, cJSON_CreateNumber((double)s->buckets[i]));
+
+    cJSON *meta = s->meta_json ? cJSON_Parse(s->meta_json) : NULL;
+    cJSON_AddItemToObject(o, "meta", meta ? meta : cJSON_CreateNull());
+
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    char *copy = xstrdup(text ? text : "{}");
+    cJSON_free(text);
+    return copy;
+}

@@ -1,0 +1,535 @@
+#include "config.h"
+
+#include "session/session.h"
+#include "session/xmalloc.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One executable mapping of a live process. */
+struct mapping {
+    uint64_t start;
+    uint64_t end;
+    uint64_t pgoff;
+    uint32_t module;
+};
+
+/* The executable mappings of one live process, sorted by start. */
+struct addrspace {
+    uint32_t pid;
+    struct mapping *maps;
+    size_t nmaps;
+    size_t alloc;
+};
+
+size_t session_bucket_count(uint64_t low, uint64_t high, uint32_t paragraphs)
+{
+    uint64_t size = 16 * (uint64_t)(paragraphs ? paragraphs : 1);
+    uint64_t span = high > low ? high - low : 0;
+    uint64_t n = (span + size - 1) / size;
+    return n ? (size_t)n : 1;
+}
+
+static void hit_table_clear(struct hit *table, size_t alloc);
+
+struct session *session_new_empty(void)
+{
+    struct session *s = xcalloc(1, sizeof *s);
+    s->hits_alloc = 1024;
+    s->hits = xcalloc(s->hits_alloc, sizeof *s->hits);
+    hit_table_clear(s->hits, s->hits_alloc);
+    s->anon_module = UINT32_MAX;
+    s->kernel_module = UINT32_MAX;
+    return s;
+}
+
+struct session *session_new(const char *program, uint32_t bucket_paragraphs, uint32_t interval_us,
+                            char **cause)
+{
+    char *real = realpath(program, NULL);
+    if (real == NULL) {
+        *cause = xasprintf("%s: cannot resolve path", program);
+        return NULL;
+    }
+    struct session *s = session_new_empty();
+    s->program = xstrdup(program);
+    s->bucket_paragraphs = bucket_paragraphs;
+    s->interval_us = interval_us;
+    uint32_t id = session_module(s, real, MODULE_PROGRAM);
+    free(real);
+    struct module *m = s->modules[id];
+    if (module_load(m, cause) < 0 || !module_exec_span(m, &s->prog_low, &s->prog_high)) {
+        if (*cause == NULL)
+            *cause = xasprintf("%s: no executable segment", program);
+        session_free(s);
+        return NULL;
+    }
+    s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, bucket_paragraphs);
+    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    return s;
+}
+
+void session_free(struct session *s)
+{
+    if (s == NULL)
+        return;
+    free(s->program);
+    for (size_t i = 0; i < s->nargs; i++)
+        free(s->args[i]);
+    free(s->args);
+    free(s->comment);
+    free(s->driver);
+    free(s->buckets);
+    for (size_t i = 0; i < s->nmodules; i++)
+        module_free(s->modules[i]);
+    free(s->modules);
+    free(s->hits);
+    for (size_t i = 0; i < s->nfuncs; i++)
+        free(s->funcs[i].name);
+    free(s->funcs);
+    for (size_t i = 0; i < s->nspaces; i++) {
+        free(s->spaces[i]->maps);
+        free(s->spaces[i]);
+    }
+    free(s->spaces);
+    free(s->meta_json);
+    free(s);
+}
+
+uint32_t session_module(struct session *s, const char *path, enum module_kind kind)
+{
+    for (size_t i = 0; i < s->nmodules; i++) {
+        if (s->modules[i]->kind == kind && strcmp(s->modules[i]->path, path) == 0)
+            return (uint32_t)i;
+    }
+    s->modules = xreallocarray(s->modules, s->nmodules + 1, sizeof *s->modules);
+    s->modules[s->nmodules] = module_new((uint32_t)s->nmodules, path, kind);
+    return (uint32_t)s->nmodules++;
+}
+
+/* Mix the key so that nearby offsets spread over the table. */
+static uint64_t hit_hash(uint32_t module, uint64_t offset)
+{
+    uint64_t x = offset ^ ((uint64_t)module << 48) ^ 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Slot for KEY: the matching entry, or the empty slot where it would go. */
+static struct hit *hit_slot(struct hit *table, size_t alloc, uint32_t module, uint64_t offset)
+{
+    size_t mask = alloc - 1;
+    for (size_t i = hit_hash(module, offset) & mask;; i = (i + 1) & mask) {
+        struct hit *h = &table[i];
+        if (h->module == UINT32_MAX || (h->module == module && h->offset == offset))
+            return h;
+    }
+}
+
+/* An empty slot has module UINT32_MAX. */
+static void hit_table_clear(struct hit *table, size_t alloc)
+{
+    for (size_t i = 0; i < alloc; i++)
+        table[i] = (struct hit){ .module = UINT32_MAX, .func = -1 };
+}
+
+/* Keep the load factor under one half. */
+static void hit_table_grow(struct session *s)
+{
+    size_t alloc = s->hits_alloc * 2;
+    struct hit *table = xcalloc(alloc, sizeof *table);
+    hit_table_clear(table, alloc);
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        if (s->hits[i].module != UINT32_MAX)
+            *hit_slot(table, alloc, s->hits[i].module, s->hits[i].offset) = s->hits[i];
+    }
+    free(s->hits);
+    s->hits = table;
+    s->hits_alloc = alloc;
+}
+
+void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64_t count)
+{
+    struct hit *h = hit_slot(s->hits, s->hits_alloc, module, offset);
+    if (h->module == UINT32_MAX) {
+        if (2 * (s->nhits + 1) > s->hits_alloc) {
+            hit_table_grow(s);
+            h = hit_slot(s->hits, s->hits_alloc, module, offset);
+        }
+        *h = (struct hit){ module, offset, 0, -1 };
+        s->nhits++;
+        s->funcs_dirty = true;
+    }
+    h->count += count;
+    if (h->func >= 0)
+        s->funcs[h->func].samples += count;
+}
+
+/* The address space of PID, made on first sight. */
+static struct addrspace *session_space(struct session *s, uint32_t pid, bool create)
+{
+    for (size_t i = 0; i < s->nspaces; i++) {
+        if (s->spaces[i]->pid == pid) {
+            if (i > 0) { /* keep the busiest process first */
+                struct addrspace *as = s->spaces[i];
+                s->spaces[i] = s->spaces[0];
+                s->spaces[0] = as;
+            }
+            return s->spaces[0];
+        }
+    }
+    if (!create)
+        return NULL;
+    struct addrspace *as = xcalloc(1, sizeof *as);
+    as->pid = pid;
+    s->spaces = xreallocarray(s->spaces, s->nspaces + 1, sizeof *s->spaces);
+    s->spaces[s->nspaces++] = as;
+    return as;
+}
+
+/* Insert a mapping, cutting away whatever it overlaps (a new mmap replaces). */
+static void addrspace_map(struct addrspace *as, const struct mapping *nm)
+{
+    size_t out = 0;
+    struct mapping *keep = xcalloc(as->nmaps + 3, sizeof *keep);
+    bool placed = false;
+    for (size_t i = 0; i < as->nmaps; i++) {
+        struct mapping m = as->maps[i];
+        if (!placed && m.start >= nm->start) {
+            keep[out++] = *nm;
+            placed = true;
+        }
+        if (m.end <= nm->start || m.start >= nm->end) {
+            keep[out++] = m;
+            continue;
+        }
+        if (m.start < nm->start) { /* left part survives */
+            struct mapping left = m;
+            left.end = nm->start;
+            keep[out++] = left;
+        }
+        if (m.end > nm->end) { /* right part survives */
+            struct mapping right = m;
+            right.pgoff += nm->end - m.start;
+            right.start = nm->end;
+            if (!placed) {
+                keep[out++] = *nm;
+                placed = true;
+            }
+            keep[out++] = right;
+        }
+    }
+    if (!placed)
+        keep[out++] = *nm;
+    free(as->maps);
+    as->maps = keep;
+    as->nmaps = out;
+    as->alloc = as->nmaps;
+}
+
+static const struct mapping *addrspace_find(const struct addrspace *as, uint64_t pc)
+{
+    size_t lo = 0, hi = as->nmaps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (as->maps[mid].start <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || pc >= as->maps[lo - 1].end)
+        return NULL;
+    return &as->maps[lo - 1];
+}
+
+/* What kind of module a mapping's name stands for. */
+static enum module_kind session_mapping_kind(const struct session *s, const char *path)
+{
+    if (s->nmodules > 0 && strcmp(path, s->modules[0]->path) == 0)
+        return MODULE_PROGRAM;
+    if (strcmp(path, "[vdso]") == 0)
+        return MODULE_VDSO;
+    if (path[0] == '/' && path[1] != '/')
+        return MODULE_LIBRARY;
+    return MODULE_ANON; /* //anon, [heap], [stack], [anon:...], memfd-less JIT */
+}
+
+static void session_on_mmap(struct session *s, const struct event *ev)
+{
+    struct addrspace *as = session_space(s, ev->pid, true);
+    const char *path = ev->mmap.path ? ev->mmap.path : "";
+    enum module_kind kind = session_mapping_kind(s, path);
+    uint32_t module;
+    if (kind == MODULE_PROGRAM)
+        module = 0;
+    else if (kind == MODULE_ANON)
+        module = s->anon_module = session_module(s, "[anon]", MODULE_ANON);
+    else
+        module = session_module(s, path, kind);
+    if (ev->mmap.len == 0 || ev->mmap.start + ev->mmap.len < ev->mmap.start)
+        return;
+    struct mapping m = { ev->mmap.start, ev->mmap.start + ev->mmap.len, ev->mmap.pgoff, module };
+    addrspace_map(as, &m);
+}
+
+/* A forked child starts with its parent's mappings. */
+static void session_on_fork(struct session *s, const struct event *ev)
+{
+    struct addrspace *parent = session_space(s, ev->fork.ppid, false);
+    struct addrspace *child = session_space(s, ev->pid, true);
+    if (parent == NULL || parent == child)
+        return;
+    free(child->maps);
+    child->maps = xcalloc(parent->nmaps ? parent->nmaps : 1, sizeof *child->maps);
+    memcpy(child->maps, parent->maps, parent->nmaps * sizeof *child->maps);
+    child->nmaps = child->alloc = parent->nmaps;
+}
+
+static void session_forget_space(struct session *s, uint32_t pid, bool remove)
+{
+    struct addrspace *as = session_space(s, pid, false);
+    if (as == NULL)
+        return;
+    as->nmaps = 0;
+    if (remove) {
+        free(as->maps);
+        free(as);
+        s->spaces[0] = s->spaces[--s->nspaces]; /* session_space moved it to 0 */
+    }
+}
+
+/* Where a user-mode PC counts: PROFIL's bucket / DOS / high, and its hit entry. */
+static void session_classify_user(struct session *s, const struct event *ev)
+{
+    uint64_t n = ev->sample.count, pc = ev->sample.pc;
+    struct addrspace *as = session_space(s, ev->pid, false);
+    const struct mapping *m = as ? addrspace_find(as, pc) : NULL;
+    if (m == NULL || s->modules[m->module]->kind == MODULE_ANON) {
+        if (s->anon_module == UINT32_MAX)
+            s->anon_module = session_module(s, "[anon]", MODULE_ANON);
+        s->c.high += n;
+        session_add_hit(s, s->anon_module, pc, n);
+        return;
+    }
+    uint64_t off = pc - m->start + m->pgoff, vaddr;
+    if (m->module == 0) {
+        if (module_offset_to_vaddr(s->modules[0], off, &vaddr) && vaddr >= s->prog_low &&
+            vaddr < s->prog_high) {
+            size_t b = (size_t)((vaddr - s->prog_low) / (16 * (uint64_t)s->bucket_paragraphs));
+            if (b < s->nbuckets)
+                s->buckets[b] += n;
+            s->c.program += n;
+        } else {
+            s->c.high += n; /* in the program's file, outside its code */
+        }
+    } else {
+        s->c.dos += n;
+    }
+    session_add_hit(s, m->module, off, n);
+}
+
+void session_ingest(struct session *s, const struct event *ev)
+{
+    if (s->start_ns == 0 || (ev->time_ns && ev->time_ns < s->start_ns))
+        s->start_ns = ev->time_ns;
+    if (ev->time_ns > s->end_ns)
+        s->end_ns = ev->time_ns;
+    switch (ev->type) {
+    case EVENT_SAMPLE:
+        switch (ev->sample.mode) {
+        case SAMPLE_USER:
+            session_classify_user(s, ev);
+            break;
+        case SAMPLE_KERNEL:
+            if (s->kernel_module == UINT32_MAX)
+                s->kernel_module = session_module(s, "[kernel]", MODULE_KERNEL);
+            s->c.io += ev->sample.count;
+            session_add_hit(s, s->kernel_module, ev->sample.pc, ev->sample.count);
+            break;
+        case SAMPLE_BLOCKED:
+            s->c.io += ev->sample.count;
+            break;
+        }
+        s->c.total += ev->sample.count;
+        break;
+    case EVENT_MMAP:
+        session_on_mmap(s, ev);
+        break;
+    case EVENT_FORK:
+        session_on_fork(s, ev);
+        break;
+    case EVENT_EXEC:
+        session_forget_space(s, ev->pid, false);
+        break;
+    case EVENT_EXIT:
+        session_forget_space(s, ev->pid, true);
+        break;
+    case EVENT_LOST:
+        s->c.lost += ev->lost.count;
+        break;
+    }
+}
+
+void session_clear(struct session *s)
+{
+    memset(&s->c, 0, sizeof s->c);
+    memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
+    for (size_t i = 0; i < s->hits_alloc; i++)
+        s->hits[i].count = 0;
+    for (size_t i = 0; i < s->nfuncs; i++)
+        s->funcs[i].samples = 0;
+}
+
+void session_rebucket(struct session *s, uint32_t paragraphs)
+{
+    if (paragraphs == 0)
+        return;
+    s->bucket_paragraphs = paragraphs;
+    s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, paragraphs);
+    free(s->buckets);
+    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    uint64_t size = 16 * (uint64_t)paragraphs, vaddr;
+    if (s->nmodules == 0)
+        return;
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        const struct hit *h = &s->hits[i];
+        if (h->module != 0 || h->count == 0)
+            continue;
+        if (module_offset_to_vaddr(s->modules[0], h->offset, &vaddr) && vaddr >= s->prog_low &&
+            vaddr < s->prog_high)
+            s->buckets[(vaddr - s->prog_low) / size] += h->count;
+    }
+}
+
+/* Find the function starting at (module, start), or add it. */
+static int64_t session_func(struct session *s, uint32_t module, uint64_t start, uint64_t end,
+                            const char *name)
+{
+    for (size_t i = s->nfuncs; i-- > 0;) {
+        if (s->funcs[i].module == module && s->funcs[i].start == start)
+            return (int64_t)i;
+    }
+    s->funcs = xreallocarray(s->funcs, s->nfuncs + 1, sizeof *s->funcs);
+    s->funcs[s->nfuncs] = (struct func){ module, start, end, xstrdup(name), 0 };
+    return (int64_t)s->nfuncs++;
+}
+
+/* Load a module's image the first time one of its PCs needs a name. */
+static void session_load_module(struct module *m)
+{
+    if (m->loaded || m->kind == MODULE_ANON || m->kind == MODULE_KERNEL)
+        return;
+    char *cause = NULL;
+    if (m->kind == MODULE_VDSO)
+        module_load_vdso(m, &cause);
+    else
+        module_load(m, &cause);
+    free(cause);
+}
+
+void session_rank(struct session *s)
+{
+    if (!s->funcs_dirty || s->nhits == 0)
+        return;
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        struct hit *h = &s->hits[i];
+        if (h->module == UINT32_MAX || h->func != -1)
+            continue;
+        struct module *m = s->modules[h->module];
+        if (m->kind == MODULE_ANON || m->kind == MODULE_KERNEL) {
+            h->func = -2;
+            continue;
+        }
+        session_load_module(m);
+        const struct symbol *sym = module_resolve(m, h->offset);
+        if (sym != NULL) {
+            h->func = session_func(s, h->module, sym->start, sym->end, sym->name);
+        } else {
+            char *name = xasprintf("%s+0x%llx", m->name, (unsigned long long)h->offset);
+            module_add_symbol(m, h->offset, h->offset + 1, name, true);
+            h->func = session_func(s, h->module, h->offset, h->offset + 1, name);
+            free(name);
+        }
+        s->funcs[h->func].samples += h->count;
+    }
+    s->funcs_dirty = false;
+}
+
+uint64_t session_accounted(const struct session *s)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->nfuncs; i++)
+        sum += s->funcs[i].samples;
+    return sum;
+}
+
+static const struct session *ranking_session;
+
+/* Most samples first; ties by name so the order is stable. */
+static int ranking_cmp(const void *a, const void *b)
+{
+    const struct func *x = &ranking_session->funcs[*(const size_t *)a];
+    const struct func *y = &ranking_session->funcs[*(const size_t *)b];
+    if (x->samples != y->samples)
+        return x->samples > y->samples ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+size_t *session_ranking(struct session *s, size_t *n)
+{
+    session_rank(s);
+    size_t *order = xcalloc(s->nfuncs ? s->nfuncs : 1, sizeof *order);
+    size_t k = 0;
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        if (s->funcs[i].samples > 0)
+            order[k++] = i;
+    }
+    ranking_session = s;
+    qsort(order, k, sizeof *order, ranking_cmp);
+    ranking_session = NULL;
+    *n = k;
+    return order;
+}
+
+const char *session_bucket_symbol(const struct session *s, size_t i, bool *starts_here)
+{
+    *starts_here = false;
+    if (s->nmodules == 0)
+        return NULL;
+    const struct module *m = s->modules[0];
+    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
+    uint64_t lo = s->prog_low + i * size, hi = lo + size, off_lo, off_hi;
+    if (!module_vaddr_to_offset(m, lo, &off_lo))
+        return NULL;
+    if (!module_vaddr_to_offset(m, hi - 1, &off_hi))
+        off_hi = off_lo + size - 1;
+    size_t a = 0, b = m->nsyms;
+    while (a < b) { /* first symbol starting at or after off_lo */
+        size_t mid = a + (b - a) / 2;
+        if (m->syms[mid].start < off_lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a < m->nsyms && m->syms[a].start <= off_hi && !m->syms[a].synthetic) {
+        *starts_here = true;
+        return m->syms[a].name;
+    }
+    long k = module_find_symbol(m, off_lo);
+    return k >= 0 ? m->syms[k].name : NULL;
+}
+
+const char *session_signal_name(int sig)
+{
+    static char buf[32];
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev != NULL)
+        snprintf(buf, sizeof buf, "SIG%s", abbrev);
+    else
+        snprintf(buf, sizeof buf, "signal %d", sig);
+    return buf;
+}

@@ -1,0 +1,186 @@
+/*
+ * The session: everything profil knows about one run, as pure data.  Live
+ * samples from a clock driver and a replayed .PRF enter through the same
+ * function, session_ingest, so nothing downstream can tell them apart.
+ */
+#ifndef PROFIL_SESSION_H
+#define PROFIL_SESSION_H
+
+#include "session/module.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum clock_kind { CLOCK_KIND_WALL = 0, CLOCK_KIND_CPU = 1 };
+
+enum sample_mode {
+    SAMPLE_USER = 0,    /* on a CPU, in user mode: pc is a user address */
+    SAMPLE_KERNEL = 1,  /* on a CPU, in the kernel */
+    SAMPLE_BLOCKED = 2, /* off CPU, blocked in a system call (wall clock) */
+};
+
+enum event_type {
+    EVENT_SAMPLE,
+    EVENT_MMAP, /* an executable mapping appeared in process pid */
+    EVENT_FORK, /* process pid was created by ppid and shares its mappings */
+    EVENT_EXEC, /* process pid replaced its image: its mappings are gone */
+    EVENT_EXIT, /* process pid ended */
+    EVENT_LOST, /* the kernel or the driver dropped count samples */
+};
+
+struct event {
+    enum event_type type;
+    uint32_t pid;
+    uint32_t tid;
+    uint64_t time_ns; /* CLOCK_MONOTONIC */
+    union {
+        struct {
+            uint64_t pc;
+            enum sample_mode mode;
+            uint32_t count; /* ticks this event stands for (blocked time) */
+        } sample;
+        struct {
+            uint64_t start;
+            uint64_t len;
+            uint64_t pgoff;
+            const char *path; /* borrowed for the call */
+        } mmap;
+        struct {
+            uint32_t ppid;
+        } fork;
+        struct {
+            uint64_t count;
+        } lost;
+    };
+};
+
+/* PROFIL's hit counters, widened. */
+struct counters {
+    uint64_t program; /* sum of the buckets */
+    uint64_t dos;
+    uint64_t io;
+    uint64_t high;
+    uint64_t total;   /* program + dos + io + high */
+    uint64_t lost;    /* samples dropped before they reached us */
+};
+
+/* One distinct PC: (module, file offset) and how often it was seen. */
+struct hit {
+    uint32_t module;
+    uint64_t offset;
+    uint64_t count;
+    int64_t func; /* cached index into session.funcs, -1 unresolved, -2 none */
+};
+
+/* One function of the ranking. */
+struct func {
+    uint32_t module;
+    uint64_t start; /* file offsets */
+    uint64_t end;
+    char *name;     /* owned */
+    uint64_t samples;
+};
+
+/* How the program ended. */
+enum exit_kind { EXIT_NONE = 0, EXIT_TERMINATED = 1, EXIT_ABORTED = 2 };
+
+struct mapping;
+struct addrspace;
+
+struct session {
+    /* What was asked. */
+    char *program;       /* owned: the path as resolved */
+    char **args;         /* owned: the parameters, without argv[0] */
+    size_t nargs;
+    char *comment;       /* owned, may be NULL */
+    uint32_t interval_us;
+    uint32_t bucket_paragraphs;
+    enum clock_kind clock;
+    char *driver;        /* owned: "perf", "ptrace" */
+
+    /* The program area, in the executable's own addresses. */
+    uint64_t prog_low;
+    uint64_t prog_high;
+    uint64_t *buckets;   /* owned */
+    size_t nbuckets;
+
+    struct counters c;
+
+    /* Modules: index 0 is always the program. */
+    struct module **modules;
+    size_t nmodules;
+
+    /* The exact hit table, open addressing on (module, offset). */
+    struct hit *hits;
+    size_t nhits;
+    size_t hits_alloc;   /* a power of two */
+
+    /* Function ranking, by module then start; see session_rank. */
+    struct func *funcs;
+    size_t nfuncs;
+    bool funcs_dirty;
+
+    /* Live address spaces per process; only while ingesting live events. */
+    struct addrspace **spaces;
+    size_t nspaces;
+    uint32_t anon_module;
+    uint32_t kernel_module;
+
+    /* What happened. */
+    uint64_t start_ns;   /* CLOCK_MONOTONIC of the first event */
+    uint64_t end_ns;
+    int64_t start_time;  /* wall clock, seconds since the epoch */
+    double duration_s;
+    uint32_t pid;
+    enum exit_kind exit_kind;
+    int exit_code;       /* when terminated */
+    int exit_signal;     /* when aborted */
+    uint32_t max_threads;
+    char *meta_json;     /* owned: metadata read from a file, or NULL */
+};
+
+/* A new session for PROGRAM (its module must load: the program area comes
+ * from its executable segments).  NULL and *cause on failure. */
+struct session *session_new(const char *program, uint32_t bucket_paragraphs, uint32_t interval_us,
+                            char **cause);
+
+/* An empty session whose fields a reader fills in. */
+struct session *session_new_empty(void);
+void session_free(struct session *s);
+
+/* Bucket count for a span and a bucket size: ceil(span / (16 * paragraphs)), at least 1. */
+size_t session_bucket_count(uint64_t low, uint64_t high, uint32_t paragraphs);
+
+/* Take one event from a live driver or a replay. */
+void session_ingest(struct session *s, const struct event *ev);
+
+/* Zero every counter, bucket and hit (OS/2's PRF_CM_CLEAR). */
+void session_clear(struct session *s);
+
+/* Find or add the module for PATH; returns its index. */
+uint32_t session_module(struct session *s, const char *path, enum module_kind kind);
+
+/* Count hits at (module, offset); classification has already happened. */
+void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64_t count);
+
+/* Recompute the bucket array for another bucket size from the hit table,
+ * without re-running (the live 'z' key). */
+void session_rebucket(struct session *s, uint32_t paragraphs);
+
+/* Bring the function table up to date with the hit table. */
+void session_rank(struct session *s);
+
+/* Samples that fell in a function of some module: PROF's "accounted". */
+uint64_t session_accounted(const struct session *s);
+
+/* Sort FUNCS indices by samples, most first; the caller owns the array. */
+size_t *session_ranking(struct session *s, size_t *n);
+
+/* The function whose code starts in or covers bucket I, or NULL. */
+const char *session_bucket_symbol(const struct session *s, size_t i, bool *starts_here);
+
+/* Name for a signal: "SIGSEGV". */
+const char *session_signal_name(int sig);
+
+#endif

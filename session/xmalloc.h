@@ -1,0 +1,16 @@
+/* Allocation that aborts only when memory runs out. */
+#ifndef PROFIL_XMALLOC_H
+#define PROFIL_XMALLOC_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xreallocarray(void *ptr, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+#endif
