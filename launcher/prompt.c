@@ -72,6 +72,7 @@ static int prompt_read_raw(const char *text, char **line)
         len--;
     buf[len] = '\0';
     printf("%s\n", buf); /* the transcript reads as if typed */
+    fflush(stdout);
     *line = buf;
     return 0;
 }

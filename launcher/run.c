@@ -86,6 +86,7 @@ int launcher_run_plain(struct session *s, const struct options *o, const char *p
     s->start_time = (int64_t)time(NULL);
     fprintf(stderr, "profil: sampling every %u us with the %s driver, %s clock\n", s->interval_us,
             ops->name, o->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
+    fflush(NULL); /* nothing buffered may reach the program's output twice */
     uint64_t t0 = clockdrv_now_ns();
     struct clockdrv *d = ops->start(&cfg, &l, &cause);
     int status = 1;

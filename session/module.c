@@ -259,7 +259,8 @@ static size_t module_scan_symbols(struct module *m, Elf *elf, bool dynsym_ok, st
 /* Sort, drop aliases, and give zero-size symbols an end. */
 static void module_settle_symbols(struct module *m, struct raw_sym *raw, size_t nraw)
 {
-    qsort(raw, nraw, sizeof *raw, raw_sym_cmp);
+    if (nraw > 0)
+        qsort(raw, nraw, sizeof *raw, raw_sym_cmp);
     m->syms = xreallocarray(m->syms, nraw, sizeof *m->syms);
     m->syms_alloc = nraw;
     m->nsyms = 0;

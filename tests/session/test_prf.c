@@ -1,0 +1,201 @@
+/* The .PRF file: a round trip keeps everything, and no damage crashes the reader. */
+#include "config.h"
+
+#include "session/prf.h"
+#include "session/report.h"
+#include "tests/tap.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* A session with hits in the program, libc, anonymous code and the kernel. */
+static struct session *make_session(void)
+{
+    char *cause = NULL;
+    struct session *s = session_new(TEST_PROGS "/sieve", 2, 250, &cause);
+    if (s == NULL) {
+        printf("# %s\n", cause);
+        exit(1);
+    }
+    const struct module *m = s->modules[0];
+    for (size_t i = 0; i < m->nsegs; i++) {
+        struct event ev = { .type = EVENT_MMAP, .pid = 1 };
+        ev.mmap.start = 0x400000 + m->segs[i].vaddr;
+        ev.mmap.len = m->segs[i].filesz;
+        ev.mmap.pgoff = m->segs[i].offset;
+        ev.mmap.path = m->path;
+        session_ingest(s, &ev);
+    }
+    for (uint64_t pc = 0; pc < 0x400; pc += 3) {
+        struct event ev = { .type = EVENT_SAMPLE, .pid = 1, .time_ns = 1000 + pc };
+        ev.sample.pc = 0x400000 + s->prog_low + pc % (s->prog_high - s->prog_low);
+        ev.sample.mode = SAMPLE_USER;
+        ev.sample.count = 1 + (uint32_t)(pc % 5);
+        session_ingest(s, &ev);
+    }
+    struct event k = { .type = EVENT_SAMPLE, .pid = 1, .time_ns = 5000 };
+    k.sample.pc = 0xffffffff81000000ull;
+    k.sample.mode = SAMPLE_KERNEL;
+    k.sample.count = 4;
+    session_ingest(s, &k);
+    k.sample.mode = SAMPLE_BLOCKED;
+    k.sample.count = 9;
+    session_ingest(s, &k);
+    k.sample.mode = SAMPLE_USER;
+    k.sample.pc = 0x1234;
+    k.sample.count = 2;
+    session_ingest(s, &k);
+    s->driver = strdup("perf");
+    s->comment = strdup("a comment with \"quotes\" and ü");
+    s->args = calloc(3, sizeof *s->args);
+    s->args[s->nargs++] = strdup("x y");
+    s->args[s->nargs++] = strdup("");
+    s->exit_kind = EXIT_ABORTED;
+    s->exit_signal = 11;
+    s->start_time = 1700000000;
+    s->duration_s = 1.5;
+    return s;
+}
+
+static void test_round_trip(void)
+{
+    struct session *s = make_session();
+    uint8_t *data;
+    size_t len;
+    prf_write_buffer(s, &data, &len);
+    char *cause = NULL;
+    struct session *r = prf_read_buffer(data, len, &cause);
+    if (!ok(r != NULL, "the file reads back")) {
+        printf("#   %s\n", cause);
+        exit(1);
+    }
+    ok(memcmp(&r->c, &s->c, sizeof s->c) == 0, "counters survive");
+    is_u64(r->nbuckets, s->nbuckets, "bucket count survives");
+    ok(memcmp(r->buckets, s->buckets, s->nbuckets * sizeof *s->buckets) == 0, "buckets survive");
+    is_u64(r->nhits, s->nhits, "every distinct PC survives");
+    is_u64(r->interval_us, 250, "interval");
+    is_u64(r->bucket_paragraphs, 2, "paragraphs per bucket");
+    is_u64(r->prog_low, s->prog_low, "program low");
+    is_u64(r->prog_high, s->prog_high, "program high");
+    is_str(r->comment, s->comment, "comment");
+    is_str(r->driver, "perf", "driver");
+    is_u64(r->nargs, 2, "two parameters");
+    is_str(r->nargs > 0 ? r->args[0] : NULL, "x y", "a parameter with a blank");
+    is_str(r->nargs > 1 ? r->args[1] : NULL, "", "an empty parameter");
+    is_u64(r->exit_kind, EXIT_ABORTED, "exit kind");
+    is_u64(r->exit_signal, 11, "exit signal");
+
+    /* The reports of the saved session equal those of the live one. */
+    char *a = report_json(s), *b = report_json(r);
+    char *ma = strstr(a, "\"meta\""), *mb = strstr(b, "\"meta\"");
+    if (ma)
+        *ma = '\0';
+    if (mb)
+        *mb = '\0';
+    is_str(b, a, "the JSON report reads the same from the file");
+    free(a);
+    free(b);
+
+    /* Saving the read session again gives the same bytes. */
+    uint8_t *again;
+    size_t again_len;
+    prf_write_buffer(r, &again, &again_len);
+    ok(again_len == len && memcmp(again, data, len) == 0, "re-saving is byte-identical");
+    free(again);
+
+    /* Every truncation is refused with a reason. */
+    int refused = 0;
+    for (size_t cut = 0; cut < len; cut++) {
+        char *why = NULL;
+        struct session *t = prf_read_buffer(data, cut, &why);
+        if (t == NULL && why != NULL && strchr(why, '\n') == NULL)
+            refused++;
+        session_free(t);
+        free(why);
+    }
+    is_u64(refused, len, "all %zu truncations are refused with one line", len);
+
+    /* Every single-bit flip: refused or read, never a crash (ASan watches). */
+    int survived = 0;
+    for (size_t i = 0; i < len; i++) {
+        for (int bit = 0; bit < 8; bit += 3) {
+            data[i] ^= (uint8_t)(1 << bit);
+            char *why = NULL;
+            struct session *t = prf_read_buffer(data, len, &why);
+            if (t != NULL) {
+                char *j = report_json(t); /* what was read must be usable */
+                free(j);
+            }
+            survived += t != NULL || why != NULL;
+            session_free(t);
+            free(why);
+            data[i] ^= (uint8_t)(1 << bit);
+        }
+    }
+    ok(survived > 0, "bit flips are all handled (%d cases)", survived);
+
+    /* A newer major version says so. */
+    data[8] = 2;
+    cause = NULL;
+    ok(prf_read_buffer(data, len, &cause) == NULL && cause && strstr(cause, "version 2.0"),
+       "a newer format version is refused: %s", cause ? cause : "");
+    free(cause);
+    data[8] = 1;
+
+    /* An unknown chunk before END is skipped. */
+    size_t end_at = len - 24;
+    uint8_t *ext = malloc(len + 24 + 4);
+    memcpy(ext, data, end_at);
+    uint8_t unknown[28] = { 'X', 'T', 'R', 'A', 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0,
+                            4, 0, 0, 0, 0, 0, 0, 0, 't', 'e', 's', 't' };
+    uint32_t crc = (uint32_t)crc32(0, unknown + 24, 4);
+    for (int i = 0; i < 4; i++)
+        unknown[20 + i] = (uint8_t)(crc >> (8 * i));
+    memcpy(ext + end_at, unknown, sizeof unknown);
+    memcpy(ext + end_at + sizeof unknown, data + end_at, 24);
+    cause = NULL;
+    struct session *x = prf_read_buffer(ext, len + sizeof unknown, &cause);
+    ok(x != NULL, "an unknown chunk is skipped (%s)", cause ? cause : "read");
+    session_free(x);
+    free(cause);
+    free(ext);
+
+    free(data);
+    session_free(r);
+    session_free(s);
+}
+
+static void test_files(void)
+{
+    struct session *s = make_session();
+    char dir[] = "/tmp/profil-test-XXXXXX";
+    if (mkdtemp(dir) == NULL)
+        exit(1);
+    char path[128];
+    snprintf(path, sizeof path, "%s/s.PRF", dir);
+    char *cause = NULL;
+    ok(prf_write_file(s, path, &cause) == 0, "written atomically");
+    struct session *r = prf_read_file(path, &cause);
+    ok(r != NULL, "and read from disk");
+    session_free(r);
+    snprintf(path, sizeof path, "%s/missing/s.PRF", dir);
+    ok(prf_write_file(s, path, &cause) < 0 && cause && strstr(cause, "Cannot open output file"),
+       "a vanished directory is one clear line: %s", cause ? cause : "");
+    free(cause);
+    cause = NULL;
+    ok(prf_read_file(dir, &cause) == NULL && cause && strstr(cause, "not a regular file"),
+       "a directory is not a session: %s", cause ? cause : "");
+    free(cause);
+    snprintf(path, sizeof path, "%s/s.PRF", dir);
+    unlink(path);
+    rmdir(dir);
+    session_free(s);
+}
+
+int main(void)
+{
+    test_round_trip();
+    test_files();
+    return tap_done();
+}

@@ -1,0 +1,156 @@
+/* Classification, buckets, the hit table and the ranking, fed by hand-made events. */
+#include "config.h"
+
+#include "session/session.h"
+#include "tests/tap.h"
+
+#include <elf.h>
+#include <stdlib.h>
+
+#define BASE 0x555555554000ull
+#define LIBC 0x7f0000000000ull
+
+static void ingest_sample(struct session *s, uint32_t pid, uint64_t pc, enum sample_mode mode,
+                          uint32_t count)
+{
+    struct event ev = { .type = EVENT_SAMPLE, .pid = pid, .tid = pid, .time_ns = 1 };
+    ev.sample.pc = pc;
+    ev.sample.mode = mode;
+    ev.sample.count = count;
+    session_ingest(s, &ev);
+}
+
+static void ingest_mmap(struct session *s, uint32_t pid, uint64_t start, uint64_t len,
+                        uint64_t pgoff, const char *path)
+{
+    struct event ev = { .type = EVENT_MMAP, .pid = pid, .tid = pid, .time_ns = 1 };
+    ev.mmap.start = start;
+    ev.mmap.len = len;
+    ev.mmap.pgoff = pgoff;
+    ev.mmap.path = path;
+    session_ingest(s, &ev);
+}
+
+/* Map the program's segments the way the kernel does for a PIE at BASE. */
+static void map_program(struct session *s, uint32_t pid)
+{
+    const struct module *m = s->modules[0];
+    for (size_t i = 0; i < m->nsegs; i++) {
+        const struct segment *sg = &m->segs[i];
+        if (!(sg->flags & PF_X))
+            continue;
+        uint64_t start = (BASE + sg->vaddr) & ~0xfffull, off = sg->offset & ~0xfffull;
+        ingest_mmap(s, pid, start, sg->memsz + ((BASE + sg->vaddr) & 0xfff), off, m->path);
+    }
+}
+
+/* The runtime address of NAME in a program mapped at BASE. */
+static uint64_t address_of(const struct session *s, const char *name)
+{
+    const struct module *m = s->modules[0];
+    for (size_t i = 0; i < m->nsyms; i++) {
+        uint64_t va;
+        if (strcmp(m->syms[i].name, name) == 0 && module_offset_to_vaddr(m, m->syms[i].start, &va))
+            return BASE + va;
+    }
+    return 0;
+}
+
+int main(void)
+{
+    is_u64(session_bucket_count(0x1000, 0x1000, 1), 1, "an empty span still has a bucket");
+    is_u64(session_bucket_count(0x1000, 0x1010, 1), 1, "16 bytes, 1 paragraph: 1 bucket");
+    is_u64(session_bucket_count(0x1000, 0x1011, 1), 2, "17 bytes: 2 buckets (ceil)");
+    is_u64(session_bucket_count(0x1000, 0x1340, 4), 13, "0x340 bytes at 64 per bucket: 13");
+    is_u64(session_bucket_count(0, 1ull << 32, 65535), 4097, "4 GiB at 65535 paragraphs: ceil");
+
+    char *cause = NULL;
+    struct session *s = session_new(TEST_PROGS "/sieve", 1, 1000, &cause);
+    if (!ok(s != NULL, "a session for sieve")) {
+        printf("#   %s\n", cause);
+        return tap_done();
+    }
+    ok(s->prog_low < s->prog_high, "the program area is the executable span");
+    is_u64(s->nbuckets, session_bucket_count(s->prog_low, s->prog_high, 1), "bucket count");
+
+    map_program(s, 100);
+    ingest_mmap(s, 100, LIBC, 0x100000, 0x28000, "/lib/x86_64-linux-gnu/libc.so.6");
+    uint64_t markbit = address_of(s, "markbit"), testbit = address_of(s, "testbit");
+    ok(markbit != 0 && testbit != 0, "markbit and testbit have addresses");
+
+    ingest_sample(s, 100, markbit, SAMPLE_USER, 1);
+    ingest_sample(s, 100, markbit + 1, SAMPLE_USER, 1);
+    ingest_sample(s, 100, testbit, SAMPLE_USER, 1);
+    is_u64(s->c.program, 3, "program samples count in the program");
+    size_t b = (size_t)((markbit - BASE - s->prog_low) / 16);
+    ok(s->buckets[b] >= 1, "markbit's bucket counts");
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->nbuckets; i++)
+        sum += s->buckets[i];
+    is_u64(sum, 3, "the buckets sum to the program counter");
+
+    ingest_sample(s, 100, LIBC + 0x10, SAMPLE_USER, 1);
+    is_u64(s->c.dos, 1, "a libc PC is a DOS hit");
+    ingest_sample(s, 100, 0x10000, SAMPLE_USER, 1);
+    is_u64(s->c.high, 1, "an unmapped PC is a high hit");
+    ingest_mmap(s, 100, 0x7e0000000000ull, 0x1000, 0, "//anon");
+    ingest_sample(s, 100, 0x7e0000000010ull, SAMPLE_USER, 2);
+    is_u64(s->c.high, 3, "a PC in anonymous code is a high hit");
+    ingest_sample(s, 100, 0xffffffff81000000ull, SAMPLE_KERNEL, 1);
+    ingest_sample(s, 100, 0, SAMPLE_BLOCKED, 5);
+    is_u64(s->c.io, 6, "kernel and blocked samples are I/O");
+    is_u64(s->c.total, 13, "total is the sum");
+    is_u64(s->c.program + s->c.dos + s->c.io + s->c.high, s->c.total, "the counters add up");
+
+    struct event lost = { .type = EVENT_LOST, .pid = 100 };
+    lost.lost.count = 7;
+    session_ingest(s, &lost);
+    is_u64(s->c.lost, 7, "lost samples are counted apart");
+    is_u64(s->c.total, 13, "and not in the total");
+
+    /* A forked child shares the mappings until it execs something else. */
+    struct event fork = { .type = EVENT_FORK, .pid = 200, .tid = 200 };
+    fork.fork.ppid = 100;
+    session_ingest(s, &fork);
+    ingest_sample(s, 200, markbit, SAMPLE_USER, 1);
+    is_u64(s->c.program, 4, "a forked child's PC in the program counts there");
+    struct event exec = { .type = EVENT_EXEC, .pid = 200, .tid = 200 };
+    session_ingest(s, &exec);
+    ingest_mmap(s, 200, BASE, 0x10000, 0, "/bin/dash");
+    ingest_sample(s, 200, BASE + 0x1000, SAMPLE_USER, 1);
+    is_u64(s->c.program, 4, "after exec, the same address is another program's");
+    is_u64(s->c.dos, 2, "and counts as DOS");
+
+    size_t n;
+    size_t *order = session_ranking(s, &n);
+    ok(n >= 3, "functions are ranked (%zu)", n);
+    is_str(n ? s->funcs[order[0]].name : NULL, "markbit", "markbit ranks first");
+    is_u64(n ? s->funcs[order[0]].samples : 0, 3, "with its three samples");
+    free(order);
+    is_u64(session_accounted(s), 3 + 1 + 1 + 1, "accounted: samples in functions of modules");
+
+    /* Re-bucketing from the hit table keeps every program sample. */
+    session_rebucket(s, 4);
+    is_u64(s->nbuckets, session_bucket_count(s->prog_low, s->prog_high, 4), "rebucketed count");
+    sum = 0;
+    for (size_t i = 0; i < s->nbuckets; i++)
+        sum += s->buckets[i];
+    is_u64(sum, s->c.program, "rebucketed buckets still sum to the program counter");
+    is_u64(s->buckets[(markbit - BASE - s->prog_low) / 64] >= 2, 1, "markbit's hits moved together");
+    bool starts;
+    const char *name = session_bucket_symbol(s, (size_t)((markbit - BASE - s->prog_low) / 64),
+                                             &starts);
+    ok(name != NULL, "the bucket holding markbit has a symbol (%s)", name ? name : "none");
+
+    session_clear(s);
+    is_u64(s->c.total + s->c.program + s->c.lost, 0, "clear zeroes the counters");
+    order = session_ranking(s, &n);
+    is_u64(n, 0, "and the ranking");
+    free(order);
+    ingest_sample(s, 100, markbit, SAMPLE_USER, 1);
+    is_u64(s->c.program, 1, "samples count again after a clear");
+
+    is_str(session_signal_name(11), "SIGSEGV", "signal names");
+    session_free(s);
+    return tap_done();
+}
