@@ -58,6 +58,15 @@ static void __attribute__((noreturn)) spawn_child(int go_fd, int err_fd, const s
         if (l->tty_fd > 2)
             close(l->tty_fd);
     }
+    /* Wait before anything can fail: a child that died now would vanish
+     * under the driver attaching to it, and hide the real error. */
+    char c;
+    ssize_t r;
+    while ((r = read(go_fd, &c, 1)) < 0 && errno == EINTR)
+        ;
+    if (r != 1)
+        _exit(127); /* profil went away: run nothing */
+    close(go_fd);
     if (l->stdin_path != NULL)
         spawn_child_redirect(err_fd, l->stdin_path, O_RDONLY, 0, STAGE_STDIN);
     if (l->stdout_path != NULL)
@@ -67,14 +76,6 @@ static void __attribute__((noreturn)) spawn_child(int go_fd, int err_fd, const s
     if (l->stderr_path != NULL)
         spawn_child_redirect(err_fd, l->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2,
                              STAGE_STDERR);
-
-    char c;
-    ssize_t r;
-    while ((r = read(go_fd, &c, 1)) < 0 && errno == EINTR)
-        ;
-    if (r != 1)
-        _exit(127); /* profil went away: run nothing */
-    close(go_fd);
     execv(l->path, l->argv);
     spawn_child_fail(err_fd, STAGE_EXEC);
 }

@@ -23,6 +23,7 @@ struct options {
     enum clock_kind clock;
     const char *driver;  /* "auto", "perf" */
     bool no_tui;
+    uint32_t delay;      /* tenths of a second between screen refreshes; 0: default */
     const char *comment;
     const char *target;  /* the program, or the .PRF for --report */
 };
@@ -42,8 +43,11 @@ char *launcher_output_name(const struct options *o, const char *program, long pi
 /* Whether a file can be created where PATH would go.  0, or -errno. */
 int launcher_check_output(const char *path);
 
-/* Run the program without the screen; fill S; return profil's exit status. */
-int launcher_run_plain(struct session *s, const struct options *o, const char *path,
-                       const struct args *a, const char *output);
+/* Run the program under the clock, on the live screen when standard input
+ * and output are terminals and --no-tui is not given, else on this terminal
+ * with the report printed at the end.  Fills S, writes the .PRF, and
+ * returns profil's exit status. */
+int launcher_run(struct session *s, const struct options *o, const char *path,
+                 const struct args *a, const char *output);
 
 #endif

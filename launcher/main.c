@@ -196,7 +196,7 @@ int main(int argc, char **argv)
     free(s->program);
     s->program = xstrdup(o.target);
     s->comment = o.comment ? xstrdup(o.comment) : NULL;
-    status = launcher_run_plain(s, &o, path, &a, output);
+    status = launcher_run(s, &o, path, &a, output);
 out:
     session_free(s);
     args_free(&a);

@@ -26,6 +26,8 @@ static void options_usage(FILE *out)
             "      --clock=CLOCK    wall (default: every tick, blocked time as I/O) or cpu\n"
             "      --driver=DRIVER  auto (default) or perf\n"
             "      --no-tui         run on this terminal and print the report at the end\n"
+            "                       (also when standard output is not a terminal)\n"
+            "  -d, --delay=TENTHS   refresh the live screen every TENTHS/10 s (1..100, default 1)\n"
             "  -c, --comment=TEXT   store a comment with the session\n"
             "      --report         print the PROF report of FILE.PRF\n"
             "      --json           with --report: print it as JSON\n"
@@ -58,6 +60,7 @@ int options_parse(int argc, char **argv, struct options *o)
         { "clock", required_argument, NULL, OPT_CLOCK },
         { "driver", required_argument, NULL, OPT_DRIVER },
         { "no-tui", no_argument, NULL, OPT_NO_TUI },
+        { "delay", required_argument, NULL, 'd' },
         { "comment", required_argument, NULL, 'c' },
         { "report", no_argument, NULL, OPT_REPORT },
         { "json", no_argument, NULL, OPT_JSON },
@@ -70,7 +73,7 @@ int options_parse(int argc, char **argv, struct options *o)
     o->driver = "auto";
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+b:t:a:o:c:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:b:t:a:o:c:d:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'b':
             if (options_number("bucket", optarg, BUCKET_MIN, BUCKET_MAX, &o->bucket) < 0)
@@ -86,6 +89,10 @@ int options_parse(int argc, char **argv, struct options *o)
             break;
         case 'o':
             o->output = optarg;
+            break;
+        case 'd':
+            if (options_number("delay", optarg, 1, 100, &o->delay) < 0)
+                return 2;
             break;
         case 'c':
             o->comment = optarg;

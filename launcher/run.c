@@ -5,13 +5,17 @@
 #include "session/prf.h"
 #include "session/report.h"
 #include "session/xmalloc.h"
+#include "tui/tui.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,26 +48,27 @@ static int run_status(const struct session *s)
     return s->exit_code;
 }
 
-int launcher_run_plain(struct session *s, const struct options *o, const char *path,
-                       const struct args *a, const char *output)
+/* The driver the options ask for, checked; NULL after saying why. */
+static const struct clockdrv_ops *run_driver(const struct options *o,
+                                             const struct clockdrv_config *cfg)
 {
-    struct clockdrv_config cfg = { s->interval_us, o->clock };
     char *cause = NULL;
-    const struct clockdrv_ops *ops = strcmp(o->driver, "auto") == 0 ? clockdrv_choose(&cfg, &cause)
-                                                                     : clockdrv_find(o->driver);
+    bool automatic = strcmp(o->driver, "auto") == 0;
+    const struct clockdrv_ops *ops = automatic ? clockdrv_choose(cfg, &cause)
+                                               : clockdrv_find(o->driver);
+    if (ops != NULL && !automatic && ops->probe(cfg, &cause) < 0)
+        ops = NULL;
     if (ops == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", cause ? cause : "no such driver");
         free(cause);
-        return 1;
     }
-    if (strcmp(o->driver, "auto") != 0 && ops->probe(&cfg, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
-        return 1;
-    }
+    return ops;
+}
 
-    /* Ctrl-C and Ctrl-\ are for the program, as they were under PROFIL; a
-     * TERM or HUP sent to profil is passed on to it, and the session kept. */
+/* Plain mode: the program keeps this terminal; Ctrl-C and Ctrl-\ are for it,
+ * as they were under PROFIL; a TERM or HUP sent to profil is passed on. */
+static void run_plain_loop(struct session *s, struct clockdrv *d)
+{
     struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
@@ -73,31 +78,6 @@ int launcher_run_plain(struct session *s, const struct options *o, const char *p
     sigaddset(&fwd, SIGHUP);
     sigprocmask(SIG_BLOCK, &fwd, &old_mask);
     int sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
-
-    char **argv = xcalloc(a->argc + 2, sizeof *argv);
-    argv[0] = (char *)o->target;
-    for (size_t i = 0; i < a->argc; i++)
-        argv[i + 1] = a->argv[i];
-    struct launch l = { path, argv, a->stdin_path, a->stdout_path, a->stdout_append,
-                        a->stderr_path, -1 };
-    free(s->driver);
-    s->driver = xstrdup(ops->name);
-    s->clock = o->clock;
-    s->start_time = (int64_t)time(NULL);
-    fprintf(stderr, "profil: sampling every %u us with the %s driver, %s clock\n", s->interval_us,
-            ops->name, o->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
-    fflush(NULL); /* nothing buffered may reach the program's output twice */
-    uint64_t t0 = clockdrv_now_ns();
-    struct clockdrv *d = ops->start(&cfg, &l, &cause);
-    int status = 1;
-    if (d == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
-        goto out;
-    }
-    if (d->note != NULL)
-        fprintf(stderr, "profil: %s\n", d->note);
-    s->pid = (uint32_t)d->pid;
     for (;;) {
         struct pollfd pfd[2] = { { d->fd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
         if (poll(pfd, sfd >= 0 ? 2 : 1, RUN_TICK_MS) < 0 && errno != EINTR)
@@ -110,7 +90,107 @@ int launcher_run_plain(struct session *s, const struct options *o, const char *p
         if (d->ops->drain(d, run_emit, s) == 1)
             break;
     }
-    s->duration_s = (double)(clockdrv_now_ns() - t0) / 1e9;
+    if (sfd >= 0)
+        close(sfd);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+}
+
+struct run_save {
+    const char *name;
+};
+
+/* The 's' key and the end of the program: write the file now. */
+static int run_save(void *arg, struct session *s, char **cause)
+{
+    const struct run_save *rs = arg;
+    return prf_write_file(s, rs->name, cause);
+}
+
+/* The title line of the screen: the program and its parameters. */
+static char *run_title(const struct session *s)
+{
+    char *t = xstrdup(s->program);
+    for (size_t i = 0; i < s->nargs; i++) {
+        char *n = xasprintf("%s %s", t, s->args[i]);
+        free(t);
+        t = n;
+    }
+    return t;
+}
+
+int launcher_run(struct session *s, const struct options *o, const char *path,
+                 const struct args *a, const char *output)
+{
+    struct clockdrv_config cfg = { s->interval_us, o->clock };
+    const struct clockdrv_ops *ops = run_driver(o, &cfg);
+    if (ops == NULL)
+        return 1;
+    bool screen = !o->no_tui && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+
+    char **argv = xcalloc(a->argc + 2, sizeof *argv);
+    argv[0] = (char *)o->target;
+    for (size_t i = 0; i < a->argc; i++)
+        argv[i + 1] = a->argv[i];
+    struct launch l = { path, argv, a->stdin_path, a->stdout_path, a->stdout_append,
+                        a->stderr_path, -1 };
+    int master = -1, slave = -1, status = 1;
+    char *cause = NULL, *name = NULL, *title = NULL;
+    if (screen) {
+        struct winsize ws;
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0)
+            ws = (struct winsize){ .ws_row = 24, .ws_col = 80 };
+        if (openpty(&master, &slave, NULL, NULL, &ws) < 0) {
+            fprintf(stderr, "profil: cannot open a terminal for the program: %s\n",
+                    strerror(errno));
+            goto out;
+        }
+        fcntl(master, F_SETFD, FD_CLOEXEC);
+        l.tty_fd = slave;
+    }
+    free(s->driver);
+    s->driver = xstrdup(ops->name);
+    s->clock = o->clock;
+    s->start_time = (int64_t)time(NULL);
+    if (!screen)
+        fprintf(stderr, "profil: sampling every %u us with the %s driver, %s clock\n",
+                s->interval_us, ops->name, o->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
+    fflush(NULL); /* nothing buffered may reach the program's output twice */
+    s->start_ns = clockdrv_now_ns();
+    struct clockdrv *d = ops->start(&cfg, &l, &cause);
+    if (slave >= 0)
+        close(slave);
+    if (d == NULL) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        goto out;
+    }
+    if (d->note != NULL && !screen)
+        fprintf(stderr, "profil: %s\n", d->note);
+    s->pid = (uint32_t)d->pid;
+    name = o->output == NULL && getenv("PROFDIR") != NULL && *getenv("PROFDIR") != '\0'
+               ? launcher_output_name(o, path, (long)s->pid)
+               : xstrdup(output);
+
+    if (screen) {
+        title = run_title(s);
+        struct run_save rs = { name };
+        struct tui_config tc = { o->delay ? o->delay * 100 : 100, title, run_save, &rs };
+        if (tui_run_live(s, d, master, &tc, &cause) < 0) {
+            fprintf(stderr, "profil: %s\n", cause);
+            free(cause);
+            d->ops->free(d);
+            master = -1;
+            goto out;
+        }
+        master = -1; /* the screen closed it */
+        if (d->note != NULL)
+            fprintf(stderr, "profil: %s\n", d->note);
+    } else {
+        run_plain_loop(s, d);
+        s->duration_s = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
+    }
     s->max_threads = d->max_threads;
     run_set_exit(s, d->wstatus);
     d->ops->free(d);
@@ -118,27 +198,21 @@ int launcher_run_plain(struct session *s, const struct options *o, const char *p
     char msg[160];
     printf("%s\n", report_termination(s, msg, sizeof msg));
     fflush(stdout);
-    char *name = o->output == NULL && getenv("PROFDIR") != NULL && *getenv("PROFDIR") != '\0'
-                     ? launcher_output_name(o, path, (long)s->pid)
-                     : xstrdup(output);
     if (prf_write_file(s, name, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
-        free(name);
-        status = 1;
         goto out;
     }
     fprintf(stderr, "profil: %llu samples (%llu lost) written to %s\n",
             (unsigned long long)s->c.total, (unsigned long long)s->c.lost, name);
-    free(name);
-    report_text(s, NULL, stdout, 20);
+    if (!screen)
+        report_text(s, NULL, stdout, 20);
     status = run_status(s);
 out:
+    if (master >= 0)
+        close(master);
+    free(title);
+    free(name);
     free(argv);
-    if (sfd >= 0)
-        close(sfd);
-    sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
     return status;
 }

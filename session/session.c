@@ -96,6 +96,7 @@ void session_free(struct session *s)
     }
     free(s->spaces);
     free(s->meta_json);
+    free(s->frames);
     free(s);
 }
 
@@ -332,12 +333,32 @@ static void session_classify_user(struct session *s, const struct event *ev)
     session_add_hit(s, m->module, off, n);
 }
 
+/* The timeline frame an event at TIME falls in, grown as needed. */
+static struct frame *session_frame(struct session *s, uint64_t time)
+{
+    uint64_t i = time > s->start_ns ? (time - s->start_ns) / SESSION_FRAME_NS : 0;
+    if (i > (1u << 26))
+        i = 1u << 26; /* a clock gone mad must not eat memory: 77 days of frames */
+    if (i >= s->frames_alloc) {
+        size_t alloc = s->frames_alloc ? s->frames_alloc : 64;
+        while (alloc <= i)
+            alloc *= 2;
+        s->frames = xreallocarray(s->frames, alloc, sizeof *s->frames);
+        memset(s->frames + s->frames_alloc, 0, (alloc - s->frames_alloc) * sizeof *s->frames);
+        s->frames_alloc = alloc;
+    }
+    if (i >= s->nframes)
+        s->nframes = (size_t)i + 1;
+    return &s->frames[i];
+}
+
 void session_ingest(struct session *s, const struct event *ev)
 {
-    if (s->start_ns == 0 || (ev->time_ns && ev->time_ns < s->start_ns))
+    if (s->start_ns == 0)
         s->start_ns = ev->time_ns;
     if (ev->time_ns > s->end_ns)
         s->end_ns = ev->time_ns;
+    struct counters before = s->c;
     switch (ev->type) {
     case EVENT_SAMPLE:
         switch (ev->sample.mode) {
@@ -371,6 +392,14 @@ void session_ingest(struct session *s, const struct event *ev)
     case EVENT_LOST:
         s->c.lost += ev->lost.count;
         break;
+    }
+    if (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST) {
+        struct frame *f = session_frame(s, ev->time_ns);
+        f->program += s->c.program - before.program;
+        f->dos += s->c.dos - before.dos;
+        f->io += s->c.io - before.io;
+        f->high += s->c.high - before.high;
+        f->lost += s->c.lost - before.lost;
     }
 }
 

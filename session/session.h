@@ -82,6 +82,17 @@ struct func {
     uint64_t samples;
 };
 
+/* The timeline: what each period of the run added to the counters. */
+#define SESSION_FRAME_NS 100000000ull /* 100 ms */
+
+struct frame {
+    uint64_t program;
+    uint64_t dos;
+    uint64_t io;
+    uint64_t high;
+    uint64_t lost;
+};
+
 /* How the program ended. */
 enum exit_kind { EXIT_NONE = 0, EXIT_TERMINATED = 1, EXIT_ABORTED = 2 };
 
@@ -107,6 +118,11 @@ struct session {
 
     struct counters c;
 
+    /* Frame i covers [start_ns + i * SESSION_FRAME_NS, ...). */
+    struct frame *frames;
+    size_t nframes;
+    size_t frames_alloc;
+
     /* Modules: index 0 is always the program. */
     struct module **modules;
     size_t nmodules;
@@ -128,7 +144,7 @@ struct session {
     uint32_t kernel_module;
 
     /* What happened. */
-    uint64_t start_ns;   /* CLOCK_MONOTONIC of the first event */
+    uint64_t start_ns;   /* CLOCK_MONOTONIC when the clock started, or of the first event */
     uint64_t end_ns;
     int64_t start_time;  /* wall clock, seconds since the epoch */
     double duration_s;

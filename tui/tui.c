@@ -1,0 +1,744 @@
+/*
+ * The live screen's one loop (redis's ae.c is the small model): drain the
+ * clock driver into the session, read the program's pty, dispatch keys to the
+ * focused view, act on the view's reaction flags, and redraw at most once per
+ * refresh tick, only when something changed.  Signals arrive by signalfd.
+ */
+#include "config.h"
+
+#include "session/report.h"
+#include "session/xmalloc.h"
+#include "tui/screen.h"
+#include "tui/tui.h"
+#include "views/outbuf.h"
+#include "views/view.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#define NVIEWS 5
+#define HEADER_ROWS 4
+#define STOP_GRACE_NS 2000000000ull
+
+enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT };
+
+static const struct view_ops *const tui_views[NVIEWS] = {
+    &view_histogram_ops, &view_functions_ops, &view_timeline_ops, &view_counters_ops,
+    &view_output_ops,
+};
+
+struct place {
+    bool shown;
+    int y, x, h, w;
+};
+
+struct tui {
+    struct session *s;
+    struct clockdrv *d;
+    const struct tui_config *cfg;
+    int pty;
+    struct outbuf *out;
+    void *state[NVIEWS];
+    WINDOW *win[NVIEWS];
+    struct place place[NVIEWS];
+    WINDOW *help_win;
+    int current;
+    bool help;
+    bool colors;
+    bool input_mode;
+    bool searching;
+    char search[64];
+    bool confirm_quit;
+    bool quit;
+    bool stopping;
+    uint64_t stop_at;
+    bool saved_at_end;
+    char status[160];
+    uint64_t status_at;
+    int rows, cols;
+    bool dirty;
+    bool relayout;
+    uint64_t seen_total, seen_lost;
+    uint64_t rate_total, rate_at;
+    double rate;
+    uint64_t last_draw;
+};
+
+static void tui_emit(void *arg, const struct event *ev)
+{
+    session_ingest(arg, ev);
+}
+
+static void tui_status(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void tui_status(struct tui *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->status, sizeof t->status, fmt, ap);
+    va_end(ap);
+    t->status_at = clockdrv_now_ns();
+    t->dirty = true;
+}
+
+/* Side by side when there is room, one view at a time when there is not. */
+static bool tui_wide(const struct tui *t)
+{
+    return t->cols >= 100 && t->rows >= 20;
+}
+
+static void tui_layout(struct tui *t)
+{
+    getmaxyx(stdscr, t->rows, t->cols);
+    for (int i = 0; i < NVIEWS; i++) {
+        if (t->win[i] != NULL)
+            delwin(t->win[i]);
+        t->win[i] = NULL;
+        t->place[i] = (struct place){ 0 };
+    }
+    if (t->help_win != NULL)
+        delwin(t->help_win);
+    t->help_win = NULL;
+    int top = HEADER_ROWS, main_h = t->rows - HEADER_ROWS - 1;
+    if (main_h < 3 || t->cols < 20)
+        return; /* too small: the header says so */
+    if (t->help) {
+        t->help_win = newwin(main_h, t->cols, top, 0);
+        return;
+    }
+    if (tui_wide(t) && (t->current == V_HISTOGRAM || t->current == V_FUNCTIONS)) {
+        int tl = t->rows >= 32 ? 9 : 0;
+        int half = t->cols / 2;
+        t->place[V_HISTOGRAM] = (struct place){ true, top, 0, main_h - tl, half };
+        t->place[V_FUNCTIONS] = (struct place){ true, top, half, main_h - tl, t->cols - half };
+        if (tl > 0)
+            t->place[V_TIMELINE] = (struct place){ true, top + main_h - tl, 0, tl, t->cols };
+    } else {
+        t->place[t->current] = (struct place){ true, top, 0, main_h, t->cols };
+    }
+    for (int i = 0; i < NVIEWS; i++) {
+        if (t->place[i].shown)
+            t->win[i] = newwin(t->place[i].h, t->place[i].w, t->place[i].y, t->place[i].x);
+    }
+    /* The program's terminal is as big as the area that shows its output. */
+    if (t->pty >= 0) {
+        struct winsize ws = { .ws_row = (unsigned short)main_h, .ws_col = (unsigned short)t->cols };
+        ioctl(t->pty, TIOCSWINSZ, &ws);
+    }
+}
+
+static const char *tui_state(const struct tui *t, char *buf, size_t size)
+{
+    if (t->d->ended) {
+        struct session tmp = *t->s;
+        if (WIFSIGNALED(t->d->wstatus)) {
+            tmp.exit_kind = EXIT_ABORTED;
+            tmp.exit_signal = WTERMSIG(t->d->wstatus);
+        } else {
+            tmp.exit_kind = EXIT_TERMINATED;
+            tmp.exit_code = WEXITSTATUS(t->d->wstatus);
+        }
+        return report_termination(&tmp, buf, size);
+    }
+    if (t->stopping)
+        return "stopping the program...";
+    return t->d->paused ? "paused" : "running";
+}
+
+/* One meter, htop style: "Label [||||      ] 12.3% 1234". */
+static void tui_meter(struct tui *t, int y, int x, int w, const char *label, uint64_t v, int pair)
+{
+    double pct = t->s->c.total ? 100.0 * (double)v / (double)t->s->c.total : 0;
+    char num[48];
+    if (w >= 50)
+        snprintf(num, sizeof num, " %6.2f%% %9llu", pct, (unsigned long long)v);
+    else
+        snprintf(num, sizeof num, " %5.1f%%", pct); /* narrow: the bar matters more */
+    int barw = w - 9 - 2 - (int)strlen(num);
+    attron(A_BOLD);
+    mvprintw(y, x, "%-8s", label);
+    attroff(A_BOLD);
+    mvaddch(y, x + 8, '[');
+    if (barw > 0)
+        draw_bar(stdscr, y, x + 9, barw, pct / 100, pair, t->colors);
+    mvaddch(y, x + 9 + (barw > 0 ? barw : 0), ']');
+    addstr(num);
+}
+
+static void tui_draw_header(struct tui *t)
+{
+    const struct session *s = t->s;
+    char line[512], st[160];
+    double elapsed = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
+    if (t->d->ended)
+        elapsed = s->duration_s > 0 ? s->duration_s : (double)(s->end_ns - s->start_ns) / 1e9;
+    attron(t->colors ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);
+    snprintf(line, sizeof line, " profil  %s", t->cfg->title ? t->cfg->title : s->program);
+    draw_text(stdscr, 0, 0, t->cols, line);
+    attrset(A_NORMAL);
+    const char *state = tui_state(t, st, sizeof st);
+    snprintf(line, sizeof line,
+             " pid %d  %s/%s %u us  threads %u  %.1f s  samples %llu (%.0f/s)  lost %llu",
+             (int)t->d->pid, s->driver, s->clock == CLOCK_KIND_CPU ? "cpu" : "wall",
+             s->interval_us, t->d->ended ? t->d->max_threads : t->d->threads, elapsed,
+             (unsigned long long)s->c.total, t->rate, (unsigned long long)s->c.lost);
+    /* The state always shows in full; the facts give way when space is short. */
+    int statew = (int)strlen(state) + 2;
+    draw_text(stdscr, 1, 0, t->cols > statew ? t->cols - statew : 0, line);
+    bool warn = t->d->ended && WIFSIGNALED(t->d->wstatus);
+    attron(A_BOLD | (t->colors && warn ? COLOR_PAIR(PAIR_WARN) : 0));
+    draw_text(stdscr, 1, t->cols > statew ? t->cols - statew : 0, statew, state);
+    attrset(A_NORMAL);
+    if (t->cols < 40 || t->rows < HEADER_ROWS + 4) {
+        mvaddstr(2, 0, "(terminal too small)");
+        return;
+    }
+    int half = t->cols / 2;
+    tui_meter(t, 2, 0, half - 1, "Program", s->c.program, PAIR_PROGRAM);
+    tui_meter(t, 2, half, t->cols - half, "DOS", s->c.dos, PAIR_DOS);
+    tui_meter(t, 3, 0, half - 1, "I/O", s->c.io, PAIR_IO);
+    tui_meter(t, 3, half, t->cols - half, "high", s->c.high, PAIR_HIGH);
+}
+
+static void tui_draw_status(struct tui *t)
+{
+    int y = t->rows - 1, x = 0;
+    move(y, 0);
+    clrtoeol();
+    if (t->searching) {
+        mvprintw(y, 0, "Search: %s", t->search);
+        curs_set(1);
+        return;
+    }
+    curs_set(0);
+    if (t->confirm_quit) {
+        attron(t->colors ? COLOR_PAIR(PAIR_WARN) : A_REVERSE);
+        mvaddstr(y, 0, " The program is still running. Stop it and quit? (y/n) ");
+        attrset(A_NORMAL);
+        return;
+    }
+    if (t->input_mode) {
+        attron(t->colors ? COLOR_PAIR(PAIR_WARN) : A_REVERSE);
+        mvaddstr(y, 0, " INPUT: keys go to the program; Ctrl-] gives them back ");
+        attrset(A_NORMAL);
+        return;
+    }
+    for (int i = 0; i < NVIEWS && x < t->cols; i++) {
+        bool cur = !t->help && (i == t->current);
+        if (cur)
+            attron(t->colors ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);
+        mvprintw(y, x, "%d%s", i + 1, tui_views[i]->name);
+        attrset(A_NORMAL);
+        x += (int)strlen(tui_views[i]->name) + 2;
+    }
+    const char *msg = t->status[0] ? t->status : "?Help p Pause c Clear s Save / Search q Quit";
+    if (x + 2 < t->cols)
+        draw_text(stdscr, y, x + 1, t->cols - x - 1, msg);
+}
+
+static void tui_ctx(struct tui *t, struct view_ctx *ctx, int i)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->s = t->s;
+    ctx->out = t->out;
+    ctx->colors = t->colors;
+    ctx->focused = i == t->current && !t->help;
+}
+
+static void tui_draw(struct tui *t)
+{
+    session_rank(t->s);
+    erase();
+    tui_draw_header(t);
+    tui_draw_status(t);
+    wnoutrefresh(stdscr);
+    if (t->help && t->help_win != NULL) {
+        struct view_ctx ctx;
+        tui_ctx(t, &ctx, -1);
+        werase(t->help_win);
+        view_help_ops.draw(NULL, t->help_win, &ctx);
+        wnoutrefresh(t->help_win);
+    }
+    for (int i = 0; i < NVIEWS; i++) {
+        if (t->win[i] == NULL)
+            continue;
+        struct view_ctx ctx;
+        tui_ctx(t, &ctx, i);
+        werase(t->win[i]);
+        tui_views[i]->draw(t->state[i], t->win[i], &ctx);
+        if (ctx.status[0])
+            tui_status(t, "%s", ctx.status);
+        wnoutrefresh(t->win[i]);
+    }
+    if (t->searching)
+        move(t->rows - 1, 8 + (int)strlen(t->search));
+    doupdate();
+    t->dirty = false;
+    t->last_draw = clockdrv_now_ns();
+}
+
+static void tui_show(struct tui *t, int view)
+{
+    t->current = view;
+    t->help = false;
+    t->relayout = true;
+    t->dirty = true;
+}
+
+static void tui_pty_write(struct tui *t, const char *bytes, size_t n)
+{
+    if (t->pty < 0) {
+        if (n == 1 && bytes[0] == 3 && !t->d->ended)
+            kill(t->d->pid, SIGINT);
+        return;
+    }
+    while (n > 0) {
+        ssize_t w = write(t->pty, bytes, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        bytes += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Keys typed for the program: curses codes back into terminal bytes. */
+static void tui_forward_key(struct tui *t, int ch)
+{
+    const char *seq = NULL;
+    switch (ch) {
+    case KEY_UP: seq = "\033[A"; break;
+    case KEY_DOWN: seq = "\033[B"; break;
+    case KEY_RIGHT: seq = "\033[C"; break;
+    case KEY_LEFT: seq = "\033[D"; break;
+    case KEY_HOME: seq = "\033[H"; break;
+    case KEY_END: seq = "\033[F"; break;
+    case KEY_BACKSPACE: seq = "\177"; break;
+    case KEY_ENTER: seq = "\r"; break;
+    case KEY_DC: seq = "\033[3~"; break;
+    }
+    if (seq != NULL) {
+        tui_pty_write(t, seq, strlen(seq));
+    } else if (ch >= 0 && ch < 256) {
+        char c = (char)ch;
+        tui_pty_write(t, &c, 1);
+    }
+}
+
+/* Ask the program to stop; a program that ignores TERM is killed after a grace. */
+static void tui_stop_program(struct tui *t)
+{
+    if (t->d->ended || t->stopping)
+        return;
+    if (t->d->paused)
+        clockdrv_pause(t->d, false);
+    kill(t->d->pid, SIGTERM);
+    t->stopping = true;
+    t->stop_at = clockdrv_now_ns();
+    tui_status(t, "stopping the program...");
+}
+
+static void tui_save(struct tui *t)
+{
+    if (t->cfg->save == NULL)
+        return;
+    char *cause = NULL;
+    if (t->cfg->save(t->cfg->save_arg, t->s, &cause) == 0)
+        tui_status(t, "snapshot saved (%llu samples)", (unsigned long long)t->s->c.total);
+    else
+        tui_status(t, "%s", cause ? cause : "cannot save");
+    free(cause);
+}
+
+static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
+{
+    if (ctx->status[0])
+        tui_status(t, "%s", ctx->status);
+    if (flags & VIEW_REBUCKET) {
+        session_rebucket(t->s, ctx->want_paragraphs);
+        tui_status(t, "%zu buckets of %u paragraph%s (%u bytes)", t->s->nbuckets,
+                   t->s->bucket_paragraphs, t->s->bucket_paragraphs == 1 ? "" : "s",
+                   16 * t->s->bucket_paragraphs);
+    }
+    if (flags & VIEW_JUMP) {
+        struct view_ctx jc;
+        tui_ctx(t, &jc, V_HISTOGRAM);
+        jc.jump_module = ctx->jump_module;
+        jc.jump_start = ctx->jump_start;
+        jc.jump_end = ctx->jump_end;
+        view_histogram_ops.jump(t->state[V_HISTOGRAM], &jc);
+        if (jc.status[0])
+            tui_status(t, "%s", jc.status);
+        else
+            tui_show(t, V_HISTOGRAM);
+    }
+    if (flags & VIEW_SEARCH) {
+        t->searching = true;
+        t->search[0] = '\0';
+    }
+    if (flags)
+        t->dirty = true;
+}
+
+static void tui_click(struct tui *t)
+{
+    MEVENT me;
+    if (getmouse(&me) != OK)
+        return;
+    if (me.y == t->rows - 1) { /* the tabs */
+        int x = 0;
+        for (int i = 0; i < NVIEWS; i++) {
+            int w = (int)strlen(tui_views[i]->name) + 1;
+            if (me.x >= x && me.x < x + w) {
+                tui_show(t, i);
+                return;
+            }
+            x += w + 1;
+        }
+        return;
+    }
+    for (int i = 0; i < NVIEWS; i++) {
+        const struct place *p = &t->place[i];
+        if (!p->shown || me.y < p->y || me.y >= p->y + p->h || me.x < p->x ||
+            me.x >= p->x + p->w)
+            continue;
+        if (t->current != i)
+            tui_show(t, i);
+        if (tui_views[i]->click != NULL) {
+            struct view_ctx ctx;
+            tui_ctx(t, &ctx, i);
+            tui_apply(t, tui_views[i]->click(t->state[i], me.y - p->y, &ctx), &ctx);
+        }
+        t->dirty = true;
+        return;
+    }
+}
+
+/* The view '/' searches in: the focused one, or the functions. */
+static int tui_search_view(const struct tui *t)
+{
+    return tui_views[t->current]->search != NULL ? t->current : V_FUNCTIONS;
+}
+
+static void tui_key(struct tui *t, int ch)
+{
+    if (t->confirm_quit) {
+        t->confirm_quit = false;
+        if (ch == 'y' || ch == 'Y')
+            tui_stop_program(t);
+        t->dirty = true;
+        return;
+    }
+    if (t->searching) {
+        size_t len = strlen(t->search);
+        if (ch == 27) {
+            t->searching = false;
+        } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+            t->searching = false;
+            if (len > 0) {
+                int v = tui_search_view(t);
+                struct view_ctx ctx;
+                tui_ctx(t, &ctx, v);
+                if (v != t->current)
+                    tui_show(t, v);
+                tui_apply(t, tui_views[v]->search(t->state[v], t->search, false, &ctx), &ctx);
+            }
+        } else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && len > 0) {
+            t->search[len - 1] = '\0';
+        } else if (ch >= 32 && ch < 127 && len + 1 < sizeof t->search) {
+            t->search[len] = (char)ch;
+            t->search[len + 1] = '\0';
+        }
+        t->dirty = true;
+        return;
+    }
+    if (t->input_mode) {
+        if (ch == 0x1d) {
+            t->input_mode = false;
+            t->dirty = true;
+        } else {
+            tui_forward_key(t, ch);
+        }
+        return;
+    }
+    if (t->help && ch != KEY_RESIZE && ch != KEY_MOUSE) {
+        t->help = false;
+        t->relayout = t->dirty = true;
+        if (ch == '?' || ch == KEY_F(1) || ch == 27 || ch == 'q')
+            return;
+    }
+    t->status[0] = '\0';
+    switch (ch) {
+    case 'q':
+    case 'Q':
+    case KEY_F(10):
+        if (t->d->ended)
+            t->quit = true;
+        else
+            t->confirm_quit = true;
+        t->dirty = true;
+        return;
+    case '?':
+    case KEY_F(1):
+        t->help = true;
+        t->relayout = t->dirty = true;
+        return;
+    case '1': case '2': case '3': case '4': case '5':
+        tui_show(t, ch - '1');
+        return;
+    case '\t':
+        if (tui_wide(t) && t->current <= V_FUNCTIONS)
+            tui_show(t, t->current == V_HISTOGRAM ? V_FUNCTIONS : V_HISTOGRAM);
+        else
+            tui_show(t, (t->current + 1) % NVIEWS);
+        return;
+    case KEY_BTAB:
+        tui_show(t, (t->current + NVIEWS - 1) % NVIEWS);
+        return;
+    case 'p':
+        if (!t->d->ended) {
+            clockdrv_pause(t->d, !t->d->paused);
+            tui_status(t, t->d->paused ? "clock paused: the program runs unsampled"
+                                       : "clock running");
+        }
+        return;
+    case 'c':
+        session_clear(t->s);
+        tui_status(t, "counters cleared");
+        return;
+    case 's':
+        tui_save(t);
+        return;
+    case 'i':
+        if (t->pty >= 0 && !t->d->ended) {
+            t->input_mode = true;
+            tui_show(t, V_OUTPUT);
+        }
+        return;
+    case 3:    /* Ctrl-C */
+    case 0x1c: /* Ctrl-\ */
+        if (!t->d->ended) {
+            char c = (char)ch;
+            tui_pty_write(t, &c, 1);
+            tui_status(t, "%s sent to the program", ch == 3 ? "Ctrl-C" : "Ctrl-\\");
+        }
+        return;
+    case '/':
+        t->searching = true;
+        t->search[0] = '\0';
+        t->dirty = true;
+        return;
+    case KEY_MOUSE:
+        tui_click(t);
+        return;
+    case KEY_RESIZE:
+        t->relayout = t->dirty = true;
+        return;
+    }
+    struct view_ctx ctx;
+    tui_ctx(t, &ctx, t->current);
+    tui_apply(t, tui_views[t->current]->key ? tui_views[t->current]->key(t->state[t->current], ch, &ctx) : 0,
+              &ctx);
+}
+
+static void tui_read_pty(struct tui *t)
+{
+    char buf[8192];
+    for (;;) {
+        ssize_t n = read(t->pty, buf, sizeof buf);
+        if (n > 0) {
+            outbuf_feed(t->out, buf, (size_t)n);
+            if (t->current == V_OUTPUT)
+                t->dirty = true;
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            return;
+        /* EIO: every holder of the program's terminal is gone. */
+        close(t->pty);
+        t->pty = -1;
+        return;
+    }
+}
+
+static void tui_resize(struct tui *t)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        resizeterm(ws.ws_row, ws.ws_col);
+    t->relayout = t->dirty = true;
+}
+
+/* Drain the driver; note what changed. */
+static void tui_drain(struct tui *t)
+{
+    bool was_ended = t->d->ended;
+    if (!was_ended)
+        t->d->ops->drain(t->d, tui_emit, t->s);
+    if (t->s->c.total != t->seen_total || t->s->c.lost != t->seen_lost) {
+        t->seen_total = t->s->c.total;
+        t->seen_lost = t->s->c.lost;
+        t->dirty = true;
+    }
+    if (t->d->ended && !was_ended) {
+        t->dirty = true;
+        t->s->duration_s = (double)(clockdrv_now_ns() - t->s->start_ns) / 1e9;
+        if (t->stopping)
+            t->quit = true;
+        else if (t->cfg->save != NULL && !t->saved_at_end) {
+            char st[160];
+            tui_state(t, st, sizeof st);
+            char *cause = NULL;
+            t->saved_at_end = true;
+            if (t->cfg->save(t->cfg->save_arg, t->s, &cause) == 0)
+                tui_status(t, "%s; saved. q to quit", st);
+            else
+                tui_status(t, "%s", cause ? cause : "cannot save");
+            free(cause);
+        }
+    }
+}
+
+int tui_run_live(struct session *s, struct clockdrv *d, int pty, const struct tui_config *cfg,
+                 char **cause)
+{
+    sigset_t mask, old;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGWINCH);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &mask, &old);
+    int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    uint32_t delay = cfg->delay_ms ? cfg->delay_ms : 100;
+    struct itimerspec its = { { delay / 1000, (long)(delay % 1000) * 1000000 },
+                              { delay / 1000, (long)(delay % 1000) * 1000000 } };
+    if (sfd < 0 || tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) < 0) {
+        *cause = xasprintf("cannot set up the event loop: %s", strerror(errno));
+        if (sfd >= 0)
+            close(sfd);
+        if (tfd >= 0)
+            close(tfd);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return -1;
+    }
+    int colors = screen_start();
+    if (colors < 0) {
+        *cause = xstrdup("cannot start the screen: is TERM set?");
+        close(sfd);
+        close(tfd);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return -1;
+    }
+    struct tui t = { .s = s, .d = d, .cfg = cfg, .pty = pty, .colors = colors == 1 };
+    t.out = outbuf_new(10000);
+    for (int i = 0; i < NVIEWS; i++)
+        t.state[i] = tui_views[i]->create();
+    if (pty >= 0)
+        fcntl(pty, F_SETFL, fcntl(pty, F_GETFL) | O_NONBLOCK);
+    t.rate_at = clockdrv_now_ns();
+    tui_layout(&t);
+    t.dirty = true;
+
+    while (!t.quit) {
+        struct pollfd pfd[5];
+        int n = 0, i_drv = -1, i_pty = -1;
+        pfd[n++] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
+        pfd[n++] = (struct pollfd){ sfd, POLLIN, 0 };
+        pfd[n++] = (struct pollfd){ tfd, POLLIN, 0 };
+        if (!d->ended) {
+            i_drv = n;
+            pfd[n++] = (struct pollfd){ d->fd, POLLIN, 0 };
+        }
+        if (t.pty >= 0) {
+            i_pty = n;
+            pfd[n++] = (struct pollfd){ t.pty, POLLIN, 0 };
+        }
+        if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
+            break;
+        if (pfd[1].revents & POLLIN) {
+            struct signalfd_siginfo si;
+            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+                if (si.ssi_signo == SIGWINCH) {
+                    tui_resize(&t);
+                } else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT) {
+                    if (!d->ended)
+                        kill(d->pid, (int)si.ssi_signo);
+                } else { /* TERM, HUP: stop the program, keep the session */
+                    if (!d->ended)
+                        kill(d->pid, (int)si.ssi_signo);
+                    t.stopping = true;
+                    t.stop_at = clockdrv_now_ns();
+                    if (d->ended)
+                        t.quit = true;
+                }
+            }
+        }
+        if (i_pty >= 0 && (pfd[i_pty].revents & (POLLIN | POLLHUP | POLLERR)))
+            tui_read_pty(&t);
+        bool tick = false;
+        if (pfd[2].revents & POLLIN) {
+            uint64_t expirations;
+            tick = read(tfd, &expirations, sizeof expirations) > 0;
+        }
+        if (tick || (i_drv >= 0 && (pfd[i_drv].revents & POLLIN)))
+            tui_drain(&t);
+        if (pfd[0].revents & POLLIN) {
+            int ch;
+            while ((ch = getch()) != ERR)
+                tui_key(&t, ch);
+        }
+        uint64_t now = clockdrv_now_ns();
+        if (t.stopping && !d->ended && now - t.stop_at > STOP_GRACE_NS)
+            kill(d->pid, SIGKILL);
+        if (now - t.rate_at >= 1000000000ull) {
+            t.rate = (double)(s->c.total - t.rate_total) * 1e9 / (double)(now - t.rate_at);
+            if (s->c.total < t.rate_total)
+                t.rate = 0;
+            t.rate_total = s->c.total;
+            t.rate_at = now;
+            if (!d->ended)
+                t.dirty = true; /* the elapsed time and rate moved */
+        }
+        if (t.status[0] && now - t.status_at > 5000000000ull && !t.confirm_quit) {
+            t.status[0] = '\0';
+            t.dirty = true;
+        }
+        if (t.relayout) {
+            tui_layout(&t);
+            t.relayout = false;
+        }
+        if (t.dirty && (tick || now - t.last_draw > (uint64_t)delay * 1000000ull / 2 ||
+                        !(pfd[i_drv >= 0 ? i_drv : 0].revents & POLLIN)))
+            tui_draw(&t);
+    }
+
+    for (int i = 0; i < NVIEWS; i++) {
+        if (t.win[i] != NULL)
+            delwin(t.win[i]);
+        tui_views[i]->destroy(t.state[i]);
+    }
+    if (t.help_win != NULL)
+        delwin(t.help_win);
+    screen_stop();
+    outbuf_free(t.out);
+    if (t.pty >= 0)
+        close(t.pty);
+    close(sfd);
+    close(tfd);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return 0;
+}

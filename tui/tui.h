@@ -1,0 +1,33 @@
+/*
+ * The ncurses application shell: the screen, the one poll() loop over the
+ * clock driver, the keyboard, the program's pty, a refresh timer and signals,
+ * the layout and the status bar.  It computes no profile data.
+ */
+#ifndef PROFIL_TUI_H
+#define PROFIL_TUI_H
+
+#include "clockdrv/clockdrv.h"
+#include "session/session.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct tui_config {
+    uint32_t delay_ms;   /* refresh period */
+    const char *title;   /* the program and its parameters, for the header */
+    /* Write a snapshot of S now ('s'); 0, or -1 with *cause. */
+    int (*save)(void *arg, struct session *s, char **cause);
+    void *save_arg;
+};
+
+/* Run the live screen while driver D samples into S; PTY is the master side
+ * of the program's terminal, or -1.  Returns when the user quits (the
+ * program has ended by then: it is stopped first when the user asks).
+ * 0, or -1 with *cause when the screen could not start. */
+int tui_run_live(struct session *s, struct clockdrv *d, int pty, const struct tui_config *cfg,
+                 char **cause);
+
+/* The crash handler and stderr capture, usable before the screen starts. */
+void tui_screen_install_crash_handler(void);
+
+#endif

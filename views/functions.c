@@ -1,0 +1,270 @@
+/* The function ranking: PROF's columns (time, routine, % of total, % of
+ * accounted) plus samples and module, sortable and searchable, with the
+ * selection kept on the same function while the numbers move. */
+#include "config.h"
+
+#include "session/report.h"
+#include "session/xmalloc.h"
+#include "views/view.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum sort_col { SORT_TIME, SORT_ROUTINE, SORT_TOTAL, SORT_ACCOUNTED, SORT_SAMPLES, SORT_MODULE,
+                SORT_COUNT };
+
+static const char *const sort_names[SORT_COUNT] = { "Time", "Routine", "% Total", "% Acc",
+                                                    "Samples", "Module" };
+
+struct functions {
+    enum sort_col col;
+    bool ascending;
+    size_t *order; /* indices into session.funcs with samples */
+    size_t n;
+    size_t sel;    /* row */
+    size_t top;
+    size_t rows;
+    bool have_key; /* the selected function, kept across re-sorts */
+    uint32_t key_module;
+    uint64_t key_start;
+    double last_key; /* when the user last moved: hold re-sorts briefly */
+    char search[64];
+};
+
+static double functions_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *functions_create(void)
+{
+    return xcalloc(1, sizeof(struct functions));
+}
+
+static void functions_destroy(void *state)
+{
+    struct functions *f = state;
+    free(f->order);
+    free(f);
+}
+
+static const struct session *cmp_session;
+static enum sort_col cmp_col;
+static bool cmp_ascending;
+
+/* Order by the chosen column; ties by samples then name, so rows are stable. */
+static int functions_cmp(const void *a, const void *b)
+{
+    const struct func *x = &cmp_session->funcs[*(const size_t *)a];
+    const struct func *y = &cmp_session->funcs[*(const size_t *)b];
+    int r = 0;
+    switch (cmp_col) {
+    case SORT_ROUTINE:
+        r = strcmp(x->name, y->name);
+        break;
+    case SORT_MODULE:
+        r = strcmp(cmp_session->modules[x->module]->name, cmp_session->modules[y->module]->name);
+        break;
+    default:
+        r = x->samples < y->samples ? -1 : x->samples > y->samples;
+        break;
+    }
+    /* Numbers read most first, names A to Z; 'I' inverts either. */
+    bool textual = cmp_col == SORT_ROUTINE || cmp_col == SORT_MODULE;
+    bool descending = textual ? cmp_ascending : !cmp_ascending;
+    if (r != 0)
+        return descending ? -r : r;
+    if (x->samples != y->samples)
+        return x->samples > y->samples ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Rebuild the row order, unless the user just moved (rows must not jump). */
+static void functions_refresh(struct functions *f, const struct session *s, bool force)
+{
+    bool same_set = true;
+    size_t live = 0;
+    for (size_t i = 0; i < s->nfuncs; i++)
+        live += s->funcs[i].samples > 0;
+    same_set = live == f->n;
+    if (!force && same_set && functions_now() - f->last_key < 1.0)
+        return;
+    free(f->order);
+    f->order = xcalloc(live + 1, sizeof *f->order);
+    f->n = 0;
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        if (s->funcs[i].samples > 0)
+            f->order[f->n++] = i;
+    }
+    cmp_session = s;
+    cmp_col = f->col;
+    cmp_ascending = f->ascending;
+    qsort(f->order, f->n, sizeof *f->order, functions_cmp);
+    cmp_session = NULL;
+    if (f->have_key) { /* find the selected function again */
+        for (size_t r = 0; r < f->n; r++) {
+            const struct func *fn = &s->funcs[f->order[r]];
+            if (fn->module == f->key_module && fn->start == f->key_start) {
+                f->sel = r;
+                return;
+            }
+        }
+    }
+    if (f->sel >= f->n)
+        f->sel = f->n ? f->n - 1 : 0;
+}
+
+static void functions_remember(struct functions *f, const struct session *s)
+{
+    if (f->sel < f->n) {
+        const struct func *fn = &s->funcs[f->order[f->sel]];
+        f->have_key = true;
+        f->key_module = fn->module;
+        f->key_start = fn->start;
+    }
+}
+
+static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
+{
+    struct functions *f = state;
+    const struct session *s = ctx->s;
+    functions_refresh(f, s, false);
+    int w = getmaxx(win), rows = getmaxy(win) - 2;
+    uint64_t accounted = 0;
+    for (size_t i = 0; i < s->nfuncs; i++)
+        accounted += s->funcs[i].samples;
+    char info[96];
+    snprintf(info, sizeof info, "%zu routines, sorted by %s%s", f->n, sort_names[f->col],
+             f->ascending ? " (inverted)" : "");
+    draw_title(win, "Functions", info, ctx->focused, ctx->colors);
+    if (rows <= 0)
+        return;
+    f->rows = (size_t)rows - 1;
+    f->top = scroll_top(f->top, f->sel, f->n, f->rows);
+    bool wide = w >= 80;
+    int modw = wide ? 16 : 0;
+    int namew = w - (10 + 1 + 8 + 1 + 8 + 1 + (wide ? 9 + 1 + modw : 0)) - 1;
+    if (namew < 8)
+        namew = 8;
+    char line[512];
+    wattron(win, A_BOLD);
+    if (wide)
+        snprintf(line, sizeof line, "%-10s %-*s %8s %8s %9s %-*s", "Time", namew, "Routine",
+                 "% Total", "% Acc", "Samples", modw, "Module");
+    else
+        snprintf(line, sizeof line, "%-10s %-*s %8s %8s", "Time", namew, "Routine", "% Total",
+                 "% Acc");
+    draw_text(win, 1, 0, w, line);
+    wattroff(win, A_BOLD);
+    for (int r = 0; r < (int)f->rows && f->top + (size_t)r < f->n; r++) {
+        size_t row = f->top + (size_t)r;
+        const struct func *fn = &s->funcs[f->order[row]];
+        char t[32];
+        report_time(t, sizeof t, fn->samples, s->interval_us);
+        double pt = s->c.total ? 100.0 * (double)fn->samples / (double)s->c.total : 0;
+        double pa = accounted ? 100.0 * (double)fn->samples / (double)accounted : 0;
+        if (wide)
+            snprintf(line, sizeof line, "%-10s %-*.*s %7.2f%% %7.2f%% %9" PRIu64 " %-*.*s", t,
+                     namew, namew, fn->name, pt, pa, fn->samples, modw, modw,
+                     s->modules[fn->module]->name);
+        else
+            snprintf(line, sizeof line, "%-10s %-*.*s %7.2f%% %7.2f%%", t, namew, namew, fn->name,
+                     pt, pa);
+        bool selected = row == f->sel && ctx->focused;
+        if (selected)
+            wattron(win, ctx->colors ? COLOR_PAIR(PAIR_SELECT) : A_REVERSE);
+        else if (ctx->colors && fn->module != 0)
+            wattron(win, COLOR_PAIR(PAIR_DOS));
+        draw_text(win, r + 2, 0, w, line);
+        wattrset(win, A_NORMAL);
+    }
+}
+
+static int functions_search(void *state, const char *text, bool next, struct view_ctx *ctx)
+{
+    struct functions *f = state;
+    const struct session *s = ctx->s;
+    functions_refresh(f, s, false);
+    snprintf(f->search, sizeof f->search, "%s", text);
+    for (size_t k = next ? 1 : 0; k <= f->n && f->n > 0; k++) {
+        size_t row = (f->sel + k) % f->n;
+        if (strcasestr(s->funcs[f->order[row]].name, text) != NULL) {
+            f->sel = row;
+            functions_remember(f, s);
+            f->last_key = functions_now();
+            return VIEW_REDRAW;
+        }
+    }
+    snprintf(ctx->status, sizeof ctx->status, "no routine matches '%s'", text);
+    return VIEW_REDRAW;
+}
+
+static int functions_key(void *state, int key, struct view_ctx *ctx)
+{
+    struct functions *f = state;
+    const struct session *s = ctx->s;
+    functions_refresh(f, s, false);
+    if (scroll_key(key, &f->sel, f->n, f->rows)) {
+        functions_remember(f, s);
+        f->last_key = functions_now();
+        return VIEW_REDRAW;
+    }
+    switch (key) {
+    case KEY_F(6):
+    case '>':
+    case '.':
+        f->col = (f->col + 1) % SORT_COUNT;
+        break;
+    case '<':
+    case ',':
+        f->col = (f->col + SORT_COUNT - 1) % SORT_COUNT;
+        break;
+    case 'I':
+        f->ascending = !f->ascending;
+        break;
+    case 'n':
+        if (f->search[0] == '\0')
+            return VIEW_SEARCH;
+        return functions_search(f, f->search, true, ctx);
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        if (f->sel >= f->n)
+            return VIEW_REDRAW;
+        ctx->jump_module = s->funcs[f->order[f->sel]].module;
+        ctx->jump_start = s->funcs[f->order[f->sel]].start;
+        ctx->jump_end = s->funcs[f->order[f->sel]].end;
+        return VIEW_JUMP | VIEW_REDRAW;
+    default:
+        return VIEW_IGNORED;
+    }
+    functions_refresh(f, s, true);
+    snprintf(ctx->status, sizeof ctx->status, "sorted by %s%s", sort_names[f->col],
+             f->ascending ? ", inverted" : "");
+    return VIEW_REDRAW;
+}
+
+static int functions_click(void *state, int row, struct view_ctx *ctx)
+{
+    struct functions *f = state;
+    if (row < 2 || f->top + (size_t)(row - 2) >= f->n)
+        return VIEW_IGNORED;
+    f->sel = f->top + (size_t)(row - 2);
+    functions_remember(f, ctx->s);
+    f->last_key = functions_now();
+    return VIEW_REDRAW;
+}
+
+const struct view_ops view_functions_ops = {
+    .name = "Functions",
+    .create = functions_create,
+    .destroy = functions_destroy,
+    .draw = functions_draw,
+    .key = functions_key,
+    .click = functions_click,
+    .search = functions_search,
+};

@@ -1,0 +1,109 @@
+/* The timeline: samples per 100 ms frame over the run, stacked by where they
+ * counted (Program, DOS, I/O, high), newest on the right. */
+#include "config.h"
+
+#include "session/xmalloc.h"
+#include "views/view.h"
+
+#include <stdlib.h>
+
+struct timeline {
+    size_t end;  /* last frame shown + 1; 0 follows the live end */
+    int width;   /* columns last drawn */
+};
+
+static void *timeline_create(void)
+{
+    return xcalloc(1, sizeof(struct timeline));
+}
+
+static void timeline_destroy(void *state)
+{
+    free(state);
+}
+
+static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
+{
+    struct timeline *t = state;
+    const struct session *s = ctx->s;
+    int w = getmaxx(win), h = getmaxy(win) - 1;
+    size_t end = t->end ? t->end : s->nframes;
+    if (end > s->nframes)
+        end = s->nframes;
+    int cols = w - 7;
+    t->width = cols;
+    size_t first = end > (size_t)(cols > 0 ? cols : 0) ? end - (size_t)cols : 0;
+    uint64_t max = 1;
+    for (size_t i = first; i < end; i++) {
+        const struct frame *f = &s->frames[i];
+        uint64_t sum = f->program + f->dos + f->io + f->high;
+        if (sum > max)
+            max = sum;
+    }
+    char info[96];
+    snprintf(info, sizeof info, "samples per 100 ms (# program d DOS i I/O h high), %.1f-%.1f s%s",
+             (double)first / 10, (double)end / 10, t->end ? "" : " (live)");
+    draw_title(win, "Timeline", info, ctx->focused, ctx->colors);
+    if (h <= 0 || cols <= 0)
+        return;
+    mvwprintw(win, 1, 0, "%6llu", (unsigned long long)max);
+    mvwprintw(win, h, 0, "%6d", 0);
+    static const struct {
+        int pair;
+        chtype mono;
+    } kinds[4] = { { PAIR_PROGRAM, '#' }, { PAIR_DOS, 'd' }, { PAIR_IO, 'i' }, { PAIR_HIGH, 'h' } };
+    for (size_t i = first; i < end; i++) {
+        const struct frame *f = &s->frames[i];
+        uint64_t v[4] = { f->program, f->dos, f->io, f->high };
+        int x = 7 + (int)(i - first), y = h;
+        /* Stack the four kinds bottom up, each rounded on its own cumulative edge. */
+        uint64_t acc = 0;
+        int done = 0;
+        for (int k = 0; k < 4; k++) {
+            acc += v[k];
+            int upto = (int)((double)acc * h / (double)max + 0.5);
+            if (v[k] > 0 && upto == done && done < h)
+                upto = done + 1;
+            for (; done < upto && done < h; done++) {
+                if (ctx->colors)
+                    wattron(win, COLOR_PAIR(kinds[k].pair) | A_BOLD);
+                mvwaddch(win, y - done, x, kinds[k].mono);
+                if (ctx->colors)
+                    wattroff(win, COLOR_PAIR(kinds[k].pair) | A_BOLD);
+            }
+        }
+    }
+}
+
+static int timeline_key(void *state, int key, struct view_ctx *ctx)
+{
+    struct timeline *t = state;
+    size_t n = ctx->s->nframes, end = t->end ? t->end : n;
+    size_t step = t->width > 4 ? (size_t)t->width / 4 : 1;
+    switch (key) {
+    case KEY_LEFT:
+        end = end > step ? end - step : 1;
+        break;
+    case KEY_RIGHT:
+        end = end + step;
+        break;
+    case KEY_HOME:
+        end = t->width > 0 && (size_t)t->width < n ? (size_t)t->width : n;
+        break;
+    case KEY_END:
+        end = 0;
+        break;
+    default:
+        return VIEW_IGNORED;
+    }
+    t->end = end >= n ? 0 : end;
+    return VIEW_REDRAW;
+}
+
+const struct view_ops view_timeline_ops = {
+    .name = "Timeline",
+    .create = timeline_create,
+    .destroy = timeline_destroy,
+    .draw = timeline_draw,
+    .key = timeline_key,
+};
