@@ -143,7 +143,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     draw_title(win, "Functions", info, ctx->focused, ctx->colors);
     if (rows <= 0)
         return;
-    f->rows = (size_t)rows - 1;
+    f->rows = (size_t)rows;
     f->top = scroll_top(f->top, f->sel, f->n, f->rows);
     bool wide = w >= 80;
     int modw = wide ? 16 : 0;

@@ -130,7 +130,7 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     wattron(win, A_BOLD);
     mvwprintw(win, 1, 0, "%-12s %-*s %9s %7s", "Address", namew, "Symbol", "Count", "%");
     wattroff(win, A_BOLD);
-    for (int r = 0; r < rows - 1 && h->top + (size_t)r < n; r++) {
+    for (int r = 0; r < rows && h->top + (size_t)r < n; r++) {
         size_t b = histogram_bucket_at(h, h->top + (size_t)r);
         uint64_t count = s->buckets[b];
         uint64_t addr = s->prog_low + b * 16 * (uint64_t)s->bucket_paragraphs;

@@ -1,0 +1,202 @@
+/* The view models without a terminal: scrolling math, the output buffer,
+ * and the histogram and functions views drawn into an off-screen window. */
+#include "config.h"
+
+#include "tests/tap.h"
+#include "views/outbuf.h"
+#include "views/view.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define BASE 0x10000ull
+
+static void test_scroll(void)
+{
+    is_u64(scroll_top(0, 0, 100, 10), 0, "top stays while the selection is visible");
+    is_u64(scroll_top(0, 15, 100, 10), 6, "moving below the window scrolls it");
+    is_u64(scroll_top(50, 20, 100, 10), 20, "moving above the window scrolls it");
+    is_u64(scroll_top(95, 99, 100, 10), 90, "the window never runs past the end");
+    is_u64(scroll_top(5, 3, 4, 10), 0, "a short list starts at the top");
+    size_t sel = 5;
+    ok(scroll_key(KEY_DOWN, &sel, 10, 4) && sel == 6, "down moves one");
+    ok(scroll_key('k', &sel, 10, 4) && sel == 5, "k moves up one");
+    ok(scroll_key(KEY_NPAGE, &sel, 10, 4) && sel == 8, "page down moves a page less one");
+    ok(scroll_key(KEY_END, &sel, 10, 4) && sel == 9, "End goes last");
+    ok(scroll_key(KEY_DOWN, &sel, 10, 4) && sel == 9, "and stays there");
+    ok(scroll_key(KEY_HOME, &sel, 10, 4) && sel == 0, "Home goes first");
+    ok(!scroll_key('x', &sel, 10, 4), "other keys are not scrolling");
+}
+
+static void test_outbuf(void)
+{
+    struct outbuf *ob = outbuf_new(3);
+    outbuf_feed(ob, "hello\nwor", 9);
+    outbuf_feed(ob, "ld\n", 3);
+    is_str(outbuf_line(ob, 0), "hello", "lines split at newlines");
+    is_str(outbuf_line(ob, 1), "world", "a line may come in pieces");
+    const char *esc = "\033[1;31mred\033[0m \033]0;title\007ok\r";
+    outbuf_feed(ob, esc, strlen(esc));
+    is_str(outbuf_line(ob, 2), "red ok", "escape sequences are dropped whole");
+    outbuf_feed(ob, "RE", 2);
+    is_str(outbuf_line(ob, 2), "REd ok", "a carriage return writes over the line");
+    outbuf_feed(ob, "\n\tx\bY\n", 6);
+    is_u64(ob->dropped, 2, "the oldest lines leave a full ring");
+    is_str(outbuf_line(ob, 0), "REd ok", "what is kept is the newest");
+    is_str(outbuf_line(ob, 1), "        Y", "tabs expand, backspace steps back");
+    is_str(outbuf_line(ob, 9), "", "a line past the end is empty");
+    outbuf_free(ob);
+}
+
+/* A session for sieve with hits in three functions: markbit 5, testbit 3, markall 1. */
+static struct session *make_session(uint32_t paragraphs)
+{
+    char *cause = NULL;
+    struct session *s = session_new(TEST_PROGS "/sieve", paragraphs, 1000, &cause);
+    if (s == NULL) {
+        printf("# %s\n", cause);
+        exit(1);
+    }
+    struct event ev = { .type = EVENT_MMAP, .pid = 1 };
+    ev.mmap.start = BASE;
+    ev.mmap.len = 0x100000;
+    ev.mmap.path = s->modules[0]->path;
+    session_ingest(s, &ev);
+    const char *names[] = { "markbit", "testbit", "markall" };
+    uint32_t counts[] = { 5, 3, 1 };
+    for (size_t k = 0; k < 3; k++) {
+        const struct module *m = s->modules[0];
+        for (size_t i = 0; i < m->nsyms; i++) {
+            if (strcmp(m->syms[i].name, names[k]) != 0)
+                continue;
+            struct event smp = { .type = EVENT_SAMPLE, .pid = 1 };
+            smp.sample.pc = BASE + m->syms[i].start;
+            smp.sample.mode = SAMPLE_USER;
+            smp.sample.count = counts[k];
+            session_ingest(s, &smp);
+        }
+    }
+    session_rank(s);
+    return s;
+}
+
+/* Draw VIEW into WIN and return line Y as text (static buffer). */
+static const char *line_of(WINDOW *win, int y)
+{
+    static char buf[256];
+    mvwinnstr(win, y, 0, buf, sizeof buf - 1);
+    for (int i = (int)strlen(buf) - 1; i >= 0 && buf[i] == ' '; i--)
+        buf[i] = '\0';
+    return buf;
+}
+
+static bool window_has(WINDOW *win, const char *text)
+{
+    for (int y = 0; y < getmaxy(win); y++) {
+        if (strstr(line_of(win, y), text) != NULL)
+            return true;
+    }
+    return false;
+}
+
+static void draw(const struct view_ops *ops, void *state, WINDOW *win, struct view_ctx *ctx)
+{
+    werase(win);
+    ops->draw(state, win, ctx);
+}
+
+static void test_histogram(WINDOW *win)
+{
+    struct session *s = make_session(4);
+    struct view_ctx ctx = { .s = s, .focused = true };
+    void *h = view_histogram_ops.create();
+    draw(&view_histogram_ops, h, win, &ctx);
+    char want[64];
+    snprintf(want, sizeof want, "%zu buckets of 4 paragraphs", s->nbuckets);
+    ok(window_has(win, want), "the title gives the bucket count and size");
+    if (!ok(window_has(win, "markall"), "a bucket shows the symbol that starts in it"))
+        for (int y = 0; y < 16; y++)
+            printf("# %s\n", line_of(win, y));
+
+    /* z halves the bucket size: the shell re-buckets from the hit table. */
+    int r = view_histogram_ops.key(h, 'z', &ctx);
+    ok((r & VIEW_REBUCKET) && ctx.want_paragraphs == 2, "z asks for half the bucket size");
+    session_rebucket(s, ctx.want_paragraphs);
+    draw(&view_histogram_ops, h, win, &ctx);
+    snprintf(want, sizeof want, "%zu buckets of 2 paragraphs", s->nbuckets);
+    ok(window_has(win, want), "and the histogram shows the new buckets");
+    ctx.want_paragraphs = 0;
+    r = view_histogram_ops.key(h, 'Z', &ctx);
+    ok((r & VIEW_REBUCKET) && ctx.want_paragraphs == 4, "Z asks for double");
+
+    /* e hides empty buckets: every row left has a count. */
+    view_histogram_ops.key(h, 'e', &ctx);
+    draw(&view_histogram_ops, h, win, &ctx);
+    ok(window_has(win, "empty hidden"), "e hides empty buckets");
+    int rows = 0;
+    for (int y = 2; y < getmaxy(win); y++)
+        rows += line_of(win, y)[0] != '\0';
+    uint64_t nonempty = 0;
+    for (size_t i = 0; i < s->nbuckets; i++)
+        nonempty += s->buckets[i] > 0;
+    is_u64(rows, nonempty, "one row per non-empty bucket");
+    view_histogram_ops.key(h, 'h', &ctx);
+    draw(&view_histogram_ops, h, win, &ctx);
+    ok(window_has(win, "55.56%"), "h keeps the hottest bucket (markbit, 5 of 9) in view");
+    view_histogram_ops.destroy(h);
+    session_free(s);
+}
+
+static void test_functions(WINDOW *win)
+{
+    struct session *s = make_session(1);
+    struct view_ctx ctx = { .s = s, .focused = true };
+    void *f = view_functions_ops.create();
+    draw(&view_functions_ops, f, win, &ctx);
+    ok(strstr(line_of(win, 2), "markbit") != NULL, "most samples first: markbit");
+    ok(strstr(line_of(win, 3), "testbit") != NULL, "then testbit");
+    ok(strstr(line_of(win, 4), "markall") != NULL, "then markall");
+    ok(strstr(line_of(win, 2), "55.56%") != NULL, "with its share of the total");
+
+    view_functions_ops.key(f, '>', &ctx);
+    view_functions_ops.key(f, 'I', &ctx);
+    view_functions_ops.key(f, 'I', &ctx);
+    draw(&view_functions_ops, f, win, &ctx);
+    ok(window_has(win, "sorted by Routine"), "> sorts by the next column");
+    ok(strstr(line_of(win, 2), "markall") != NULL, "names A to Z: markall first");
+    view_functions_ops.key(f, 'I', &ctx);
+    draw(&view_functions_ops, f, win, &ctx);
+    ok(strstr(line_of(win, 2), "testbit") != NULL, "I inverts: testbit first");
+
+    memset(ctx.status, 0, sizeof ctx.status);
+    view_functions_ops.search(f, "MARKB", false, &ctx);
+    int r = view_functions_ops.key(f, '\r', &ctx);
+    ok(r & VIEW_JUMP, "Enter asks to show the routine's buckets");
+    const struct module *m = s->modules[0];
+    long k = module_find_symbol(m, ctx.jump_start);
+    is_str(k >= 0 ? m->syms[k].name : NULL, "markbit", "search is case-blind and Enter names it");
+    view_functions_ops.search(f, "nothing-like-this", false, &ctx);
+    ok(strstr(ctx.status, "no routine matches") != NULL, "a search that fails says so");
+    view_functions_ops.destroy(f);
+    session_free(s);
+}
+
+int main(void)
+{
+    test_scroll();
+    test_outbuf();
+    setenv("TERM", "xterm", 1);
+    FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+    SCREEN *scr = newterm(NULL, out, in);
+    if (!ok(scr != NULL, "an off-screen terminal"))
+        return tap_done();
+    WINDOW *win = newwin(30, 100, 0, 0);
+    test_histogram(win);
+    test_functions(win);
+    delwin(win);
+    endwin();
+    delscreen(scr);
+    fclose(out);
+    fclose(in);
+    return tap_done();
+}
