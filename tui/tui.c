@@ -205,9 +205,9 @@ static void tui_draw_header(struct tui *t)
     }
     int half = t->cols / 2;
     tui_meter(t, 2, 0, half - 1, "Program", s->c.program, PAIR_PROGRAM);
-    tui_meter(t, 2, half, t->cols - half, "DOS", s->c.dos, PAIR_DOS);
+    tui_meter(t, 2, half, half - 1, "DOS", s->c.dos, PAIR_DOS);
     tui_meter(t, 3, 0, half - 1, "I/O", s->c.io, PAIR_IO);
-    tui_meter(t, 3, half, t->cols - half, "high", s->c.high, PAIR_HIGH);
+    tui_meter(t, 3, half, half - 1, "high", s->c.high, PAIR_HIGH);
 }
 
 static void tui_draw_status(struct tui *t)

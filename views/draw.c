@@ -50,10 +50,12 @@ void draw_title(WINDOW *win, const char *name, const char *info, bool focused, b
         waddch(win, ' ');
     mvwaddnstr(win, 0, 1, name, w - 1);
     if (info != NULL) {
-        int len = (int)strlen(info);
-        int x = w - len - 1;
-        if (x > (int)strlen(name) + 2)
-            mvwaddnstr(win, 0, x, info, len);
+        /* Right-aligned; cut rather than dropped when the panel is narrow. */
+        int room = w - (int)strlen(name) - 4, len = (int)strlen(info);
+        if (len > room)
+            len = room;
+        if (len > 0)
+            mvwaddnstr(win, 0, w - len - 1, info, len);
     }
     wattroff(win, attr);
 }

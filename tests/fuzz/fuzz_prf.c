@@ -1,0 +1,38 @@
+/* libFuzzer target for the .PRF reader: whatever the bytes, the reader
+ * returns a session or a one-line reason, and what it returns is usable. */
+#include "config.h"
+
+#include "session/prf.h"
+#include "session/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *cause = NULL;
+    struct session *s = prf_read_buffer(data, size, &cause);
+    if (s == NULL) {
+        if (cause == NULL || strchr(cause, '\n') != NULL)
+            abort(); /* every refusal is one line */
+        free(cause);
+        return 0;
+    }
+    /* Everything downstream of the reader must cope with what it accepted. */
+    char *json = report_json(s);
+    free(json);
+    FILE *out = fopen("/dev/null", "w");
+    if (out != NULL) {
+        report_text(s, "fuzz", out, 0);
+        fclose(out);
+    }
+    session_rebucket(s, s->bucket_paragraphs > 1 ? s->bucket_paragraphs / 2 : 2);
+    uint8_t *again;
+    size_t len;
+    prf_write_buffer(s, &again, &len);
+    free(again);
+    session_free(s);
+    return 0;
+}
