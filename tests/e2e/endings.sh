@@ -1,0 +1,85 @@
+#!/bin/sh
+# endings.sh - how a program ends, and what profil makes of it: a crash, an
+# exit status, Ctrl-C caught or not, SIGTERM sent to profil; the session is
+# written every time.  And the program's stdin is its own.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+# ---------------------------------------------------------------------------
+# SIGSEGV after ~0.3 s of doomed_work.
+run "$PROFIL" -b 1 -t 1000 -o "$T/crash.PRF" "$PROGS/crash" -- </dev/null
+is "$rc" 139 "crash: profil exits 139 (128 + SIGSEGV)"
+like "$out" '^Program aborted \(SIGSEGV: Segmentation fault\)$' "crash: 'Program aborted (SIGSEGV: Segmentation fault)'"
+like "$out" '^about to crash$' "crash: the program's output comes through"
+ok "crash: the .PRF is written" test -s "$T/crash.PRF"
+is "$(json "$T/crash.PRF" '"\(.exit.status) \(.exit.signal) \(.exit.code)"')" "aborted SIGSEGV null" \
+    "crash: exit aborted, signal SIGSEGV, code null"
+is "$(json "$T/crash.PRF" '.functions[0].name')" doomed_work "crash: doomed_work is the top function"
+
+# ---------------------------------------------------------------------------
+# exit(3) after ~0.1 s.
+run "$PROFIL" -b 1 -t 1000 -o "$T/exit.PRF" "$PROGS/exitcode" -- </dev/null
+is "$rc" 3 "exitcode: profil exits 3"
+like "$out" '^Program terminated normally \(exit status 3\)$' "exitcode: 'Program terminated normally (exit status 3)'"
+is "$(json "$T/exit.PRF" '"\(.exit.status) \(.exit.code) \(.exit.signal)"')" "terminated 3 null" \
+    "exitcode: exit terminated, code 3, signal null"
+
+# ---------------------------------------------------------------------------
+# Ctrl-C on this terminal goes to the program, not to profil.  catcher
+# works ~3 s unless SIGINT comes first.
+ptyrun -t 60 -k 0.7:^C -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/catch.PRF" "$PROGS/catcher" --
+is "$rc" 0 "Ctrl-C caught: profil exits 0, as the program did"
+like "$out" '^(\^C)?caught SIGINT$' "Ctrl-C caught: the program says 'caught SIGINT'"
+like "$out" '^Program terminated normally$' "Ctrl-C caught: 'Program terminated normally'"
+ok "Ctrl-C caught: the .PRF is written" test -s "$T/catch.PRF"
+is "$(json "$T/catch.PRF" '"\(.exit.status) \(.exit.code)"')" "terminated 0" \
+    "Ctrl-C caught: the session says terminated, code 0"
+cmp_ok "$(json "$T/catch.PRF" .meta.duration_s)" "<" 2.5 "Ctrl-C caught: the program stopped early"
+
+# sieve at 20000 rounds would take ~12 s; Ctrl-C kills it.
+ptyrun -t 60 -k 0.5:^C -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/int.PRF" "$PROGS/sieve" 20000
+is "$rc" 130 "Ctrl-C not caught: profil exits 130 (128 + SIGINT)"
+like "$out" '^(\^C)?Program aborted \(SIGINT: Interrupt\)$' "Ctrl-C not caught: 'Program aborted (SIGINT: Interrupt)'"
+ok "Ctrl-C not caught: the .PRF is written" test -s "$T/int.PRF"
+is "$(json "$T/int.PRF" '"\(.exit.status) \(.exit.signal)"')" "aborted SIGINT" \
+    "Ctrl-C not caught: the session says aborted by SIGINT"
+cmp_ok "$(json "$T/int.PRF" '[.functions[] | select(.name == "markbit") | .samples] | add // 0')" ">" 0 \
+    "Ctrl-C not caught: the samples before it are kept"
+
+# The same on the live screen: Ctrl-C is typed to the program's terminal;
+# a TERM once it is over closes the screen.
+ptyrun -t 60 -k 0.7:^C -k 4:TERM -- "$PROFIL" -b 1 -t 1000 -o "$T/catch2.PRF" "$PROGS/catcher" --
+is "$rc" 0 "live: Ctrl-C caught: profil exits 0"
+like "$(printf '%s\n' "$out" | tail -n 2)" 'Program terminated normally$' \
+    "live: Ctrl-C caught: 'Program terminated normally' after the screen"
+is "$(json "$T/catch2.PRF" '"\(.exit.status) \(.exit.code)"')" "terminated 0" \
+    "live: Ctrl-C caught: the session says terminated, code 0"
+cmp_ok "$(json "$T/catch2.PRF" .meta.duration_s)" "<" 2.5 "live: Ctrl-C caught: the program stopped early"
+
+# ---------------------------------------------------------------------------
+# SIGTERM to profil: passed on to the program, the session still written.
+"$PROFIL" -b 1 -t 1000 -o "$T/term.PRF" "$PROGS/sieve" 20000 </dev/null >"$T/term.out" 2>"$T/term.err" &
+pid=$!
+# Wait until the program runs (its first line), then 0.5 s more.
+i=0
+while [ $i -lt 100 ] && ! grep -q '^sieve:' "$T/term.out" 2>/dev/null; do
+    sleep 0.1
+    i=$((i + 1))
+done
+sleep 0.5
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+is "$rc" 143 "SIGTERM: profil exits 143 (128 + SIGTERM)"
+like "$(cat "$T/term.out")" '^Program aborted \(SIGTERM: Terminated\)$' "SIGTERM: 'Program aborted (SIGTERM: Terminated)'"
+ok "SIGTERM: the .PRF is written" test -s "$T/term.PRF"
+is "$(json "$T/term.PRF" '"\(.exit.status) \(.exit.signal)"')" "aborted SIGTERM" \
+    "SIGTERM: the session says aborted by SIGTERM"
+cmp_ok "$(json "$T/term.PRF" .meta.duration_s)" "<" 8 "SIGTERM: the program was stopped, not left to finish"
+
+# ---------------------------------------------------------------------------
+# The program's stdin is kept for it.
+piped 'abc\n' "$PROFIL" -b 1 -t 1000 -o "$T/echo.PRF" "$PROGS/echoer" --
+is "$rc" 0 "stdin: profil exits 0"
+is "$(printf '%s\n' "$out" | head -n 1)" ABC "stdin: the program reads it (prints ABC first)"
+
+done_testing

@@ -1,0 +1,271 @@
+# lib.sh - shared helpers for profil's end-to-end tests; sourced by each
+# tests/e2e/*.sh script, which then speaks TAP on stdout.
+#
+# Environment (set by `make check`, see AM_TESTS_ENVIRONMENT):
+#   PROFIL  the profil binary      PTYRUN  tests/ptyrun
+#   PROGS   tests/progs            TESTLIB this file
+# Run by hand from the top of the build tree, they default to ./profil etc.
+#
+# After sourcing, the script runs in $T, a fresh temporary directory that is
+# removed on exit, so no session file lands in the source tree.
+
+_lib_top=$(cd "$(dirname "$0")/../.." 2>/dev/null && pwd)
+: "${PROFIL:=$_lib_top/profil}" "${PTYRUN:=$_lib_top/tests/ptyrun}" \
+  "${PROGS:=$_lib_top/tests/progs}"
+
+# Absolute paths: the scripts cd into $T.
+_lib_abs() {
+    case $1 in
+    /*) printf '%s\n' "$1" ;;
+    *) printf '%s/%s\n' "$(pwd)" "$1" ;;
+    esac
+}
+PROFIL=$(_lib_abs "$PROFIL")
+PTYRUN=$(_lib_abs "$PTYRUN")
+PROGS=$(_lib_abs "$PROGS")
+export PROFIL PTYRUN PROGS
+
+# PROFIL's three prompts, verbatim (note the trailing blanks).
+P_BUCKET='Number of paragraphs (16 bytes) per bucket? '
+P_INTERVAL='Sample time (micro-sec) >= 60 ? '
+P_PARAMS='Parameters to program? '
+
+_tap_n=0
+_tap_failed=0
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/profil-e2e.XXXXXX") || {
+    echo "Bail out! mktemp -d failed"
+    exit 1
+}
+trap 'cd /; rm -rf "$T"' EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+cd "$T" || {
+    echo "Bail out! cannot cd to $T"
+    exit 1
+}
+unset PROFDIR
+
+for _lib_tool in "$PROFIL" "$PTYRUN"; do
+    if [ ! -x "$_lib_tool" ]; then
+        echo "Bail out! $_lib_tool is not built"
+        exit 1
+    fi
+done
+if ! command -v jq >/dev/null 2>&1; then
+    echo "Bail out! jq is not installed"
+    exit 1
+fi
+
+# diag TEXT...: TAP comment lines, one per line of each TEXT.
+diag() {
+    printf '%s\n' "$@" | sed 's/^/#   /'
+}
+
+# _tap STATUS DESC: print one result line; returns STATUS.
+_tap() {
+    _tap_n=$((_tap_n + 1))
+    if [ "$1" -eq 0 ]; then
+        printf 'ok %d - %s\n' "$_tap_n" "$2"
+    else
+        printf 'not ok %d - %s\n' "$_tap_n" "$2"
+        _tap_failed=$((_tap_failed + 1))
+    fi
+    return "$1"
+}
+
+# ok DESC CMD [ARG...]: passes when CMD succeeds.
+ok() {
+    _d=$1
+    shift
+    if "$@"; then
+        _tap 0 "$_d"
+    else
+        _tap 1 "$_d"
+        diag "command failed: $*"
+        return 1
+    fi
+}
+
+# is GOT WANT DESC: exact string equality.
+is() {
+    if [ "x$1" = "x$2" ]; then
+        _tap 0 "$3"
+    else
+        _tap 1 "$3"
+        diag "got:  '$1'" "want: '$2'"
+        return 1
+    fi
+}
+
+# isnt GOT UNWANTED DESC
+isnt() {
+    if [ "x$1" != "x$2" ]; then
+        _tap 0 "$3"
+    else
+        _tap 1 "$3"
+        diag "got '$1', which was not wanted"
+        return 1
+    fi
+}
+
+# like TEXT ERE DESC: some line of TEXT matches the extended regex.
+like() {
+    if printf '%s\n' "$1" | grep -Eq -- "$2"; then
+        _tap 0 "$3"
+    else
+        _tap 1 "$3"
+        diag "no line matches /$2/ in:" "$(printf '%s\n' "$1" | head -n 30)"
+        return 1
+    fi
+}
+
+# unlike TEXT ERE DESC: no line of TEXT matches.
+unlike() {
+    if printf '%s\n' "$1" | grep -Eq -- "$2"; then
+        _tap 1 "$3"
+        diag "unexpected match for /$2/:" "$(printf '%s\n' "$1" | grep -E -- "$2" | head -n 5)"
+        return 1
+    else
+        _tap 0 "$3"
+    fi
+}
+
+# has TEXT STRING DESC / hasnt TEXT STRING DESC: fixed-string search.
+has() {
+    if printf '%s\n' "$1" | grep -Fq -- "$2"; then
+        _tap 0 "$3"
+    else
+        _tap 1 "$3"
+        diag "'$2' not found in:" "$(printf '%s\n' "$1" | head -n 30)"
+        return 1
+    fi
+}
+hasnt() {
+    if printf '%s\n' "$1" | grep -Fq -- "$2"; then
+        _tap 1 "$3"
+        diag "'$2' found in:" "$(printf '%s\n' "$1" | head -n 30)"
+        return 1
+    else
+        _tap 0 "$3"
+    fi
+}
+
+# count_of TEXT STRING: how many times STRING occurs in TEXT.
+count_of() {
+    printf '%s\n' "$1" | grep -oF -- "$2" | wc -l | tr -d ' '
+}
+
+# _num X: whether X is a decimal number awk can compare.
+_num() {
+    printf '%s\n' "$1" | grep -Eq '^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$'
+}
+
+# near GOT WANT TOL DESC: |GOT - WANT| <= TOL, in floating point.
+near() {
+    if _num "$1" && _num "$2" &&
+        awk -v g="$1" -v w="$2" -v t="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t) }'; then
+        _tap 0 "$4"
+    else
+        _tap 1 "$4"
+        diag "got $1, want $2 +/- $3"
+        return 1
+    fi
+}
+
+# cmp_ok GOT OP WANT DESC: numeric comparison, OP one of < <= > >= == !=.
+cmp_ok() {
+    if _num "$1" && _num "$3" &&
+        awk -v g="$1" -v w="$3" -v op="$2" 'BEGIN {
+            g += 0; w += 0
+            if (op == "<") r = g < w; else if (op == "<=") r = g <= w
+            else if (op == ">") r = g > w; else if (op == ">=") r = g >= w
+            else if (op == "==") r = g == w; else if (op == "!=") r = g != w
+            else r = 0
+            exit !r }'; then
+        _tap 0 "$4"
+    else
+        _tap 1 "$4"
+        diag "want $1 $2 $3"
+        return 1
+    fi
+}
+
+# calc EXPR: evaluate an awk arithmetic expression (floats allowed).
+calc() {
+    awk "BEGIN { printf \"%.10g\\n\", ($1) }"
+}
+
+# json FILE EXPR [JQ-ARG...]: FILE's JSON report through jq -r.
+json() {
+    _f=$1
+    shift
+    "$PROFIL" --report --json "$_f" | jq -r "$@"
+}
+
+# run CMD [ARG...]: run CMD (give it stdin: `run CMD </dev/null`), setting
+# $rc, $out (its stdout) and $err (its stderr); both are kept in $T/.out and
+# $T/.err too.
+run() {
+    "$@" >"$T/.out" 2>"$T/.err"
+    rc=$?
+    out=$(cat "$T/.out")
+    err=$(cat "$T/.err")
+}
+
+# piped INPUT CMD [ARG...]: like run, with printf '%b' INPUT piped to stdin
+# (so write \\ for a backslash, \n for a newline).
+piped() {
+    _in=$1
+    shift
+    printf '%b' "$_in" | "$@" >"$T/.out" 2>"$T/.err"
+    rc=$?
+    out=$(cat "$T/.out")
+    err=$(cat "$T/.err")
+}
+
+# ptyrun [PTYRUN-OPTIONS] -- CMD...: run on a pty; $rc, and $out with the
+# carriage returns and terminal escape sequences (readline's bracketed
+# paste switches and the like) taken out.
+ptyrun() {
+    "$PTYRUN" "$@" >"$T/.out" 2>"$T/.err"
+    rc=$?
+    out=$(tr -d '\r' <"$T/.out" | sed 's/\x1b\[[?0-9;]*[A-Za-z]//g')
+    err=$(cat "$T/.err")
+}
+
+# lines TEXT: number of lines in TEXT (0 for the empty string).
+lines() {
+    if [ -z "$1" ]; then
+        echo 0
+    else
+        printf '%s\n' "$1" | wc -l | tr -d ' '
+    fi
+}
+
+# prf_in DIR: the .PRF files in DIR (hidden temporaries too), one per line.
+prf_in() {
+    find "$1" -maxdepth 1 -name '*.PRF*' | sort
+}
+
+# no_prf DIR DESC: no session file was left in DIR.
+no_prf() {
+    is "$(prf_in "$1")" "" "$2"
+}
+
+# ctrl_free FILE: FILE holds no control bytes but tab and newline (no NUL).
+ctrl_free() {
+    [ "$(LC_ALL=C tr -d '\t\n\040-\176\200-\377' <"$1" | wc -c)" -eq 0 ] && return 0
+    diag "$1 holds control bytes:" "$(od -c "$1" | head -n 8)"
+    return 1
+}
+
+# done_testing: print the plan.  The TAP driver counts the failures.
+done_testing() {
+    echo "1..$_tap_n"
+    if [ "$_tap_failed" -ne 0 ]; then
+        echo "# $_tap_failed of $_tap_n failed"
+    fi
+    exit 0
+}

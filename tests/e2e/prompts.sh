@@ -1,0 +1,156 @@
+#!/bin/sh
+# prompts.sh - PROFIL's three prompts, on a real terminal (readline) and
+# through a pipe: the text, re-asking on bad answers, options that skip
+# them, end of input, and the parameters split like a shell.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+ECHOER=$PROGS/echoer
+EXITCODE=$PROGS/exitcode
+
+# ---------------------------------------------------------------------------
+# A pty session answered 1, 1000 and a redirection from /dev/null.
+ptyrun -t 30 -i '1\n1000\n</dev/null\n' -- "$PROFIL" --no-tui -o "$T/a.PRF" "$ECHOER"
+is "$rc" 0 "pty: good answers: profil exits 0"
+is "$(count_of "$out" "$P_BUCKET")" 1 "pty: bucket prompt shown verbatim, once"
+is "$(count_of "$out" "$P_INTERVAL")" 1 "pty: sample time prompt shown verbatim, once"
+is "$(count_of "$out" "$P_PARAMS")" 1 "pty: parameters prompt shown verbatim, once"
+like "$out" '^Program terminated normally$' "pty: the program ran to its end"
+is "$(json "$T/a.PRF" '"\(.bucket_paragraphs) \(.interval_us) \(.args|length)"')" "1 1000 0" \
+    "pty: the answers are in the session (bucket 1, 1000 us, no args)"
+
+# The bucket prompt comes back after each bad answer; then 2 is taken.
+for bad in EMPTY 0 -1 abc 12abc 65536 '3 4' +5; do
+    [ "$bad" = EMPTY ] && bad=
+    rm -f "$T/b.PRF"
+    ptyrun -t 30 -i "$bad\\n2\\n1000\\n</dev/null\\n" -- "$PROFIL" --no-tui -o "$T/b.PRF" "$ECHOER"
+    is "$(count_of "$out" "$P_BUCKET")" 2 "pty: bucket '$bad' is refused and asked again"
+    is "$(json "$T/b.PRF" .bucket_paragraphs)" 2 "pty: after bucket '$bad', the answer 2 is used"
+done
+
+# The sample time prompt likewise; then 500 is taken.
+for bad in EMPTY 0 59 1000001 abc 60x -60; do
+    [ "$bad" = EMPTY ] && bad=
+    rm -f "$T/b.PRF"
+    ptyrun -t 30 -i "1\\n$bad\\n500\\n</dev/null\\n" -- "$PROFIL" --no-tui -o "$T/b.PRF" "$ECHOER"
+    is "$(count_of "$out" "$P_INTERVAL")" 2 "pty: sample time '$bad' is refused and asked again"
+    is "$(json "$T/b.PRF" .interval_us)" 500 "pty: after sample time '$bad', the answer 500 is used"
+done
+
+# ---------------------------------------------------------------------------
+# Through a pipe: every bad answer in one go, then good ones.
+piped '\n0\n-1\nabc\n12abc\n65536\n2\n59\n1000001\n500\n\nhello\n' \
+    "$PROFIL" -o "$T/c.PRF" "$ECHOER"
+is "$rc" 0 "pipe: profil exits 0 after bad answers and good ones"
+is "$(count_of "$out" "$P_BUCKET")" 7 "pipe: bucket prompt asked 7 times for 6 bad answers and a good one"
+is "$(count_of "$out" "$P_INTERVAL")" 3 "pipe: sample time prompt asked 3 times for 2 bad answers and a good one"
+is "$(count_of "$out" "$P_PARAMS")" 1 "pipe: parameters prompt asked once"
+has "$out" "${P_BUCKET}12abc" "pipe: the transcript shows the answer after its prompt"
+is "$(json "$T/c.PRF" '"\(.bucket_paragraphs) \(.interval_us)"')" "2 500" \
+    "pipe: the good answers are used (bucket 2, 500 us)"
+like "$out" '^HELLO$' "pipe: the prompts leave the rest of stdin to the program"
+# The transcript reads as if typed: the (empty) parameters answer ends the
+# prompt's line before the program writes anything.
+is "$(printf '%s\n' "$out" | grep -F -- "$P_PARAMS")" "$P_PARAMS" \
+    "pipe: the program's output does not land on the parameters prompt's line"
+
+# Blanks around a number are allowed; the limits are accepted.
+piped ' 7 \n\t250 \n</dev/null\n' "$PROFIL" -o "$T/d.PRF" "$ECHOER"
+is "$(json "$T/d.PRF" '"\(.bucket_paragraphs) \(.interval_us)"')" "7 250" \
+    "pipe: blanks around the numbers are allowed"
+piped '65535\n60\n</dev/null\n' "$PROFIL" -o "$T/d.PRF" "$ECHOER"
+is "$(json "$T/d.PRF" '"\(.bucket_paragraphs) \(.interval_us) \(.bucket_count)"')" "65535 60 1" \
+    "pipe: bucket 65535 and sample time 60 are accepted (one bucket)"
+piped '1\n1000000\n</dev/null\n' "$PROFIL" -o "$T/d.PRF" "$ECHOER"
+is "$(json "$T/d.PRF" .interval_us)" 1000000 "pipe: sample time 1000000 is accepted"
+
+# ---------------------------------------------------------------------------
+# Options skip their prompts.
+run "$PROFIL" -b 3 -t 700 -a '</dev/null' -o "$T/e.PRF" "$ECHOER" </dev/null
+is "$rc" 0 "-b -t -a: profil exits 0 with stdin at end of file"
+unlike "$out" 'Number of paragraphs|Sample time|Parameters to program' "-b -t -a: no prompt at all"
+is "$(json "$T/e.PRF" '"\(.bucket_paragraphs) \(.interval_us) \(.args|length)"')" "3 700 0" \
+    "-b -t -a: the options are used"
+
+piped '700\n</dev/null\n' "$PROFIL" -b 3 -o "$T/e.PRF" "$ECHOER"
+is "$(count_of "$out" "$P_BUCKET") $(count_of "$out" "$P_INTERVAL") $(count_of "$out" "$P_PARAMS")" \
+    "0 1 1" "-b alone: only the sample time and parameters are asked"
+is "$(json "$T/e.PRF" '"\(.bucket_paragraphs) \(.interval_us)"')" "3 700" "-b alone: the answers are used"
+
+piped '3\n</dev/null\n' "$PROFIL" -t 700 -o "$T/e.PRF" "$ECHOER"
+is "$(count_of "$out" "$P_BUCKET") $(count_of "$out" "$P_INTERVAL") $(count_of "$out" "$P_PARAMS")" \
+    "1 0 1" "-t alone: only the bucket and parameters are asked"
+
+piped '1\n1000\n' "$PROFIL" -o "$T/e.PRF" "$EXITCODE" 5
+is "$rc" 3 "params after the program: the program runs (its exit status 3)"
+is "$(count_of "$out" "$P_PARAMS")" 0 "params after the program: no parameters prompt"
+is "$(json "$T/e.PRF" -c .args)" '["5"]' "params after the program: stored as given"
+
+piped '1\n1000\n' "$PROFIL" -o "$T/e.PRF" "$EXITCODE" -- 5 '6 7'
+is "$(count_of "$out" "$P_PARAMS")" 0 "params after --: no parameters prompt"
+is "$(json "$T/e.PRF" -c .args)" '["5","6 7"]' "params after --: stored word for word"
+
+run "$PROFIL" -b 1 -t 1000 -o "$T/e.PRF" "$EXITCODE" -- </dev/null
+is "$rc" 3 "a bare -- means no parameters: the program runs"
+unlike "$out" 'Number of paragraphs|Sample time|Parameters to program' "a bare --: no prompt"
+is "$(json "$T/e.PRF" -c .args)" '[]' "a bare --: no parameters"
+
+run "$PROFIL" -b 1 -t 1000 -a '' -o "$T/e.PRF" "$EXITCODE" </dev/null
+is "$rc $(count_of "$out" "$P_PARAMS") $(json "$T/e.PRF" -c .args)" "3 0 []" \
+    "-a '': no parameters prompt, no parameters"
+
+ptyrun -t 30 -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/e.PRF" "$EXITCODE" --
+is "$rc" 3 "pty: all given as options: the program runs"
+unlike "$out" 'Number of paragraphs|Sample time|Parameters to program' "pty: all given as options: no prompt"
+
+# ---------------------------------------------------------------------------
+# End of input at each prompt: nothing is run, nothing is written.
+mkdir "$T/eof"
+cd "$T/eof" || exit 1
+n=0
+for input in '' '1\n' '1\n1000\n'; do
+    n=$((n + 1))
+    case $n in 1) at=bucket ;; 2) at="sample time" ;; 3) at=parameters ;; esac
+    ptyrun -t 30 -i "$input\\004" -- "$PROFIL" "$EXITCODE"
+    is "$rc" 1 "pty: ^D at the $at prompt: profil exits 1"
+    hasnt "$out" "exitcode: exiting" "pty: ^D at the $at prompt: the program is not run"
+    has "$out" "end of input: nothing was run" "pty: ^D at the $at prompt: says nothing was run"
+    no_prf "$T/eof" "pty: ^D at the $at prompt: no .PRF left"
+
+    piped "$input" "$PROFIL" "$EXITCODE"
+    is "$rc" 1 "pipe: end of input at the $at prompt: profil exits 1"
+    hasnt "$out" "exitcode: exiting" "pipe: end of input at the $at prompt: the program is not run"
+    is "$err" "profil: end of input: nothing was run" \
+        "pipe: end of input at the $at prompt: one line on stderr"
+    no_prf "$T/eof" "pipe: end of input at the $at prompt: no .PRF left"
+done
+cd "$T" || exit 1
+
+# ---------------------------------------------------------------------------
+# The parameters are split like a shell: quotes, backslashes, redirections.
+printf 'hello world\nfoo  bar\n' >in.txt
+params='x '"'"'y z'"'"' a\ b "c \"d\"" < in.txt > out.txt'
+typed=$(printf '%s' "$params" | sed 's/\\/\\\\/g')
+want_args='["x","y z","a b","c \"d\""]'
+
+ptyrun -t 30 -i "1\\n1000\\n$typed\\n" -- "$PROFIL" --no-tui -o "$T/f.PRF" "$ECHOER"
+is "$rc" 0 "pty: parameters with quotes and redirections: profil exits 0"
+is "$(json "$T/f.PRF" -c .args)" "$want_args" "pty: quotes and backslashes split like a shell"
+is "$(cat out.txt 2>/dev/null)" "$(printf 'HELLO WORLD\nFOO  BAR')" \
+    "pty: < in.txt > out.txt: out.txt is the uppercased in.txt"
+hasnt "$out" "HELLO WORLD" "pty: the redirected output does not reach the terminal"
+
+rm -f out.txt
+piped "1\\n1000\\n$typed\\n" "$PROFIL" -o "$T/f.PRF" "$ECHOER"
+is "$(json "$T/f.PRF" -c .args)" "$want_args" "pipe: quotes and backslashes split like a shell"
+is "$(cat out.txt 2>/dev/null)" "$(printf 'HELLO WORLD\nFOO  BAR')" \
+    "pipe: < in.txt > out.txt: out.txt is the uppercased in.txt"
+
+piped '1\n1000\n<in.txt >>out.txt\n' "$PROFIL" -o "$T/f.PRF" "$ECHOER"
+is "$(cat out.txt 2>/dev/null)" "$(printf 'HELLO WORLD\nFOO  BAR\nHELLO WORLD\nFOO  BAR')" \
+    "pipe: >> appends to the file"
+
+piped "1\\n1000\\n'oops\\n</dev/null\\n" "$PROFIL" -o "$T/f.PRF" "$ECHOER"
+is "$rc $(count_of "$out" "$P_PARAMS")" "0 2" "pipe: an unterminated quote asks for the parameters again"
+like "$err" "^profil: .*unterminated" "pipe: an unterminated quote is reported"
+
+done_testing

@@ -1,0 +1,75 @@
+#!/bin/sh
+# shares.sh - tests/progs/shares runs three identical loops for 5:3:2 of its
+# work; at 1 paragraph per bucket and 1000 us the profile must say so, and
+# its counters and buckets must add up.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+# About 2 s of work: ~2000 samples.  A share of ~2000 periodic samples
+# moves by about 1 point between runs (seen: within 1.2), so 3 points is
+# safe; the counters and buckets are exact.
+
+run "$PROFIL" -b 1 -t 1000 -o "$T/wall.PRF" "$PROGS/shares" -- </dev/null
+is "$rc" 0 "wall: profil exits 0"
+"$PROFIL" --report --json "$T/wall.PRF" >"$T/wall.json"
+J=$T/wall.json
+
+for f in work_a work_b work_c; do
+    is "$(jq -r --arg f $f '[.functions[] | select(.name == $f)] | length' "$J")" 1 "wall: $f is listed once"
+    is "$(jq -r --arg f $f '.functions[] | select(.name == $f) | .module' "$J")" shares \
+        "wall: $f is in module shares"
+done
+is "$(jq -r '[.functions[].samples] | . == (sort | reverse)' "$J")" true \
+    "wall: functions are sorted by samples, descending"
+is "$(jq -r '[.functions[] | select(.name | test("^work_[abc]$")) | .name] | join(" ")' "$J")" \
+    "work_a work_b work_c" "wall: work_a, work_b, work_c come in that order"
+
+# shares FILE: the three functions' shares of their sum, in percent.
+shares() {
+    jq -r '[.functions[] | select(.name | test("^work_[abc]$")) | {(.name): .samples}] | add
+           | (.work_a + .work_b + .work_c) as $s
+           | "\(100 * .work_a / $s) \(100 * .work_b / $s) \(100 * .work_c / $s)"' "$1"
+}
+set -- $(shares "$J")
+near "${1:-x}" 50 3 "wall: work_a has 50 % of the three (+/- 3)"
+near "${2:-x}" 30 3 "wall: work_b has 30 % of the three (+/- 3)"
+near "${3:-x}" 20 3 "wall: work_c has 20 % of the three (+/- 3)"
+# pct_accounted is the share of all accounted samples; the three are nearly all.
+near "$(jq -r '[.functions[] | select(.name | test("^work_")) | .pct_accounted] | add' "$J")" 100 3 \
+    "wall: the three hold nearly all the accounted time"
+
+c() { jq -r ".counters.$1" "$J"; }
+diag "wall: $(jq -c .counters "$J")"
+is "$(c total)" "$(($(c program) + $(c dos) + $(c io) + $(c high)))" \
+    "wall: total == program + dos + io + high"
+cmp_ok "$(c program)" ">=" "$(calc "0.95 * $(c total)")" "wall: program >= 95 % of total"
+cmp_ok "$(c total)" ">=" 1000 "wall: at least 1000 samples in ~2 s at 1000 us"
+is "$(c lost)" 0 "wall: nothing lost"
+is "$(jq -r .driver "$J")" perf "wall: driver perf"
+is "$(jq -r .clock "$J")" wall "wall: clock wall"
+is "$(jq -r .interval_us "$J")" 1000 "wall: interval_us 1000"
+is "$(jq -r .bucket_paragraphs "$J")" 1 "wall: bucket_paragraphs 1"
+is "$(jq -r '.bucket_count' "$J")" "$(jq -r '(.prog_high - .prog_low + 15) / 16 | floor' "$J")" \
+    "wall: bucket_count == ceil((prog_high - prog_low) / 16)"
+is "$(jq -r '.buckets | length' "$J")" "$(jq -r .bucket_count "$J")" "wall: bucket_count buckets"
+is "$(jq -r '.buckets | add' "$J")" "$(c program)" "wall: the buckets add up to the program counter"
+is "$(jq -r '[.functions[] | select(.module == "shares") | .samples] | add' "$J")" "$(c program)" \
+    "wall: the program's functions add up to the program counter"
+is "$(jq -r '"\(.exit.status) \(.exit.code) \(.exit.signal)"' "$J")" "terminated 0 null" \
+    "wall: exit terminated, code 0, signal null"
+
+# The cpu clock counts the same running time: the same shares.
+run "$PROFIL" -b 1 -t 1000 --clock cpu -o "$T/cpu.PRF" "$PROGS/shares" -- </dev/null
+is "$rc" 0 "cpu: profil exits 0"
+"$PROFIL" --report --json "$T/cpu.PRF" >"$T/cpu.json"
+J=$T/cpu.json
+diag "cpu: $(jq -c .counters "$J")"
+is "$(jq -r .clock "$J")" cpu "cpu: clock cpu"
+set -- $(shares "$J")
+near "${1:-x}" 50 3 "cpu: work_a has 50 % of the three (+/- 3)"
+near "${2:-x}" 30 3 "cpu: work_b has 30 % of the three (+/- 3)"
+near "${3:-x}" 20 3 "cpu: work_c has 20 % of the three (+/- 3)"
+# (Kernel-mode ticks still count as I/O with the cpu clock: no io == 0 here.)
+is "$(c total)" "$(($(c program) + $(c dos) + $(c io) + $(c high)))" \
+    "cpu: total == program + dos + io + high"
+
+done_testing
