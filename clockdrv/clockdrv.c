@@ -9,6 +9,7 @@
 
 static const struct clockdrv_ops *const clockdrv_table[] = {
     &clockdrv_perf_ops,
+    &clockdrv_ptrace_ops,
 };
 
 #define CLOCKDRV_COUNT (sizeof clockdrv_table / sizeof clockdrv_table[0])

@@ -63,8 +63,9 @@ struct clockdrv {
 };
 
 extern const struct clockdrv_ops clockdrv_perf_ops;
+extern const struct clockdrv_ops clockdrv_ptrace_ops;
 
-/* The driver named NAME ("perf"), or NULL. */
+/* The driver named NAME ("perf", "ptrace"), or NULL. */
 const struct clockdrv_ops *clockdrv_find(const char *name);
 
 /* For "auto": the first driver whose probe passes; NULL and *cause naming

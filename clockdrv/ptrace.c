@@ -1,0 +1,954 @@
+/*
+ * The ptrace driver: profil traces the program and samples it from a timerfd.
+ * On each tick every thread's /proc/PID/task/TID/syscall is read without
+ * stopping it: a running (or preempted) thread is PTRACE_INTERRUPTed, its PC
+ * read at the stop and the thread continued; a blocked one is an I/O tick in
+ * wall-clock mode and nothing in cpu mode (cpu means state R, and "running"
+ * in that file is exactly state R).  The interrupt stop happens on the way
+ * back to user mode, so the PC is always a user PC: a thread busy in the
+ * kernel (a long read from the page cache) is seen at the instruction after
+ * its system call, which lands in DOS (libc), not in I/O as perf would say.
+ * ptrace gives no mmap records: /proc/PID/maps is read at each exec and
+ * whenever a sampled PC lies in no executable mapping known, so dlopen'd
+ * libraries and JIT regions appear.
+ *
+ * Choices:
+ * - PTRACE_O_EXITKILL: if profil dies (a crash, SIGKILL) the kernel kills the
+ *   program rather than leave a traced process stopped forever or running on
+ *   unseen; free() detaches the program's other processes first, so that
+ *   only a profil that did not get to clean up takes the program with it.
+ * - No PTRACE_O_TRACEEXIT: every traced thread's end is reported by waitpid
+ *   anyway; an exit stop would cost one more stop per thread for nothing.
+ * - Signals reach the program unchanged: a signal-delivery-stop is continued
+ *   with the same signal; a group-stop (SIGSTOP, SIGTSTP, ...) is left in
+ *   place with PTRACE_LISTEN, so job control keeps working.  When one Ctrl-Z
+ *   stops profil and the program together and fg continues both, the kernel
+ *   itself drops the SIGTSTP still held at its delivery stop.
+ * - CPUs: a tracer sharing a CPU with the program skews what it sees
+ *   (DESIGN.md).  With two or more CPUs profil moves itself to the last CPU
+ *   of its mask and, before exec, the program to the others; the program
+ *   keeps that narrower mask (given its full mask back after exec, it came
+ *   back to the tracer's CPU and a tenth of the ticks were lost).  The price:
+ *   on 2 CPUs a program's threads share one CPU (tests/progs/threads takes
+ *   3.0 s instead of 1.5 s).  free() gives profil its own mask back.  On its
+ *   own CPU the tracer polls for the stops of a tick for up to 100 us before
+ *   it sleeps: woken from idle, this virtual CPU took a tick from 35-50 us
+ *   to 150-300 us.
+ * - The threads of a tick are stopped together and continued together, in
+ *   an order that turns with each tick, so that no thread always comes first
+ *   on a shared CPU.
+ * - SIGCHLD is blocked while the driver runs and read from a signalfd, which
+ *   with the timerfd makes up the epoll fd that the event loop polls; drain
+ *   reaps with waitpid(-1, __WALL), so profil must have no other children.
+ */
+#include "config.h"
+
+#include "clockdrv/clockdrv.h"
+#include "clockdrv/spawn.h"
+#include "session/xmalloc.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PTRACE_OPTIONS                                                                             \
+    (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |         \
+     PTRACE_O_EXITKILL)
+#define PTRACE_COLLECT_NS 20000000ull   /* longest wait for the threads of one tick to stop */
+#define PTRACE_SPIN_NS    100000ull     /* of it, how long to poll before sleeping */
+#define PTRACE_DETACH_NS  2000000000ull /* longest wait at free for the program to let go */
+
+enum { SLOT_EMPTY, SLOT_USED, SLOT_GONE };
+
+/* One executable mapping, as /proc/PID/maps shows it. */
+struct ptrace_map {
+    uint64_t start, end, pgoff, ino;
+    uint32_t dev;
+};
+
+/* The executable mappings handed to the session for one process. */
+struct ptrace_proc {
+    pid_t pid;
+    struct ptrace_map *maps; /* sorted by start */
+    size_t nmaps, alloc;
+    uint64_t reread_tick; /* the tick that last re-read the maps for an unknown PC */
+};
+
+struct ptrace_thread {
+    pid_t tid;
+    pid_t pid;
+    int sysfd; /* /proc/PID/task/TID/syscall, kept open */
+    uint8_t slot;
+    bool live;   /* sampled: false only for the held child before its exec */
+    bool want;   /* interrupted by this tick, its stop not seen yet */
+    bool detach; /* free() lets it go at its next stop */
+};
+
+/* A thread stopped by this tick: how to let it go, and what it was doing. */
+struct ptrace_held {
+    pid_t tid;
+    pid_t pid;
+    int req;
+    int sig;
+    uint64_t pc;
+    bool sampled;
+};
+
+struct clockdrv_ptrace {
+    struct clockdrv base;
+    struct clockdrv_config cfg;
+    bool wall;
+    int timerfd;
+    int sigfd;
+    sigset_t chld;
+    bool unblock_chld; /* SIGCHLD was not blocked before us */
+    bool pinned;
+    cpu_set_t saved_cpus;
+
+    struct ptrace_thread *threads; /* open addressing by tid */
+    size_t threads_alloc, threads_used, threads_gone;
+
+    struct ptrace_proc **procs;
+    size_t nprocs;
+
+    struct ptrace_held *held;
+    size_t nheld, held_alloc;
+    size_t nflushed; /* of the held, those whose sample was handed over */
+    size_t pending;  /* interrupted threads whose stop has not come */
+    bool collecting; /* inside a tick: hold interrupted threads */
+    bool freeing;    /* letting go of everything */
+    uint64_t tick;
+    uint64_t now; /* the current tick's time */
+
+    char *buf; /* /proc/PID/maps */
+    size_t buf_alloc;
+    struct ptrace_map *scratch;
+    size_t scratch_alloc;
+
+    clockdrv_emit_fn emit; /* set during drain only */
+    void *arg;
+};
+
+static void ptrace_flush(struct clockdrv_ptrace *d);
+
+/* Hand EV to the session, when a drain is under way to take it. */
+static void ptrace_emit(struct clockdrv_ptrace *d, const struct event *ev)
+{
+    /* Samples of this tick go after their threads are let go, but before
+     * anything that changes how their PCs read. */
+    if (ev->type == EVENT_EXEC || ev->type == EVENT_EXIT)
+        ptrace_flush(d);
+    if (d->emit != NULL)
+        d->emit(d->arg, ev);
+}
+
+/* Whether profil itself runs under a tracer, which takes its children too. */
+static bool ptrace_traced(void)
+{
+    char buf[2048];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t r = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[r > 0 ? r : 0] = '\0';
+    const char *s = strstr(buf, "\nTracerPid:");
+    return s != NULL && strtol(s + 11, NULL, 10) != 0;
+}
+
+/* Whether this kernel and this user may trace a child at all. */
+static int clockdrv_ptrace_probe(const struct clockdrv_config *cfg, char **cause)
+{
+    (void)cfg;
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+    int scope = 0;
+    if (f != NULL) {
+        if (fscanf(f, "%d", &scope) != 1)
+            scope = 0;
+        fclose(f);
+    }
+    if (scope >= 3) {
+        *cause = xstrdup("ptrace: forbidden on this system (kernel.yama.ptrace_scope is 3)");
+        return -EPERM;
+    }
+    if (access("/proc/self/syscall", R_OK) != 0) {
+        int err = errno;
+        *cause = xasprintf("ptrace: cannot read /proc/PID/syscall (%s)", strerror(err));
+        return -err;
+    }
+    /* Seccomp filters and LSMs can forbid it too: try on a child that waits. */
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        int err = errno;
+        *cause = xasprintf("ptrace: pipe: %s", strerror(err));
+        return -err;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        char c;
+        close(p[1]);
+        while (read(p[0], &c, 1) < 0 && errno == EINTR)
+            ;
+        _exit(0);
+    }
+    int err = pid < 0 ? errno : 0;
+    if (pid > 0 && ptrace(PTRACE_SEIZE, pid, 0, 0) < 0)
+        err = errno;
+    close(p[0]);
+    close(p[1]);
+    if (pid > 0) {
+        while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+            ;
+    }
+    if (err == EPERM && ptrace_traced())
+        *cause = xstrdup("ptrace: profil is itself being traced (by a debugger or strace -f), "
+                         "which takes its children too");
+    else if (err == EPERM && scope == 2)
+        *cause = xstrdup("ptrace: not permitted (kernel.yama.ptrace_scope is 2: only "
+                         "CAP_SYS_PTRACE may trace)");
+    else if (err == EPERM)
+        *cause = xstrdup("ptrace: not permitted to trace a child here (seccomp or a security "
+                         "module forbids it)");
+    else if (err != 0)
+        *cause = xasprintf("ptrace: cannot trace a child here (%s)", strerror(err));
+    return -err;
+}
+
+/* Spread consecutive tids over the table. */
+static uint32_t ptrace_hash(pid_t tid)
+{
+    return (uint32_t)tid * 2654435761u;
+}
+
+/* The live thread TID, or NULL. */
+static struct ptrace_thread *ptrace_thread(struct clockdrv_ptrace *d, pid_t tid)
+{
+    size_t mask = d->threads_alloc - 1;
+    for (size_t i = ptrace_hash(tid) & mask;; i = (i + 1) & mask) {
+        struct ptrace_thread *t = &d->threads[i];
+        if (t->slot == SLOT_EMPTY)
+            return NULL;
+        if (t->slot == SLOT_USED && t->tid == tid)
+            return t;
+    }
+}
+
+/* Rebuild the table without tombstones, a quarter full at most. */
+static void ptrace_rehash(struct clockdrv_ptrace *d)
+{
+    struct ptrace_thread *old = d->threads;
+    size_t n = d->threads_alloc, alloc = 64;
+    while (alloc < 4 * (d->threads_used + 1))
+        alloc *= 2;
+    d->threads = xcalloc(alloc, sizeof *d->threads);
+    d->threads_alloc = alloc;
+    d->threads_gone = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (old[k].slot != SLOT_USED)
+            continue;
+        for (size_t i = ptrace_hash(old[k].tid) & (alloc - 1);; i = (i + 1) & (alloc - 1)) {
+            if (d->threads[i].slot == SLOT_EMPTY) {
+                d->threads[i] = old[k];
+                break;
+            }
+        }
+    }
+    free(old);
+    if (d->held_alloc < alloc) {
+        d->held_alloc = alloc;
+        d->held = xreallocarray(d->held, alloc, sizeof *d->held);
+    }
+}
+
+/* Add TID of process PID, not yet in the table. */
+static struct ptrace_thread *ptrace_thread_add(struct clockdrv_ptrace *d, pid_t tid, pid_t pid)
+{
+    if (2 * (d->threads_used + d->threads_gone + 1) > d->threads_alloc)
+        ptrace_rehash(d);
+    size_t mask = d->threads_alloc - 1;
+    struct ptrace_thread *t;
+    for (size_t i = ptrace_hash(tid) & mask;; i = (i + 1) & mask) {
+        t = &d->threads[i];
+        if (t->slot != SLOT_USED)
+            break;
+    }
+    if (t->slot == SLOT_GONE)
+        d->threads_gone--;
+    *t = (struct ptrace_thread){
+        .tid = tid, .pid = pid, .sysfd = -1, .slot = SLOT_USED, .live = true, .detach = d->freeing};
+    d->threads_used++;
+    d->base.threads++;
+    if (d->base.threads > d->base.max_threads)
+        d->base.max_threads = d->base.threads;
+    return t;
+}
+
+/* Open the file that tells whether T runs, without stopping it. */
+static void ptrace_thread_open(struct ptrace_thread *t)
+{
+    char path[64];
+    if (t->sysfd >= 0)
+        close(t->sysfd);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)t->pid, (int)t->tid);
+    t->sysfd = open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* T's stop has come, or will not: the tick waits for it no longer. */
+static void ptrace_unwant(struct clockdrv_ptrace *d, struct ptrace_thread *t)
+{
+    if (t->want && d->pending > 0)
+        d->pending--; /* a tick that gave up waiting has reset the count */
+    t->want = false;
+}
+
+/* Forget a thread that has ended; a tombstone keeps the probe chains intact. */
+static void ptrace_thread_gone(struct clockdrv_ptrace *d, struct ptrace_thread *t)
+{
+    if (t->sysfd >= 0)
+        close(t->sysfd);
+    ptrace_unwant(d, t);
+    t->slot = SLOT_GONE;
+    d->threads_used--;
+    d->threads_gone++;
+    d->base.threads = d->base.threads > 0 ? d->base.threads - 1 : 0;
+}
+
+/* The traced process PID, or NULL; a program has few, so a list will do. */
+static struct ptrace_proc *ptrace_proc(struct clockdrv_ptrace *d, pid_t pid)
+{
+    for (size_t i = 0; i < d->nprocs; i++) {
+        if (d->procs[i]->pid == pid)
+            return d->procs[i];
+    }
+    return NULL;
+}
+
+/* A new process, with no mappings known yet. */
+static struct ptrace_proc *ptrace_proc_add(struct clockdrv_ptrace *d, pid_t pid)
+{
+    struct ptrace_proc *p = xcalloc(1, sizeof *p);
+    p->pid = pid;
+    d->procs = xreallocarray(d->procs, d->nprocs + 1, sizeof *d->procs);
+    d->procs[d->nprocs++] = p;
+    return p;
+}
+
+/* Forget a process that has ended. */
+static void ptrace_proc_gone(struct clockdrv_ptrace *d, pid_t pid)
+{
+    for (size_t i = 0; i < d->nprocs; i++) {
+        if (d->procs[i]->pid == pid) {
+            free(d->procs[i]->maps);
+            free(d->procs[i]);
+            d->procs[i] = d->procs[--d->nprocs];
+            return;
+        }
+    }
+}
+
+/* The known executable mapping holding PC, or NULL. */
+static const struct ptrace_map *ptrace_map_find(const struct ptrace_map *maps, size_t n,
+                                                uint64_t pc)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (maps[mid].start <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || pc >= maps[lo - 1].end)
+        return NULL;
+    return &maps[lo - 1];
+}
+
+/* Parse one line of /proc/PID/maps; true for an executable mapping. */
+static bool ptrace_map_parse(char *line, struct ptrace_map *m, const char **path)
+{
+    char *e;
+    m->start = strtoull(line, &e, 16);
+    if (*e != '-')
+        return false;
+    m->end = strtoull(e + 1, &e, 16);
+    if (*e != ' ' || strnlen(e + 1, 5) < 5 || e[5] != ' ')
+        return false;
+    bool exec = e[3] == 'x';
+    m->pgoff = strtoull(e + 6, &e, 16);
+    if (*e != ' ')
+        return false;
+    unsigned long major = strtoul(e + 1, &e, 16);
+    if (*e != ':')
+        return false;
+    unsigned long minor = strtoul(e + 1, &e, 16);
+    m->dev = (uint32_t)(major << 20 | minor);
+    m->ino = strtoull(e, &e, 10);
+    while (*e == ' ')
+        e++;
+    /* perf names what it saw mapped, not what became of the file since. */
+    size_t len = strlen(e);
+    static const char deleted[] = " (deleted)";
+    if (len >= sizeof deleted - 1 && strcmp(e + len - (sizeof deleted - 1), deleted) == 0)
+        e[len - (sizeof deleted - 1)] = '\0';
+    if (*e == '\0' || strncmp(e, "[anon:", 6) == 0)
+        *path = "//anon"; /* what perf says, and what the session expects */
+    else
+        *path = e;
+    return exec && m->end > m->start;
+}
+
+/* Read P's executable mappings and hand the session those it has not seen. */
+static void ptrace_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)p->pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t len = 0;
+    for (;;) {
+        if (d->buf_alloc - len < 4096) {
+            d->buf_alloc = d->buf_alloc ? 2 * d->buf_alloc : 65536;
+            d->buf = xreallocarray(d->buf, d->buf_alloc, 1);
+        }
+        ssize_t r = read(fd, d->buf + len, d->buf_alloc - len - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fd);
+    d->buf[len] = '\0';
+    size_t n = 0;
+    struct event ev = {
+        .type = EVENT_MMAP, .pid = (uint32_t)p->pid, .tid = (uint32_t)p->pid, .time_ns = d->now};
+    for (char *line = d->buf, *next; line < d->buf + len; line = next) {
+        char *nl = strchr(line, '\n');
+        next = nl ? nl + 1 : d->buf + len;
+        if (nl != NULL)
+            *nl = '\0';
+        struct ptrace_map m;
+        const char *name;
+        if (!ptrace_map_parse(line, &m, &name))
+            continue;
+        if (n == d->scratch_alloc) {
+            d->scratch_alloc = d->scratch_alloc ? 2 * d->scratch_alloc : 64;
+            d->scratch = xreallocarray(d->scratch, d->scratch_alloc, sizeof *d->scratch);
+        }
+        d->scratch[n++] = m;
+        const struct ptrace_map *old = ptrace_map_find(p->maps, p->nmaps, m.start);
+        if (old != NULL && old->start == m.start && old->end == m.end && old->pgoff == m.pgoff &&
+            old->ino == m.ino && old->dev == m.dev)
+            continue;
+        ev.mmap.start = m.start;
+        ev.mmap.len = m.end - m.start;
+        ev.mmap.pgoff = m.pgoff;
+        ev.mmap.path = name;
+        ptrace_emit(d, &ev);
+    }
+    if (p->alloc < n) {
+        p->alloc = d->scratch_alloc;
+        p->maps = xreallocarray(p->maps, p->alloc, sizeof *p->maps);
+    }
+    memcpy(p->maps, d->scratch, n * sizeof *p->maps);
+    p->nmaps = n;
+}
+
+/* First sight of TID, a thread or a process the program just made.  PARENT is
+ * the process that made it when its event came first, else 0. */
+static struct ptrace_thread *ptrace_adopt(struct clockdrv_ptrace *d, pid_t tid, pid_t parent)
+{
+    struct ptrace_thread *t = ptrace_thread(d, tid);
+    if (t != NULL)
+        return t;
+    char path[64], buf[1024];
+    pid_t tgid = tid, ppid = parent;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t r = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        buf[r > 0 ? r : 0] = '\0';
+        const char *s = strstr(buf, "\nTgid:");
+        if (s != NULL)
+            tgid = (pid_t)strtol(s + 6, NULL, 10);
+        s = strstr(buf, "\nPPid:");
+        if (s != NULL && ppid == 0)
+            ppid = (pid_t)strtol(s + 6, NULL, 10);
+    }
+    if (tgid <= 0)
+        tgid = tid;
+    t = ptrace_thread_add(d, tid, tgid);
+    ptrace_thread_open(t);
+    if (tgid == tid && ptrace_proc(d, tid) == NULL) {
+        /* A new process starts with its parent's mappings, here as in the session. */
+        struct ptrace_proc *p = ptrace_proc_add(d, tid), *pp = ptrace_proc(d, ppid);
+        if (pp != NULL && pp->nmaps > 0) {
+            p->maps = xcalloc(pp->nmaps, sizeof *p->maps);
+            memcpy(p->maps, pp->maps, pp->nmaps * sizeof *p->maps);
+            p->nmaps = p->alloc = pp->nmaps;
+        }
+        struct event ev = {.type = EVENT_FORK,
+                           .pid = (uint32_t)tid,
+                           .tid = (uint32_t)tid,
+                           .time_ns = clockdrv_now_ns()};
+        ev.fork.ppid = (uint32_t)ppid;
+        ptrace_emit(d, &ev);
+    } else if (ptrace_proc(d, tgid) == NULL) {
+        ptrace_proc_add(d, tgid);
+    }
+    return t;
+}
+
+/* Process PID has exec'd: its old image and all its other threads are gone. */
+static void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
+{
+    unsigned long former = 0;
+    ptrace(PTRACE_GETEVENTMSG, pid, 0, &former);
+    struct ptrace_thread *t = ptrace_thread(d, (pid_t)former);
+    if ((pid_t)former != pid && t != NULL)
+        ptrace_thread_gone(d, t); /* it took over the leader's tid, silently */
+    t = ptrace_thread(d, pid);
+    if (t == NULL)
+        t = ptrace_adopt(d, pid, 0);
+    ptrace_unwant(d, t);
+    struct ptrace_proc *p = ptrace_proc(d, pid);
+    if (p == NULL)
+        p = ptrace_proc_add(d, pid);
+    uint64_t now = clockdrv_now_ns();
+    if (t->live) {
+        struct event ev = {
+            .type = EVENT_EXEC, .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time_ns = now};
+        ptrace_emit(d, &ev);
+    } else {
+        t->live = true; /* the held child's own exec: the program starts here */
+        ptrace_thread_open(t);
+    }
+    p->nmaps = 0;
+    uint64_t keep = d->now;
+    d->now = now;
+    ptrace_maps(d, p);
+    d->now = keep;
+}
+
+/* Thread TID has ended with wait status ST. */
+static void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
+{
+    struct ptrace_thread *t = ptrace_thread(d, tid);
+    pid_t pid = t != NULL ? t->pid : tid;
+    if (t != NULL)
+        ptrace_thread_gone(d, t);
+    if (tid == pid) {
+        struct event ev = {.type = EVENT_EXIT,
+                           .pid = (uint32_t)pid,
+                           .tid = (uint32_t)tid,
+                           .time_ns = clockdrv_now_ns()};
+        if (ptrace_proc(d, pid) != NULL)
+            ptrace_emit(d, &ev);
+        ptrace_proc_gone(d, pid);
+    }
+    if (tid == d->base.pid) {
+        d->base.ended = true;
+        d->base.wstatus = st;
+    }
+}
+
+/* The PC of the stopped thread TID. */
+static bool ptrace_pc(pid_t tid, uint64_t *pc)
+{
+#if defined(__x86_64__)
+    struct user_regs_struct regs;
+    if (ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
+        return false;
+    *pc = regs.rip;
+#else
+    struct user_regs_struct regs;
+    struct iovec iov = {&regs, sizeof regs};
+    if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov) < 0)
+        return false;
+#if defined(__aarch64__)
+    *pc = regs.pc;
+#elif defined(__i386__)
+    *pc = (uint32_t)regs.eip;
+#else
+#error "ptrace driver: no PC for this architecture"
+#endif
+#endif
+    return true;
+}
+
+/* Hand over one sample, first reading the maps again if PC is in none known. */
+static void ptrace_sample(struct clockdrv_ptrace *d, pid_t pid, pid_t tid, uint64_t pc)
+{
+    struct ptrace_proc *p = ptrace_proc(d, pid);
+    if (p != NULL && ptrace_map_find(p->maps, p->nmaps, pc) == NULL && p->reread_tick != d->tick) {
+        p->reread_tick = d->tick; /* dlopen, a JIT: look again, once per tick */
+        ptrace_maps(d, p);
+    }
+    struct event ev = {
+        .type = EVENT_SAMPLE, .pid = (uint32_t)pid, .tid = (uint32_t)tid, .time_ns = d->now};
+    ev.sample.pc = pc;
+    ev.sample.mode = SAMPLE_USER;
+    ev.sample.count = 1;
+    ptrace_emit(d, &ev);
+}
+
+/* Hand over the samples of this tick taken so far, in the order taken. */
+static void ptrace_flush(struct clockdrv_ptrace *d)
+{
+    while (d->nflushed < d->nheld) {
+        struct ptrace_held h = d->held[d->nflushed++];
+        if (h.sampled)
+            ptrace_sample(d, h.pid, h.tid, h.pc);
+    }
+}
+
+/* One waitpid report. */
+static void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st)
+{
+    if (WIFEXITED(st) || WIFSIGNALED(st)) {
+        ptrace_exited(d, tid, st);
+        return;
+    }
+    if (!WIFSTOPPED(st))
+        return;
+    struct ptrace_thread *t = ptrace_adopt(d, tid, 0);
+    int sig = WSTOPSIG(st), event = (st >> 16) & 0xff;
+    int req = PTRACE_CONT, inject = 0;
+    unsigned long msg = 0;
+    switch (event) {
+    case 0:
+        inject = sig; /* a signal for the program: deliver it unchanged */
+        break;
+    case PTRACE_EVENT_STOP:
+        /* An interrupt, a new thread's first stop, or (with a stop signal) a
+         * group-stop, which must stay stopped until SIGCONT. */
+        if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+            req = PTRACE_LISTEN;
+        break;
+    case PTRACE_EVENT_CLONE:
+    case PTRACE_EVENT_FORK:
+    case PTRACE_EVENT_VFORK:
+        if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg != 0)
+            ptrace_adopt(d, (pid_t)msg, t->pid);
+        break;
+    case PTRACE_EVENT_EXEC: ptrace_exec(d, tid); break;
+    }
+    t = ptrace_thread(d, tid);
+    if (t == NULL)
+        return;
+    if (t->detach) {
+        ptrace(PTRACE_DETACH, tid, 0, (long)inject);
+        ptrace_thread_gone(d, t);
+        return;
+    }
+    if (!t->want) {
+        ptrace(req, tid, 0, (long)inject);
+        return;
+    }
+    ptrace_unwant(d, t);
+    struct ptrace_held h = {tid, t->pid, req, inject, 0, false};
+    h.sampled = ptrace_pc(tid, &h.pc);
+    if (d->collecting && d->nheld < d->held_alloc) {
+        d->held[d->nheld++] = h; /* let go with the others, sampled after */
+        return;
+    }
+    ptrace(req, tid, 0, (long)inject);
+    if (h.sampled)
+        ptrace_sample(d, h.pid, h.tid, h.pc);
+}
+
+/* Handle every report waiting. */
+static void ptrace_reap(struct clockdrv_ptrace *d)
+{
+    int st;
+    pid_t r;
+    while ((r = waitpid(-1, &st, __WALL | WNOHANG)) > 0)
+        ptrace_event(d, r, st);
+}
+
+/* Wait up to NS for a SIGCHLD. */
+static void ptrace_wait_chld(struct clockdrv_ptrace *d, uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    sigtimedwait(&d->chld, NULL, &ts);
+}
+
+/* One clock tick: sample every thread of every traced process. */
+static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
+{
+    d->tick++;
+    d->now = clockdrv_now_ns();
+    if (expirations > 1) {
+        struct event ev = {.type = EVENT_LOST,
+                           .pid = (uint32_t)d->base.pid,
+                           .tid = (uint32_t)d->base.pid,
+                           .time_ns = d->now};
+        ev.lost.count = expirations - 1;
+        ptrace_emit(d, &ev);
+    }
+    d->pending = 0;
+    struct event blocked = {.type = EVENT_SAMPLE, .time_ns = d->now};
+    blocked.sample.mode = SAMPLE_BLOCKED;
+    blocked.sample.count = 1;
+    /* Interrupt every running thread first, so that they stop together. */
+    for (size_t i = 0; i < d->threads_alloc; i++) {
+        struct ptrace_thread *t = &d->threads[i];
+        if (t->slot != SLOT_USED || !t->live || t->sysfd < 0 || t->want)
+            continue;
+        char buf[16];
+        ssize_t r = pread(t->sysfd, buf, sizeof buf, 0);
+        if (r <= 0)
+            continue;
+        if (r >= 7 && memcmp(buf, "running", 7) == 0) {
+            if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
+                t->want = true;
+                d->pending++;
+            }
+        } else if (d->wall) {
+            blocked.pid = (uint32_t)t->pid;
+            blocked.tid = (uint32_t)t->tid;
+            ptrace_emit(d, &blocked);
+        }
+    }
+    /* Then collect their stops, holding each, let them all go, and only then
+     * hand their samples over. */
+    uint64_t asked = clockdrv_now_ns();
+    d->collecting = true;
+    d->nheld = d->nflushed = 0;
+    uint64_t deadline = d->now + PTRACE_COLLECT_NS;
+    for (;;) {
+        ptrace_reap(d);
+        uint64_t now = clockdrv_now_ns();
+        if (d->pending == 0 || now >= deadline)
+            break;
+        if (d->pinned && now - asked < PTRACE_SPIN_NS)
+            continue; /* our own CPU: waiting awake beats a wake-up from idle */
+        ptrace_wait_chld(d, deadline - now);
+    }
+    d->collecting = false;
+    /* In turn, so that threads sharing a CPU take turns at running first. */
+    size_t first = d->nheld ? (size_t)(d->tick % d->nheld) : 0;
+    for (size_t k = 0; k < d->nheld; k++) {
+        size_t i = (first + k) % d->nheld;
+        ptrace(d->held[i].req, d->held[i].tid, 0, (long)d->held[i].sig);
+    }
+    ptrace_flush(d);
+    d->nheld = d->nflushed = 0;
+}
+
+/* Reap every stop and end waiting, then run the tick if the timer expired. */
+static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, void *arg)
+{
+    struct clockdrv_ptrace *d = (struct clockdrv_ptrace *)base;
+    d->emit = emit;
+    d->arg = arg;
+    struct signalfd_siginfo si;
+    while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+        ;
+    ptrace_reap(d);
+    uint64_t n;
+    if (!d->base.ended && read(d->timerfd, &n, sizeof n) == (ssize_t)sizeof n && n > 0 &&
+        !d->base.paused) {
+        ptrace_tick(d, n);
+        while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+            ;
+        ptrace_reap(d);
+    }
+    d->emit = NULL;
+    d->arg = NULL;
+    return d->base.ended ? 1 : 0;
+}
+
+/* Start the timer at the interval, or stop it. */
+static void ptrace_arm(struct clockdrv_ptrace *d, bool on)
+{
+    struct itimerspec its = {0};
+    if (on) {
+        its.it_interval.tv_sec = d->cfg.interval_us / 1000000;
+        its.it_interval.tv_nsec = (long)(d->cfg.interval_us % 1000000) * 1000;
+        its.it_value = its.it_interval;
+    }
+    timerfd_settime(d->timerfd, 0, &its, NULL);
+}
+
+static void clockdrv_ptrace_clock_on(struct clockdrv *base)
+{
+    ptrace_arm((struct clockdrv_ptrace *)base, true);
+}
+
+static void clockdrv_ptrace_clock_off(struct clockdrv *base)
+{
+    ptrace_arm((struct clockdrv_ptrace *)base, false);
+}
+
+/* Kill the program if it runs, let go of any other process it started (so
+ * that EXITKILL does not take them down with profil), reap, release. */
+static void clockdrv_ptrace_free(struct clockdrv *base)
+{
+    struct clockdrv_ptrace *d = (struct clockdrv_ptrace *)base;
+    d->emit = NULL;
+    if (d->timerfd >= 0)
+        ptrace_arm(d, false);
+    if (d->base.pid > 0 && !d->base.ended)
+        kill(d->base.pid, SIGKILL);
+    d->freeing = true;
+    for (size_t i = 0; i < d->threads_alloc; i++) {
+        struct ptrace_thread *t = &d->threads[i];
+        if (t->slot == SLOT_USED) {
+            t->detach = true;
+            t->want = false;
+            ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+        }
+    }
+    d->pending = 0;
+    uint64_t deadline = clockdrv_now_ns() + PTRACE_DETACH_NS;
+    while (d->threads_used > 0 || (d->base.pid > 0 && !d->base.ended)) {
+        int st;
+        pid_t r = waitpid(-1, &st, __WALL | WNOHANG);
+        if (r > 0) {
+            ptrace_event(d, r, st);
+            continue;
+        }
+        if (r < 0 && errno != EINTR)
+            break; /* ECHILD: nothing left */
+        uint64_t now = clockdrv_now_ns();
+        if (now >= deadline)
+            break;
+        ptrace_wait_chld(d, deadline - now);
+    }
+    for (size_t i = 0; i < d->threads_alloc; i++) {
+        if (d->threads[i].slot == SLOT_USED && d->threads[i].sysfd >= 0)
+            close(d->threads[i].sysfd);
+    }
+    for (size_t i = 0; i < d->nprocs; i++) {
+        free(d->procs[i]->maps);
+        free(d->procs[i]);
+    }
+    free(d->procs);
+    free(d->threads);
+    free(d->held);
+    free(d->buf);
+    free(d->scratch);
+    if (d->base.fd >= 0)
+        close(d->base.fd);
+    if (d->timerfd >= 0)
+        close(d->timerfd);
+    if (d->sigfd >= 0)
+        close(d->sigfd);
+    if (d->unblock_chld)
+        sigprocmask(SIG_UNBLOCK, &d->chld, NULL);
+    if (d->pinned)
+        sched_setaffinity(0, sizeof d->saved_cpus, &d->saved_cpus);
+    free(d->base.note);
+    free(d);
+}
+
+/* Put profil on the last CPU it may use and the held child on the others. */
+static void ptrace_pin(struct clockdrv_ptrace *d, pid_t child)
+{
+    cpu_set_t mine, tracer, rest;
+    if (sched_getaffinity(0, sizeof mine, &mine) < 0 || CPU_COUNT(&mine) < 2)
+        return;
+    int last = -1;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (CPU_ISSET(c, &mine))
+            last = c;
+    }
+    CPU_ZERO(&tracer);
+    CPU_SET(last, &tracer);
+    rest = mine;
+    CPU_CLR(last, &rest);
+    if (sched_setaffinity(child, sizeof rest, &rest) < 0)
+        return;
+    if (sched_setaffinity(0, sizeof tracer, &tracer) < 0) {
+        sched_setaffinity(child, sizeof mine, &mine);
+        return;
+    }
+    d->pinned = true;
+    d->saved_cpus = mine;
+}
+
+/* Fork the program, move it off our CPU, seize it, then let it exec. */
+static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
+                                              const struct launch *l, char **cause)
+{
+    struct clockdrv_ptrace *d = xcalloc(1, sizeof *d);
+    d->base.ops = &clockdrv_ptrace_ops;
+    d->base.fd = d->timerfd = d->sigfd = -1;
+    d->cfg = *cfg;
+    d->wall = cfg->clock == CLOCK_KIND_WALL;
+    d->threads_alloc = 64;
+    d->threads = xcalloc(d->threads_alloc, sizeof *d->threads);
+    d->held_alloc = d->threads_alloc;
+    d->held = xcalloc(d->held_alloc, sizeof *d->held);
+
+    sigset_t old;
+    sigemptyset(&d->chld);
+    sigaddset(&d->chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &d->chld, &old);
+    d->unblock_chld = !sigismember(&old, SIGCHLD);
+    d->base.fd = epoll_create1(EPOLL_CLOEXEC);
+    d->sigfd = signalfd(-1, &d->chld, SFD_NONBLOCK | SFD_CLOEXEC);
+    d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (d->base.fd < 0 || d->sigfd < 0 || d->timerfd < 0) {
+        *cause = xasprintf("ptrace: cannot set up the clock: %s", strerror(errno));
+        clockdrv_ptrace_free(&d->base);
+        return NULL;
+    }
+    struct epoll_event ev = {.events = EPOLLIN};
+    epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->sigfd, &ev);
+    epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->timerfd, &ev);
+
+    struct spawn sp;
+    if (spawn_prepare(&sp, l, cause) < 0) {
+        clockdrv_ptrace_free(&d->base);
+        return NULL;
+    }
+    ptrace_pin(d, sp.pid);
+    if (ptrace(PTRACE_SEIZE, sp.pid, 0, PTRACE_OPTIONS) < 0) {
+        *cause = xasprintf("ptrace: cannot trace the program: %s", strerror(errno));
+        spawn_abort(&sp);
+        clockdrv_ptrace_free(&d->base);
+        return NULL;
+    }
+    /* Not sampled until its exec: nothing of the waiting child is the program. */
+    struct ptrace_thread *t = ptrace_thread_add(d, sp.pid, sp.pid);
+    t->live = false;
+    ptrace_proc_add(d, sp.pid);
+    if (spawn_go(&sp, l, cause) < 0) {
+        d->base.ended = true; /* spawn_go reaped it */
+        t->slot = SLOT_GONE;
+        d->threads_used = 0;
+        clockdrv_ptrace_free(&d->base);
+        return NULL;
+    }
+    d->base.pid = sp.pid;
+    ptrace_arm(d, true);
+    return &d->base;
+}
+
+const struct clockdrv_ops clockdrv_ptrace_ops = {
+    .name = "ptrace",
+    .probe = clockdrv_ptrace_probe,
+    .start = clockdrv_ptrace_start,
+    .drain = clockdrv_ptrace_drain,
+    .clock_on = clockdrv_ptrace_clock_on,
+    .clock_off = clockdrv_ptrace_clock_off,
+    .free = clockdrv_ptrace_free,
+};

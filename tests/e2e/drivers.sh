@@ -1,0 +1,190 @@
+#!/bin/sh
+# drivers.sh - the clock drivers: --driver ptrace gives the profiles perf
+# gives (shares, I/O, DOS, high, threads, forks, static and stripped
+# binaries), lets signals and job control reach the program, lets go of
+# what outlives the program, and works for an unprivileged user, as does
+# --driver auto.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+# The test programs are never built with sanitizers (see Makefile.am): a
+# profiled program must behave as a user's would.
+if command -v ldd >/dev/null 2>&1 && ldd "$PROGS/shares" 2>/dev/null | grep -q libasan; then
+    echo "Bail out! the test programs are linked with ASan"
+    exit 1
+fi
+
+# skip DESC REASON: a TAP result that was not run.
+skip() {
+    _tap 0 "$1 # SKIP $2"
+}
+
+# profile NAME [PROFIL-OPTION...] PROG ARG|--: run PROG under the ptrace
+# driver at -b 1 -t 1000 into $T/NAME.PRF, its JSON report into $J.
+profile() {
+    _name=$1
+    shift
+    run "$PROFIL" --no-tui --driver ptrace -b 1 -t 1000 -o "$T/$_name.PRF" "$@" </dev/null
+    "$PROFIL" --report --json "$T/$_name.PRF" >"$T/$_name.json" 2>/dev/null
+    J=$T/$_name.json
+}
+c() { jq -r ".counters.$1" "$J"; }
+pct() { calc "100 * $(c "$1") / ($(c total) > 0 ? $(c total) : 1)"; }
+fn() { jq -r --arg f "$1" ".functions[] | select(.name == \$f) | .$2" "$J"; }
+# shares3 A B C: the three functions' shares of their sum, in percent.
+shares3() {
+    jq -r --arg a "$1" --arg b "$2" --arg c "$3" \
+        '[.functions[] | {(.name): .samples}] | add
+         | (.[$a] + .[$b] + .[$c]) as $s
+         | "\(100 * .[$a] / $s) \(100 * .[$b] / $s) \(100 * .[$c] / $s)"' "$J"
+}
+
+# ---------------------------------------------------------------------------
+# The command line knows the driver.
+run "$PROFIL" --help
+like "$out" '--driver=DRIVER .*ptrace|^ +or ptrace' "--help names the ptrace driver"
+run "$PROFIL" --driver bogus "$PROGS/shares"
+is "$rc" 2 "--driver bogus is a usage error"
+has "$err" "auto, perf, ptrace" "--driver bogus: the message lists the drivers"
+
+# ---------------------------------------------------------------------------
+# 50/30/20: the split of a CPU-bound program.  (~2 s)
+profile shares "$PROGS/shares" --
+is "$rc" 0 "shares: profil exits 0"
+has "$err" "with the ptrace driver" "shares: profil says it samples with ptrace"
+is "$(jq -r .driver "$J")" ptrace "shares: driver ptrace"
+set -- $(shares3 work_a work_b work_c)
+near "${1:-x}" 50 3 "shares: work_a has 50 % of the three (+/- 3)"
+near "${2:-x}" 30 3 "shares: work_b has 30 % of the three (+/- 3)"
+near "${3:-x}" 20 3 "shares: work_c has 20 % of the three (+/- 3)"
+cmp_ok "$(c total)" ">=" 1000 "shares: at least 1000 samples in ~2 s at 1000 us"
+is "$(c total)" "$(($(c program) + $(c dos) + $(c io) + $(c high)))" \
+    "shares: total == program + dos + io + high"
+cmp_ok "$(c program)" ">=" "$(calc "0.95 * $(c total)")" "shares: program >= 95 % of total"
+diag "shares: $(c total) samples, $(c lost) lost"
+
+# ---------------------------------------------------------------------------
+# Asleep: I/O with the wall clock, nearly nothing with the cpu clock.  (~1 s)
+profile sleepw "$PROGS/sleeper" --
+is "$rc" 0 "sleeper (wall): profil exits 0"
+cmp_ok "$(pct io)" ">=" 75 "sleeper (wall): I/O >= 75 % of the samples"
+is "$(jq -r '.functions[0].name' "$J")" spin "sleeper (wall): spin is the top function"
+profile sleepc --clock cpu "$PROGS/sleeper" --
+is "$rc" 0 "sleeper (cpu): profil exits 0"
+is "$(jq -r .clock "$J")" cpu "sleeper (cpu): clock cpu"
+cmp_ok "$(pct io)" "<=" 10 "sleeper (cpu): I/O <= 10 % of the samples"
+cmp_ok "$(fn spin samples)" ">" 0 "sleeper (cpu): spin is sampled"
+
+# ---------------------------------------------------------------------------
+# Threads, a fork, a crash.
+profile threads "$PROGS/threads" 500000000
+is "$rc" 0 "threads: profil exits 0"
+set -- $(shares3 thread_a thread_b thread_c)
+near "${1:-x}" 33.3 6 "threads: thread_a has a third of the three (+/- 6)"
+near "${2:-x}" 33.3 6 "threads: thread_b has a third of the three (+/- 6)"
+near "${3:-x}" 33.3 6 "threads: thread_c has a third of the three (+/- 6)"
+cmp_ok "$(jq -r .meta.threads "$J")" ">=" 4 "threads: meta.threads counts main and the three"
+
+profile forker "$PROGS/forker" --
+is "$rc" 0 "forker: profil exits 0"
+cmp_ok "$(fn parent_work samples)" ">" 0 "forker: parent_work is listed"
+is "$(jq -r '"\(.exit.status) \(.exit.code)"' "$J")" "terminated 0" "forker: exit terminated, code 0"
+cmp_ok "$(jq -r '[.functions[] | select(.module == "dash" or .module == "bash" or .module == "sh")]
+                 | length' "$J")" ">" 0 "forker: the child's shell is sampled after its exec"
+
+profile crash "$PROGS/crash" --
+has "$out" "Program aborted (SIGSEGV: Segmentation fault)" "crash: Program aborted (SIGSEGV)"
+is "$rc" $((128 + 11)) "crash: profil exits 128+SIGSEGV"
+ok "crash: the session file is written" test -s "$T/crash.PRF"
+cmp_ok "$(fn doomed_work samples)" ">" 0 "crash: doomed_work is sampled"
+
+# ---------------------------------------------------------------------------
+# Binaries of every kind, libraries, anonymous code.
+for prog in sieve-static sieve-stripped; do
+    profile "$prog" "$PROGS/$prog" 1000
+    is "$rc" 0 "$prog: profil exits 0"
+    cmp_ok "$(pct program)" ">=" 90 "$prog: program >= 90 % of the samples"
+done
+like "$(jq -r '.functions[0].name' "$T/sieve-stripped.json")" '^sieve-stripped\+0x[0-9a-f]+$' \
+    "sieve-stripped: routines are named sieve-stripped+0x..."
+is "$(jq -r '.functions[0].name' "$T/sieve-static.json")" markbit "sieve-static: markbit comes first"
+
+profile libc "$PROGS/libcbound" 4300
+is "$rc" 0 "libcbound: profil exits 0"
+cmp_ok "$(pct dos)" ">=" 80 "libcbound: DOS >= 80 % of the samples"
+like "$(jq -r '.functions[0].module' "$J")" '^libc\.so\.6$' \
+    "libcbound: the top function is in libc.so.6"
+
+profile anon "$PROGS/anon" 1200000000
+is "$rc" 0 "anon: profil exits 0"
+cmp_ok "$(pct high)" ">=" 70 "anon: high >= 70 % of the samples"
+is "$(fn native_work module)" anon "anon: native_work is credited to the program"
+
+# ---------------------------------------------------------------------------
+# Signals reach the program unchanged: Ctrl-C on the terminal.
+ptyrun -t 30 -k 0.7:^C -- "$PROFIL" --no-tui --driver ptrace -b 1 -t 1000 -o "$T/catcher.PRF" \
+    "$PROGS/catcher" --
+has "$out" "caught SIGINT" "catcher: the program's handler saw SIGINT"
+has "$out" "Program terminated normally" "catcher: it then ended normally"
+is "$rc" 0 "catcher: profil exits 0"
+
+# Job control: a stopped program stays stopped until SIGCONT, then ends.
+if command -v pgrep >/dev/null 2>&1; then
+    "$PROFIL" --no-tui --driver ptrace -b 1 -t 1000 -o "$T/stop.PRF" "$PROGS/shares" -- \
+        </dev/null >"$T/stop.out" 2>&1 &
+    ppid=$!
+    sleep 0.5
+    kid=$(pgrep -P "$ppid" | head -n 1)
+    kill -STOP "$kid" 2>/dev/null
+    sleep 0.5
+    state1=$(cut -d' ' -f3 "/proc/$kid/stat" 2>/dev/null)
+    sleep 0.3
+    state2=$(cut -d' ' -f3 "/proc/$kid/stat" 2>/dev/null)
+    kill -CONT "$kid" 2>/dev/null
+    wait "$ppid"
+    rc=$?
+    like "$state1$state2" '^[Tt][Tt]$' "SIGSTOP: the program stays stopped under the clock"
+    is "$rc" 0 "SIGCONT: it goes on and profil exits 0"
+    has "$(cat "$T/stop.out")" "shares: done" "SIGCONT: the program finished its work"
+else
+    skip "SIGSTOP: the program stays stopped under the clock" "no pgrep"
+fi
+
+# What outlives the program is let go, neither killed nor left traced.
+run "$PROFIL" --no-tui --driver ptrace -b 1 -t 1000 -o "$T/bg.PRF" /bin/sh -- -c 'sleep 5 & echo "bg=$!"'
+is "$rc" 0 "background child: profil exits 0 when the program does"
+bg=$(printf '%s\n' "$out" | sed -n 's/^bg=//p')
+if [ -n "$bg" ] && [ -r "/proc/$bg/status" ]; then
+    is "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$bg/status")" 0 \
+        "background child: still running, and no longer traced"
+    kill "$bg" 2>/dev/null
+else
+    _tap 1 "background child: still running, and no longer traced"
+    diag "no process for bg='$bg'"
+fi
+
+# ---------------------------------------------------------------------------
+# An unprivileged user: auto picks whatever the kernel allows; ptrace works.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+    chmod 755 "$T"
+    mkdir "$T/user" && chmod 777 "$T/user"
+    cp "$PROFIL" "$T/user/profil"
+    cp "$PROGS/shares" "$T/user/shares"
+    for drv in auto ptrace; do
+        (cd "$T/user" && setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups \
+            ./profil --no-tui --driver $drv -b 1 -t 1000 -o "$T/user/$drv.PRF" ./shares --) \
+            </dev/null >"$T/.out" 2>"$T/.err"
+        rc=$?
+        is "$rc" 0 "nobody, --driver $drv: profil exits 0"
+        J=$T/user/$drv.json
+        "$PROFIL" --report --json "$T/user/$drv.PRF" >"$J" 2>/dev/null
+        is "$(stat -c %U "$T/user/$drv.PRF" 2>/dev/null)" nobody "nobody, --driver $drv: the file is nobody's"
+        set -- $(shares3 work_a work_b work_c)
+        near "${1:-x}" 50 3 "nobody, --driver $drv: work_a has 50 % of the three (+/- 3)"
+        diag "nobody, --driver $drv: $(grep 'sampling every' "$T/.err")"
+    done
+    is "$(jq -r .driver "$T/user/ptrace.json")" ptrace "nobody, --driver ptrace: driver ptrace"
+else
+    skip "nobody: profil exits 0 and profiles" "needs root, setpriv and a user nobody"
+fi
+
+done_testing
