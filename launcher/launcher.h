@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum mode { MODE_PROFILE, MODE_REPORT };
+enum mode { MODE_PROFILE, MODE_REPORT, MODE_REPLAY, MODE_EXPORT };
 
 struct options {
     enum mode mode;
@@ -25,6 +25,7 @@ struct options {
     bool no_tui;
     uint32_t delay;      /* tenths of a second between screen refreshes; 0: default */
     const char *comment;
+    const char *export_format; /* --export: "classic" */
     const char *target;  /* the program, or the .PRF for --report */
 };
 

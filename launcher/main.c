@@ -3,13 +3,19 @@
 
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
+#include "session/classic.h"
 #include "session/prf.h"
+#include "session/replay.h"
 #include "session/report.h"
+#include "tui/tui.h"
 #include "session/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +100,91 @@ static int main_report(const struct options *o)
     return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* Whether PATH is a saved session rather than a program: the .PRF magic, or
+ * a 1983 PROFIL file (no magic: its size gives it away). */
+static bool main_is_session(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    uint8_t head[PRF_MAGIC_LEN];
+    bool yes = read(fd, head, sizeof head) == (ssize_t)sizeof head &&
+               memcmp(head, PRF_MAGIC, PRF_MAGIC_LEN) == 0;
+    size_t n = strlen(path);
+    if (!yes && n > 4 && strcasecmp(path + n - 4, ".PRF") == 0) {
+        struct stat st;
+        if (fstat(fd, &st) == 0 && st.st_size < (1 << 20)) {
+            uint8_t *data = xmalloc((size_t)st.st_size + 1);
+            ssize_t r = pread(fd, data, (size_t)st.st_size, 0);
+            yes = r > 0 && classic_detect(data, (size_t)r);
+            free(data);
+        }
+    }
+    close(fd);
+    return yes;
+}
+
+static int main_replay(const struct options *o)
+{
+    char *cause = NULL;
+    struct session *file = prf_read_file(o->target, &cause);
+    struct session *copy = file ? prf_read_file(o->target, &cause) : NULL;
+    if (copy == NULL) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        session_free(file);
+        return 1;
+    }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "profil: no terminal to replay on: here is the report instead\n");
+        session_free(copy);
+        report_text(file, o->target, stdout, 0);
+        session_free(file);
+        return 0;
+    }
+    struct replay *r = replay_new(file, copy);
+    char *title = xasprintf("%s  (%s)", o->target, file->program ? file->program : "?");
+    struct tui_config tc = { o->delay ? o->delay * 100 : 100, title, NULL, NULL };
+    int status = 0;
+    if (tui_run_replay(r, &tc, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        status = 1;
+    }
+    free(title);
+    replay_free(r);
+    return status;
+}
+
+static int main_export(const struct options *o)
+{
+    char *cause = NULL;
+    struct session *s = prf_read_file(o->target, &cause);
+    if (s == NULL) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        return 1;
+    }
+    uint8_t *data;
+    size_t len;
+    const char *saturated;
+    classic_write_buffer(s, &data, &len, &saturated);
+    int r = prf_write_atomic(o->output, data, len, &cause);
+    free(data);
+    if (r == 0 && saturated != NULL)
+        fprintf(stderr, "profil: %s: %s and perhaps other values did not fit in 16 bits: "
+                        "saturated at 65535\n", o->output, saturated);
+    if (r == 0 && s->nbuckets > 65535)
+        fprintf(stderr, "profil: %s: only the first 65535 of %zu buckets fit\n", o->output,
+                s->nbuckets);
+    if (r < 0) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+    }
+    session_free(s);
+    return r < 0 ? 1 : 0;
+}
+
 /* The parameters: from --args or the command line, else asked for. */
 static int main_params(const struct options *o, struct args *a)
 {
@@ -135,6 +226,10 @@ int main(int argc, char **argv)
         return r;
     if (o.mode == MODE_REPORT)
         return main_report(&o);
+    if (o.mode == MODE_EXPORT)
+        return main_export(&o);
+    if (o.mode == MODE_REPLAY || main_is_session(o.target))
+        return main_replay(&o);
 
     char *path = launcher_resolve(o.target);
     if (path == NULL) {

@@ -4,6 +4,7 @@
 #include "launcher/prompt.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@ static void options_usage(FILE *out)
     fprintf(out,
             "Usage: profil [OPTION]... PROGRAM [PARAMETER]...\n"
             "       profil --report [--json] FILE.PRF\n"
+            "       profil [--replay] FILE.PRF\n"
+            "       profil --export classic FILE.PRF -o OUT.PRF\n"
             "Run PROGRAM under an interval clock, count where it spends its time, and save\n"
             "the session as NAME.PRF.  Asks, as MS-DOS PROFIL did, for the bucket size, the\n"
             "sample time and the parameters, unless they are given here.\n"
@@ -24,13 +27,16 @@ static void options_usage(FILE *out)
             "  -o, --output=FILE    write the session to FILE (default NAME.PRF, or\n"
             "                       $PROFDIR/PID.NAME.PRF when PROFDIR is set)\n"
             "      --clock=CLOCK    wall (default: every tick, blocked time as I/O) or cpu\n"
-            "      --driver=DRIVER  auto (default) or perf\n"
+            "      --driver=DRIVER  auto (default: perf where allowed, else ptrace), perf\n"
+            "                       or ptrace\n"
             "      --no-tui         run on this terminal and print the report at the end\n"
             "                       (also when standard output is not a terminal)\n"
             "  -d, --delay=TENTHS   refresh the live screen every TENTHS/10 s (1..100, default 1)\n"
             "  -c, --comment=TEXT   store a comment with the session\n"
             "      --report         print the PROF report of FILE.PRF\n"
             "      --json           with --report: print it as JSON\n"
+            "      --replay         replay FILE.PRF on the live screen (also: profil FILE.PRF)\n"
+            "      --export=classic write FILE.PRF in the 1983 PROFIL layout to -o OUT\n"
             "  -h, --help           show this help and exit\n"
             "  -V, --version        show the version and exit\n"
             "\n"
@@ -49,29 +55,29 @@ static int options_number(const char *name, const char *v, unsigned long min, un
     return -1;
 }
 
-int options_parse(int argc, char **argv, struct options *o)
+enum { OPT_CLOCK = 256, OPT_DRIVER, OPT_NO_TUI, OPT_REPORT, OPT_JSON, OPT_REPLAY, OPT_EXPORT };
+static const struct option longopts[] = {
+    { "bucket", required_argument, NULL, 'b' },
+    { "interval", required_argument, NULL, 't' },
+    { "args", required_argument, NULL, 'a' },
+    { "output", required_argument, NULL, 'o' },
+    { "clock", required_argument, NULL, OPT_CLOCK },
+    { "driver", required_argument, NULL, OPT_DRIVER },
+    { "no-tui", no_argument, NULL, OPT_NO_TUI },
+    { "delay", required_argument, NULL, 'd' },
+    { "comment", required_argument, NULL, 'c' },
+    { "report", no_argument, NULL, OPT_REPORT },
+    { "json", no_argument, NULL, OPT_JSON },
+    { "replay", no_argument, NULL, OPT_REPLAY },
+    { "export", required_argument, NULL, OPT_EXPORT },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+};
+
+/* Read options up to the first word that is not one: -1, or an exit status. */
+static int options_scan(int argc, char **argv, struct options *o)
 {
-    enum { OPT_CLOCK = 256, OPT_DRIVER, OPT_NO_TUI, OPT_REPORT, OPT_JSON };
-    static const struct option longopts[] = {
-        { "bucket", required_argument, NULL, 'b' },
-        { "interval", required_argument, NULL, 't' },
-        { "args", required_argument, NULL, 'a' },
-        { "output", required_argument, NULL, 'o' },
-        { "clock", required_argument, NULL, OPT_CLOCK },
-        { "driver", required_argument, NULL, OPT_DRIVER },
-        { "no-tui", no_argument, NULL, OPT_NO_TUI },
-        { "delay", required_argument, NULL, 'd' },
-        { "comment", required_argument, NULL, 'c' },
-        { "report", no_argument, NULL, OPT_REPORT },
-        { "json", no_argument, NULL, OPT_JSON },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
-    };
-    memset(o, 0, sizeof *o);
-    o->clock = CLOCK_KIND_WALL;
-    o->driver = "auto";
-    opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "+:b:t:a:o:c:d:hV", longopts, NULL)) != -1) {
         switch (c) {
@@ -108,8 +114,10 @@ int options_parse(int argc, char **argv, struct options *o)
             }
             break;
         case OPT_DRIVER:
-            if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "perf") != 0) {
-                fprintf(stderr, "profil: --driver: '%s' is not one of auto, perf\n", optarg);
+            if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "perf") != 0 &&
+                strcmp(optarg, "ptrace") != 0) {
+                fprintf(stderr, "profil: --driver: '%s' is not one of auto, perf, ptrace\n",
+                        optarg);
                 return 2;
             }
             o->driver = optarg;
@@ -123,6 +131,17 @@ int options_parse(int argc, char **argv, struct options *o)
         case OPT_JSON:
             o->json = true;
             break;
+        case OPT_REPLAY:
+            o->mode = MODE_REPLAY;
+            break;
+        case OPT_EXPORT:
+            if (strcmp(optarg, "classic") != 0) {
+                fprintf(stderr, "profil: --export: '%s' is not a format (classic)\n", optarg);
+                return 2;
+            }
+            o->mode = MODE_EXPORT;
+            o->export_format = optarg;
+            break;
         case 'h':
             options_usage(stdout);
             return 0;
@@ -132,24 +151,64 @@ int options_parse(int argc, char **argv, struct options *o)
         case ':':
             fprintf(stderr, "profil: %s needs a value (try 'profil --help')\n", argv[optind - 1]);
             return 2;
-        default:
-            if (optopt != 0)
+        default: {
+            /* For a long option optopt is its table value, not a letter: show the
+             * word as typed (--no-tui=1 is "a value given to an option without"). */
+            const char *word = argv[optind - 1];
+            const char *eq = strchr(word, '=');
+            bool takes_none = false;
+            for (const struct option *lo = longopts; eq && lo->name; lo++)
+                takes_none |= lo->has_arg == no_argument &&
+                              strlen(lo->name) == (size_t)(eq - word - 2) &&
+                              strncmp(lo->name, word + 2, (size_t)(eq - word - 2)) == 0;
+            if (takes_none)
+                fprintf(stderr, "profil: '%.*s' takes no value (try 'profil --help')\n",
+                        (int)(eq - word), word);
+            else if (strncmp(word, "--", 2) == 0)
+                fprintf(stderr, "profil: unknown option '%s' (try 'profil --help')\n", word);
+            else if (optopt > 32 && optopt < 127)
                 fprintf(stderr, "profil: unknown option '-%c' (try 'profil --help')\n", optopt);
             else
-                fprintf(stderr, "profil: unknown option '%s' (try 'profil --help')\n",
-                        argv[optind - 1]);
+                fprintf(stderr, "profil: unknown option '%s' (try 'profil --help')\n", word);
             return 2;
         }
+        }
     }
+    return -1;
+}
+
+
+int options_parse(int argc, char **argv, struct options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->clock = CLOCK_KIND_WALL;
+    o->driver = "auto";
+    opterr = 0;
+    int r = options_scan(argc, argv, o);
+    if (r >= 0)
+        return r;
     if (optind >= argc) {
-        fprintf(stderr, o->mode == MODE_REPORT ? "profil: --report needs a .PRF file\n"
-                                               : "profil: no program given (try 'profil --help')\n");
+        fprintf(stderr, o->mode == MODE_PROFILE ? "profil: no program given (try 'profil --help')\n"
+                                                : "profil: which .PRF file? (try 'profil --help')\n");
         return 2;
     }
     o->target = argv[optind];
-    if (o->mode == MODE_REPORT) {
-        if (optind + 1 < argc) {
-            fprintf(stderr, "profil: --report takes one file\n");
+    if (o->mode != MODE_PROFILE) {
+        optind++; /* profil --export classic FILE.PRF -o OUT.PRF: options may follow */
+        r = options_scan(argc, argv, o);
+        if (r >= 0)
+            return r;
+        if (optind < argc) {
+            fprintf(stderr, "profil: %s takes one .PRF file\n",
+                    o->mode == MODE_REPORT ? "--report" : o->mode == MODE_REPLAY ? "--replay" : "--export");
+            return 2;
+        }
+        if (o->mode == MODE_EXPORT && o->output == NULL) {
+            fprintf(stderr, "profil: --export needs -o OUT.PRF\n");
+            return 2;
+        }
+        if (o->json && o->mode != MODE_REPORT) {
+            fprintf(stderr, "profil: --json goes with --report\n");
             return 2;
         }
         return -1;

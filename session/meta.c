@@ -70,6 +70,12 @@ char *meta_to_json(const struct session *s)
                               ? cJSON_CreateString(session_signal_name(s->exit_signal))
                               : cJSON_CreateNull());
     meta_set(obj, "exit", exit);
+    if (s->classic) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddNumberToObject(c, "dos_pa", s->classic_dos_pa);
+        cJSON_AddNumberToObject(c, "prog_high_pa", s->classic_high_pa);
+        meta_set(obj, "classic", c);
+    }
     char *text = cJSON_PrintUnformatted(obj);
     cJSON_Delete(obj);
     if (text == NULL)
@@ -134,6 +140,17 @@ int meta_from_json(struct session *s, const char *json, char **cause)
         free(s->args);
         s->args = v;
         s->nargs = n;
+    }
+    /* A 1983 file saved again keeps PROFIL's own words, and stays without hits. */
+    const cJSON *classic = cJSON_GetObjectItemCaseSensitive(obj, "classic");
+    if (cJSON_IsObject(classic)) {
+        const cJSON *dos = cJSON_GetObjectItemCaseSensitive(classic, "dos_pa");
+        const cJSON *high = cJSON_GetObjectItemCaseSensitive(classic, "prog_high_pa");
+        s->classic = true;
+        if (cJSON_IsNumber(dos) && dos->valuedouble >= 0 && dos->valuedouble <= 65535)
+            s->classic_dos_pa = (uint16_t)dos->valuedouble;
+        if (cJSON_IsNumber(high) && high->valuedouble >= 0 && high->valuedouble <= 65535)
+            s->classic_high_pa = (uint16_t)high->valuedouble;
     }
     free(s->meta_json);
     s->meta_json = xstrdup(json);

@@ -156,6 +156,13 @@ void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const cha
     size_t pos = m->nsyms;
     while (pos > 0 && m->syms[pos - 1].start > start)
         pos--;
+    if (pos > 0 && m->syms[pos - 1].start == start) {
+        /* One symbol per start: the table stays strictly sorted, as files require. */
+        struct symbol *same = &m->syms[pos - 1];
+        if (end > same->end)
+            same->end = end;
+        return;
+    }
     memmove(&m->syms[pos + 1], &m->syms[pos], (m->nsyms - pos) * sizeof *m->syms);
     m->syms[pos] = (struct symbol){ start, end > start ? end : start + 1, xstrdup(name), synthetic };
     m->nsyms++;

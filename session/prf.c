@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include "session/classic.h"
 #include "session/meta.h"
 #include "session/prf.h"
 #include "session/xmalloc.h"
@@ -68,6 +69,21 @@ static void buf_u16(struct buf *b, uint16_t v)
 static void buf_u8(struct buf *b, uint8_t v)
 {
     buf_put(b, &v, 1);
+}
+
+/* LEB128: small numbers, the common case in a timeline, take one byte. */
+static void buf_varint(struct buf *b, uint64_t v)
+{
+    uint8_t x[10];
+    size_t n = 0;
+    do {
+        x[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v != 0)
+            x[n] |= 0x80;
+        n++;
+    } while (v != 0);
+    buf_put(b, x, n);
 }
 
 static void buf_str(struct buf *b, const char *s)
@@ -186,19 +202,21 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     }
     prf_put_chunk(&out, "MODS", &p);
 
+    /* Every hit in the order it was first seen: a reader gives each the same
+     * id, which is what the timeline's deltas refer to. */
     p.len = 0;
-    size_t live = 0;
-    for (size_t i = 0; i < s->hits_alloc; i++)
-        live += s->hits[i].module != UINT32_MAX && s->hits[i].count > 0;
-    buf_u64(&p, live);
+    uint64_t *counts = xcalloc(s->nkeys + 1, sizeof *counts);
     for (size_t i = 0; i < s->hits_alloc; i++) {
-        const struct hit *h = &s->hits[i];
-        if (h->module == UINT32_MAX || h->count == 0)
-            continue;
-        buf_u32(&p, h->module);
-        buf_u64(&p, h->offset);
-        buf_u64(&p, h->count);
+        if (s->hits[i].module != UINT32_MAX && s->hits[i].id < s->nkeys)
+            counts[s->hits[i].id] = s->hits[i].count;
     }
+    buf_u64(&p, s->nkeys);
+    for (size_t i = 0; i < s->nkeys; i++) {
+        buf_u32(&p, s->hit_keys[i].module);
+        buf_u64(&p, s->hit_keys[i].offset);
+        buf_u64(&p, counts[i]);
+    }
+    free(counts);
     prf_put_chunk(&out, "HITS", &p);
 
     p.len = 0;
@@ -206,6 +224,30 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     buf_put(&p, json, strlen(json));
     free(json);
     prf_put_chunk(&out, "META", &p);
+
+    if (s->nframes > 0) {
+        session_timeline_compact(s);
+        p.len = 0;
+        buf_u64(&p, SESSION_FRAME_NS);
+        buf_u64(&p, s->nframes);
+        for (size_t i = 0; i < s->nframes; i++) {
+            const struct frame *f = &s->frames[i];
+            buf_varint(&p, f->cleared ? 1 : 0);
+            buf_varint(&p, f->program);
+            buf_varint(&p, f->dos);
+            buf_varint(&p, f->io);
+            buf_varint(&p, f->high);
+            buf_varint(&p, f->lost);
+            buf_varint(&p, f->nhits);
+            uint32_t prev = 0;
+            for (uint32_t k = 0; k < f->nhits; k++) {
+                buf_varint(&p, f->hits[k].id - prev); /* ids ascend: store the gaps */
+                buf_varint(&p, f->hits[k].count);
+                prev = f->hits[k].id;
+            }
+        }
+        prf_put_chunk(&out, "TIME", &p);
+    }
 
     p.len = 0;
     prf_put_chunk(&out, "END ", &p);
@@ -316,6 +358,21 @@ static uint8_t cur_u8(struct cursor *c)
     uint8_t x;
     cur_take(c, &x, 1);
     return x;
+}
+
+static uint64_t cur_varint(struct cursor *c)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        uint8_t x = cur_u8(c);
+        if (c->bad)
+            return 0;
+        v |= (uint64_t)(x & 0x7f) << shift;
+        if (!(x & 0x80))
+            return v;
+    }
+    c->bad = true; /* more than ten bytes: not a number we wrote */
+    return 0;
 }
 
 /* A length-prefixed string; NULL (and c->bad) when it does not fit or holds a NUL. */
@@ -484,6 +541,82 @@ static int prf_parse_hits(struct session *s, struct cursor *c, char **cause)
     return 0;
 }
 
+static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
+{
+    uint64_t frame_ns = cur_u64(c), n = cur_u64(c);
+    if (c->bad || frame_ns != SESSION_FRAME_NS || !cur_fits(c, n, 7) || s->nframes != 0) {
+        *cause = xstrdup("timeline chunk is damaged");
+        return -1;
+    }
+    s->frames = xcalloc(n ? (size_t)n : 1, sizeof *s->frames);
+    s->frames_alloc = (size_t)(n ? n : 1);
+    for (uint64_t i = 0; i < n; i++) {
+        struct frame *f = &s->frames[s->nframes++];
+        uint64_t flags = cur_varint(c);
+        f->cleared = flags & 1;
+        f->program = cur_varint(c);
+        f->dos = cur_varint(c);
+        f->io = cur_varint(c);
+        f->high = cur_varint(c);
+        f->lost = cur_varint(c);
+        uint64_t nhits = cur_varint(c);
+        if (c->bad || flags > 1 || !cur_fits(c, nhits, 2) || nhits > UINT32_MAX) {
+            *cause = xasprintf("timeline frame %llu is damaged", (unsigned long long)i);
+            return -1;
+        }
+        f->hits = xcalloc(nhits ? (size_t)nhits : 1, sizeof *f->hits);
+        f->hits_alloc = (uint32_t)nhits;
+        uint64_t id = 0;
+        for (uint64_t k = 0; k < nhits; k++) {
+            uint64_t gap = cur_varint(c), count = cur_varint(c);
+            id += gap;
+            if (c->bad || (k > 0 && gap == 0) || id >= s->nkeys || count == 0 ||
+                count > UINT32_MAX) {
+                *cause = xasprintf("timeline frame %llu names a hit that does not exist",
+                                   (unsigned long long)i);
+                return -1;
+            }
+            f->hits[f->nhits++] = (struct frame_hit){ (uint32_t)id, (uint32_t)count };
+        }
+        f->compact = true;
+        if (f->cleared)
+            s->clear_frame = s->nframes - 1;
+    }
+    s->compact_upto = s->nframes;
+    return 0;
+}
+
+/* A replay to the end must give the saved state: check the timeline adds up. */
+static int prf_check_timeline(const struct session *s, char **cause)
+{
+    struct counters sum = { 0 };
+    uint64_t *hits = xcalloc(s->nkeys + 1, sizeof *hits);
+    for (size_t i = s->clear_frame; i < s->nframes; i++) {
+        const struct frame *f = &s->frames[i];
+        sum.program += f->program;
+        sum.dos += f->dos;
+        sum.io += f->io;
+        sum.high += f->high;
+        sum.lost += f->lost;
+        for (uint32_t k = 0; k < f->nhits; k++)
+            hits[f->hits[k].id] += f->hits[k].count;
+    }
+    bool same = sum.program == s->c.program && sum.dos == s->c.dos && sum.io == s->c.io &&
+                sum.high == s->c.high && sum.lost == s->c.lost &&
+                s->c.total == s->c.program + s->c.dos + s->c.io + s->c.high;
+    for (size_t i = 0; i < s->hits_alloc && same; i++) {
+        const struct hit *h = &s->hits[i];
+        if (h->module != UINT32_MAX && h->id < s->nkeys && hits[h->id] != h->count)
+            same = false;
+    }
+    free(hits);
+    if (!same) {
+        *cause = xstrdup("the timeline does not add up to the saved totals");
+        return -1;
+    }
+    return 0;
+}
+
 /* Checked, inflated payload of one chunk; *owned is set when it was allocated. */
 static int prf_chunk_payload(const uint8_t *stored, uint64_t stored_len, uint32_t flags,
                              uint32_t raw_len, uint32_t crc, const uint8_t **out, size_t *out_len,
@@ -590,6 +723,8 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
             char *json = xstrndup((const char *)payload, payload_len);
             r = meta_from_json(s, json, &why);
             free(json);
+        } else if (memcmp(type, "TIME", 4) == 0) {
+            r = have_mods && s->nframes == 0 ? prf_parse_timeline(s, &c, &why) : -1;
         } else if (memcmp(type, "END ", 4) == 0) {
             have_end = true;
         } /* unknown chunks are skipped: newer files open in older builds */
@@ -608,6 +743,8 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
         why = xstrdup("the program module is missing");
         goto fail;
     }
+    if (s->nframes > 0 && prf_check_timeline(s, &why) < 0)
+        goto fail;
     return s;
 fail:
     *cause = why;
@@ -642,7 +779,14 @@ struct session *prf_read_file(const char *path, char **cause)
     }
     close(fd);
     char *why = NULL;
-    struct session *s = prf_read_buffer(data, done, &why);
+    struct session *s;
+    if ((done < PRF_MAGIC_LEN || memcmp(data, PRF_MAGIC, PRF_MAGIC_LEN) != 0) &&
+        classic_detect(data, done)) {
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        s = classic_read(data, done, base, &why); /* a PROFIL file from 1983 */
+    } else {
+        s = prf_read_buffer(data, done, &why);
+    }
     free(data);
     if (s == NULL) {
         *cause = xasprintf("%s: %s", path, why);

@@ -96,7 +96,10 @@ void session_free(struct session *s)
     }
     free(s->spaces);
     free(s->meta_json);
+    for (size_t i = 0; i < s->nframes; i++)
+        free(s->frames[i].hits);
     free(s->frames);
+    free(s->hit_keys);
     free(s);
 }
 
@@ -153,6 +156,70 @@ static void hit_table_grow(struct session *s)
     s->hits_alloc = alloc;
 }
 
+/* Note that hit ID grew by COUNT in frame F. */
+static void session_frame_hit(struct frame *f, uint32_t id, uint64_t count)
+{
+    while (count > 0) {
+        uint32_t n = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+        if (f->nhits > 0 && f->hits[f->nhits - 1].id == id &&
+            f->hits[f->nhits - 1].count <= UINT32_MAX - n) {
+            f->hits[f->nhits - 1].count += n; /* a hot loop: the same PC again */
+        } else {
+            if (f->nhits == f->hits_alloc) {
+                f->hits_alloc = f->hits_alloc ? 2 * f->hits_alloc : 16;
+                f->hits = xreallocarray(f->hits, f->hits_alloc, sizeof *f->hits);
+            }
+            f->hits[f->nhits++] = (struct frame_hit){ id, n };
+            f->compact = false;
+        }
+        count -= n;
+    }
+}
+
+static int frame_hit_cmp(const void *a, const void *b)
+{
+    const struct frame_hit *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* One entry per hit id, sorted: how frames are kept once they are old. */
+static void frame_compact(struct frame *f)
+{
+    if (f->compact || f->nhits == 0) {
+        f->compact = true;
+        return;
+    }
+    qsort(f->hits, f->nhits, sizeof *f->hits, frame_hit_cmp);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < f->nhits; i++) {
+        if (k > 0 && f->hits[k - 1].id == f->hits[i].id &&
+            f->hits[k - 1].count <= UINT32_MAX - f->hits[i].count)
+            f->hits[k - 1].count += f->hits[i].count;
+        else
+            f->hits[k++] = f->hits[i];
+    }
+    f->nhits = k;
+    f->hits_alloc = k;
+    f->hits = xreallocarray(f->hits, k, sizeof *f->hits);
+    f->compact = true;
+}
+
+void session_timeline_compact(struct session *s)
+{
+    for (size_t i = 0; i < s->nframes; i++)
+        frame_compact(&s->frames[i]);
+    s->compact_upto = s->nframes;
+}
+
+void session_timeline_reset(struct session *s)
+{
+    for (size_t i = 0; i < s->nframes; i++)
+        free(s->frames[i].hits);
+    free(s->frames);
+    s->frames = NULL;
+    s->nframes = s->frames_alloc = s->clear_frame = s->compact_upto = 0;
+}
+
 void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64_t count)
 {
     struct hit *h = hit_slot(s->hits, s->hits_alloc, module, offset);
@@ -161,13 +228,17 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
             hit_table_grow(s);
             h = hit_slot(s->hits, s->hits_alloc, module, offset);
         }
-        *h = (struct hit){ module, offset, 0, -1 };
+        *h = (struct hit){ module, offset, 0, -1, (uint32_t)s->nkeys };
+        s->hit_keys = xreallocarray(s->hit_keys, s->nkeys + 1, sizeof *s->hit_keys);
+        s->hit_keys[s->nkeys++] = (struct hit_key){ module, offset };
         s->nhits++;
         s->funcs_dirty = true;
     }
     h->count += count;
     if (h->func >= 0)
         s->funcs[h->func].samples += count;
+    if (s->cur_frame != NULL)
+        session_frame_hit(s->cur_frame, h->id, count);
 }
 
 /* The address space of PID, made on first sight. */
@@ -333,12 +404,13 @@ static void session_classify_user(struct session *s, const struct event *ev)
     session_add_hit(s, m->module, off, n);
 }
 
-/* The timeline frame an event at TIME falls in, grown as needed. */
-static struct frame *session_frame(struct session *s, uint64_t time)
+struct frame *session_frame_at(struct session *s, uint64_t time)
 {
     uint64_t i = time > s->start_ns ? (time - s->start_ns) / SESSION_FRAME_NS : 0;
     if (i > (1u << 26))
         i = 1u << 26; /* a clock gone mad must not eat memory: 77 days of frames */
+    if (i < s->clear_frame)
+        i = s->clear_frame; /* counted after a clear: must survive it in a replay */
     if (i >= s->frames_alloc) {
         size_t alloc = s->frames_alloc ? s->frames_alloc : 64;
         while (alloc <= i)
@@ -349,7 +421,44 @@ static struct frame *session_frame(struct session *s, uint64_t time)
     }
     if (i >= s->nframes)
         s->nframes = (size_t)i + 1;
+    /* Frames two behind the newest are done: keep them small. */
+    while (s->compact_upto + 2 < s->nframes)
+        frame_compact(&s->frames[s->compact_upto++]);
     return &s->frames[i];
+}
+
+/* A replayed hit: its module says where it counts, as live classification did. */
+static void session_ingest_hit(struct session *s, const struct event *ev)
+{
+    uint32_t module = ev->hit.module;
+    uint64_t n = ev->hit.count, vaddr;
+    if (module >= s->nmodules)
+        return;
+    switch (s->modules[module]->kind) {
+    case MODULE_PROGRAM:
+        if (module_offset_to_vaddr(s->modules[module], ev->hit.offset, &vaddr) &&
+            vaddr >= s->prog_low && vaddr < s->prog_high) {
+            size_t b = (size_t)((vaddr - s->prog_low) / (16 * (uint64_t)s->bucket_paragraphs));
+            if (b < s->nbuckets)
+                s->buckets[b] += n;
+            s->c.program += n;
+        } else {
+            s->c.high += n;
+        }
+        break;
+    case MODULE_LIBRARY:
+    case MODULE_VDSO:
+        s->c.dos += n;
+        break;
+    case MODULE_ANON:
+        s->c.high += n;
+        break;
+    case MODULE_KERNEL:
+        s->c.io += n;
+        break;
+    }
+    s->c.total += n;
+    session_add_hit(s, module, ev->hit.offset, n);
 }
 
 void session_ingest(struct session *s, const struct event *ev)
@@ -359,7 +468,13 @@ void session_ingest(struct session *s, const struct event *ev)
     if (ev->time_ns > s->end_ns)
         s->end_ns = ev->time_ns;
     struct counters before = s->c;
+    struct frame *f = NULL;
+    if (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST || ev->type == EVENT_HIT)
+        f = s->cur_frame = session_frame_at(s, ev->time_ns);
     switch (ev->type) {
+    case EVENT_HIT:
+        session_ingest_hit(s, ev);
+        break;
     case EVENT_SAMPLE:
         switch (ev->sample.mode) {
         case SAMPLE_USER:
@@ -393,8 +508,9 @@ void session_ingest(struct session *s, const struct event *ev)
         s->c.lost += ev->lost.count;
         break;
     }
-    if (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST) {
-        struct frame *f = session_frame(s, ev->time_ns);
+    s->cur_frame = NULL;
+    if (f != NULL) {
+        f = session_frame_at(s, ev->time_ns); /* the frame array may have moved */
         f->program += s->c.program - before.program;
         f->dos += s->c.dos - before.dos;
         f->io += s->c.io - before.io;
@@ -405,6 +521,13 @@ void session_ingest(struct session *s, const struct event *ev)
 
 void session_clear(struct session *s)
 {
+    if (s->nframes > 0) {
+        /* What the newest frame counted so far was cleared too. */
+        struct frame *f = &s->frames[s->nframes - 1];
+        free(f->hits);
+        *f = (struct frame){ .cleared = true, .compact = true };
+        s->clear_frame = s->nframes - 1;
+    }
     memset(&s->c, 0, sizeof s->c);
     memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
     for (size_t i = 0; i < s->hits_alloc; i++)
@@ -413,17 +536,17 @@ void session_clear(struct session *s)
         s->funcs[i].samples = 0;
 }
 
-void session_rebucket(struct session *s, uint32_t paragraphs)
+int session_rebucket(struct session *s, uint32_t paragraphs)
 {
-    if (paragraphs == 0)
-        return;
+    if (paragraphs == 0 || s->classic)
+        return -1;
     s->bucket_paragraphs = paragraphs;
     s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, paragraphs);
     free(s->buckets);
     s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
     uint64_t size = 16 * (uint64_t)paragraphs, vaddr;
     if (s->nmodules == 0)
-        return;
+        return 0;
     for (size_t i = 0; i < s->hits_alloc; i++) {
         const struct hit *h = &s->hits[i];
         if (h->module != 0 || h->count == 0)
@@ -432,6 +555,7 @@ void session_rebucket(struct session *s, uint32_t paragraphs)
             vaddr < s->prog_high)
             s->buckets[(vaddr - s->prog_low) / size] += h->count;
     }
+    return 0;
 }
 
 /* Find the function starting at (module, start), or add it. */

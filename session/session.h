@@ -27,6 +27,7 @@ enum event_type {
     EVENT_EXEC, /* process pid replaced its image: its mappings are gone */
     EVENT_EXIT, /* process pid ended */
     EVENT_LOST, /* the kernel or the driver dropped count samples */
+    EVENT_HIT,  /* a replayed, already attributed sample: (module, offset) */
 };
 
 struct event {
@@ -52,6 +53,11 @@ struct event {
         struct {
             uint64_t count;
         } lost;
+        struct {
+            uint32_t module;
+            uint64_t offset;
+            uint64_t count;
+        } hit;
     };
 };
 
@@ -71,6 +77,13 @@ struct hit {
     uint64_t offset;
     uint64_t count;
     int64_t func; /* cached index into session.funcs, -1 unresolved, -2 none */
+    uint32_t id;  /* stable: index into session.hit_keys, in order of first sight */
+};
+
+/* What a hit id stands for. */
+struct hit_key {
+    uint32_t module;
+    uint64_t offset;
 };
 
 /* One function of the ranking. */
@@ -85,12 +98,23 @@ struct func {
 /* The timeline: what each period of the run added to the counters. */
 #define SESSION_FRAME_NS 100000000ull /* 100 ms */
 
+/* One hit's growth within a frame. */
+struct frame_hit {
+    uint32_t id;
+    uint32_t count;
+};
+
 struct frame {
     uint64_t program;
     uint64_t dos;
     uint64_t io;
     uint64_t high;
     uint64_t lost;
+    bool cleared;            /* the counters were cleared; the deltas follow the clear */
+    bool compact;            /* hits sorted by id, one entry per id */
+    struct frame_hit *hits;  /* owned */
+    uint32_t nhits;
+    uint32_t hits_alloc;
 };
 
 /* How the program ended. */
@@ -122,6 +146,14 @@ struct session {
     struct frame *frames;
     size_t nframes;
     size_t frames_alloc;
+    size_t clear_frame;   /* the latest frame a clear happened in */
+    size_t compact_upto;  /* frames below this are compact */
+    struct frame *cur_frame; /* where session_add_hit records, during an ingest */
+    struct hit_key *hit_keys; /* by hit id */
+    size_t nkeys;
+    bool classic;         /* read from a 1983 PROFIL file: buckets without hits */
+    uint16_t classic_dos_pa;   /* PROFIL's words kept as they were, for export */
+    uint16_t classic_high_pa;
 
     /* Modules: index 0 is always the program. */
     struct module **modules;
@@ -171,8 +203,18 @@ size_t session_bucket_count(uint64_t low, uint64_t high, uint32_t paragraphs);
 /* Take one event from a live driver or a replay. */
 void session_ingest(struct session *s, const struct event *ev);
 
-/* Zero every counter, bucket and hit (OS/2's PRF_CM_CLEAR). */
+/* Zero every counter, bucket and hit (OS/2's PRF_CM_CLEAR); the timeline
+ * marks the clear so that a replay ends in the same state. */
 void session_clear(struct session *s);
+
+/* Forget the timeline (a replay rebuilds it as it goes). */
+void session_timeline_reset(struct session *s);
+
+/* Sort and merge the hit deltas of every frame (before saving). */
+void session_timeline_compact(struct session *s);
+
+/* The frame an event at TIME belongs to: made on first use. */
+struct frame *session_frame_at(struct session *s, uint64_t time);
 
 /* Find or add the module for PATH; returns its index. */
 uint32_t session_module(struct session *s, const char *path, enum module_kind kind);
@@ -181,8 +223,9 @@ uint32_t session_module(struct session *s, const char *path, enum module_kind ki
 void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64_t count);
 
 /* Recompute the bucket array for another bucket size from the hit table,
- * without re-running (the live 'z' key). */
-void session_rebucket(struct session *s, uint32_t paragraphs);
+ * without re-running (the live 'z' key).  0, or -1 when the session has no
+ * exact hits to re-bucket (a classic PROFIL file). */
+int session_rebucket(struct session *s, uint32_t paragraphs);
 
 /* Bring the function table up to date with the hit table. */
 void session_rank(struct session *s);

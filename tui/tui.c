@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include "session/replay.h"
 #include "session/report.h"
 #include "session/xmalloc.h"
 #include "tui/screen.h"
@@ -44,7 +45,12 @@ struct place {
 
 struct tui {
     struct session *s;
-    struct clockdrv *d;
+    struct clockdrv *d;      /* the live driver, or NULL in a replay */
+    struct replay *replay;   /* the replay, or NULL when live */
+    bool playing;
+    double speed;            /* frames of the session per frame of real time */
+    double frame_acc;
+    bool asking_time;        /* the status line asks "go to" instead of a search */
     const struct tui_config *cfg;
     int pty;
     struct outbuf *out;
@@ -88,6 +94,22 @@ static void tui_status(struct tui *t, const char *fmt, ...)
     vsnprintf(t->status, sizeof t->status, fmt, ap);
     va_end(ap);
     t->status_at = clockdrv_now_ns();
+    t->dirty = true;
+}
+
+/* Whether a program is running under the clock now. */
+static bool tui_live(const struct tui *t)
+{
+    return t->d != NULL && !t->d->ended;
+}
+
+/* Move the replay to POS frames and say where it is. */
+static void tui_replay_seek(struct tui *t, size_t pos)
+{
+    replay_seek(t->replay, pos);
+    t->frame_acc = 0;
+    if (t->replay->pos >= t->replay->nframes)
+        t->playing = false;
     t->dirty = true;
 }
 
@@ -139,6 +161,17 @@ static void tui_layout(struct tui *t)
 
 static const char *tui_state(const struct tui *t, char *buf, size_t size)
 {
+    if (t->replay != NULL) {
+        const struct replay *r = t->replay;
+        if (r->pos >= r->nframes) {
+            struct session tmp = *r->file;
+            char end[128];
+            snprintf(buf, size, "replay end: %s", report_termination(&tmp, end, sizeof end));
+        } else {
+            snprintf(buf, size, "replay %s x%g", t->playing ? "playing" : "paused", t->speed);
+        }
+        return buf;
+    }
     if (t->d->ended) {
         struct session tmp = *t->s;
         if (WIFSIGNALED(t->d->wstatus)) {
@@ -179,6 +212,25 @@ static void tui_draw_header(struct tui *t)
 {
     const struct session *s = t->s;
     char line[512], st[160];
+    if (t->replay != NULL) {
+        const struct replay *r = t->replay;
+        attron(t->colors ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);
+        snprintf(line, sizeof line, " profil REPLAY  %s", t->cfg->title ? t->cfg->title : "");
+        draw_text(stdscr, 0, 0, t->cols, line);
+        attrset(A_NORMAL);
+        const char *state = tui_state(t, st, sizeof st);
+        snprintf(line, sizeof line,
+                 " %.1f / %.1f s  frame %zu/%zu  %s/%s %u us  samples %llu  lost %llu",
+                 replay_time(r, r->pos), replay_time(r, r->nframes), r->pos, r->nframes,
+                 s->driver ? s->driver : "?", s->clock == CLOCK_KIND_CPU ? "cpu" : "wall",
+                 s->interval_us, (unsigned long long)s->c.total, (unsigned long long)s->c.lost);
+        int statew = (int)strlen(state) + 2;
+        draw_text(stdscr, 1, 0, t->cols > statew ? t->cols - statew : 0, line);
+        attron(A_BOLD);
+        draw_text(stdscr, 1, t->cols > statew ? t->cols - statew : 0, statew, state);
+        attrset(A_NORMAL);
+        goto meters;
+    }
     double elapsed = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
     if (t->d->ended)
         elapsed = s->duration_s > 0 ? s->duration_s : (double)(s->end_ns - s->start_ns) / 1e9;
@@ -199,6 +251,7 @@ static void tui_draw_header(struct tui *t)
     attron(A_BOLD | (t->colors && warn ? COLOR_PAIR(PAIR_WARN) : 0));
     draw_text(stdscr, 1, t->cols > statew ? t->cols - statew : 0, statew, state);
     attrset(A_NORMAL);
+meters:
     if (t->cols < 40 || t->rows < HEADER_ROWS + 4) {
         mvaddstr(2, 0, "(terminal too small)");
         return;
@@ -216,7 +269,7 @@ static void tui_draw_status(struct tui *t)
     move(y, 0);
     clrtoeol();
     if (t->searching) {
-        mvprintw(y, 0, "Search: %s", t->search);
+        mvprintw(y, 0, "%s%s", t->asking_time ? "Go to (seconds): " : "Search: ", t->search);
         curs_set(1);
         return;
     }
@@ -241,7 +294,9 @@ static void tui_draw_status(struct tui *t)
         attrset(A_NORMAL);
         x += (int)strlen(tui_views[i]->name) + 2;
     }
-    const char *msg = t->status[0] ? t->status : "?Help p Pause c Clear s Save / Search q Quit";
+    const char *msg = t->status[0]  ? t->status
+                      : t->replay ? "Space Play . , Step ] [ Speed Home End g Go ?Help q Quit"
+                                  : "?Help p Pause c Clear s Save / Search q Quit";
     if (x + 2 < t->cols)
         draw_text(stdscr, y, x + 1, t->cols - x - 1, msg);
 }
@@ -281,7 +336,7 @@ static void tui_draw(struct tui *t)
         wnoutrefresh(t->win[i]);
     }
     if (t->searching)
-        move(t->rows - 1, 8 + (int)strlen(t->search));
+        move(t->rows - 1, (t->asking_time ? 17 : 8) + (int)strlen(t->search));
     doupdate();
     t->dirty = false;
     t->last_draw = clockdrv_now_ns();
@@ -298,7 +353,7 @@ static void tui_show(struct tui *t, int view)
 static void tui_pty_write(struct tui *t, const char *bytes, size_t n)
 {
     if (t->pty < 0) {
-        if (n == 1 && bytes[0] == 3 && !t->d->ended)
+        if (n == 1 && bytes[0] == 3 && tui_live(t))
             kill(t->d->pid, SIGINT);
         return;
     }
@@ -339,7 +394,7 @@ static void tui_forward_key(struct tui *t, int ch)
 /* Ask the program to stop; a program that ignores TERM is killed after a grace. */
 static void tui_stop_program(struct tui *t)
 {
-    if (t->d->ended || t->stopping)
+    if (!tui_live(t) || t->stopping)
         return;
     if (t->d->paused)
         clockdrv_pause(t->d, false);
@@ -366,10 +421,12 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
     if (ctx->status[0])
         tui_status(t, "%s", ctx->status);
     if (flags & VIEW_REBUCKET) {
-        session_rebucket(t->s, ctx->want_paragraphs);
-        tui_status(t, "%zu buckets of %u paragraph%s (%u bytes)", t->s->nbuckets,
-                   t->s->bucket_paragraphs, t->s->bucket_paragraphs == 1 ? "" : "s",
-                   16 * t->s->bucket_paragraphs);
+        if (session_rebucket(t->s, ctx->want_paragraphs) < 0)
+            tui_status(t, "a classic PROFIL file has no exact hits to re-bucket");
+        else
+            tui_status(t, "%zu buckets of %u paragraph%s (%u bytes)", t->s->nbuckets,
+                       t->s->bucket_paragraphs, t->s->bucket_paragraphs == 1 ? "" : "s",
+                       16 * t->s->bucket_paragraphs);
     }
     if (flags & VIEW_JUMP) {
         struct view_ctx jc;
@@ -431,6 +488,51 @@ static int tui_search_view(const struct tui *t)
     return tui_views[t->current]->search != NULL ? t->current : V_FUNCTIONS;
 }
 
+/* The replay transport: play, step, speed, seek.  True when CH was one. */
+static bool tui_replay_key(struct tui *t, int ch)
+{
+    struct replay *r = t->replay;
+    switch (ch) {
+    case ' ':
+    case 'p':
+        if (!t->playing && r->pos >= r->nframes)
+            tui_replay_seek(t, 0); /* play again from the start */
+        t->playing = !t->playing;
+        break;
+    case '.':
+        t->playing = false;
+        tui_replay_seek(t, r->pos + 1);
+        break;
+    case ',':
+        t->playing = false;
+        tui_replay_seek(t, r->pos > 0 ? r->pos - 1 : 0);
+        break;
+    case ']':
+        t->speed = t->speed < 64 ? t->speed * 2 : 64;
+        break;
+    case '[':
+        t->speed = t->speed > 1.0 / 16 ? t->speed / 2 : 1.0 / 16;
+        break;
+    case KEY_HOME:
+        tui_replay_seek(t, 0);
+        break;
+    case KEY_END:
+        tui_replay_seek(t, r->nframes);
+        break;
+    case 'g':
+        t->searching = t->asking_time = true;
+        t->search[0] = '\0';
+        break;
+    case 's':
+        tui_status(t, "a replay is already saved");
+        break;
+    default:
+        return false;
+    }
+    t->dirty = true;
+    return true;
+}
+
 static void tui_key(struct tui *t, int ch)
 {
     if (t->confirm_quit) {
@@ -444,6 +546,14 @@ static void tui_key(struct tui *t, int ch)
         size_t len = strlen(t->search);
         if (ch == 27) {
             t->searching = false;
+        } else if ((ch == '\r' || ch == '\n' || ch == KEY_ENTER) && t->asking_time) {
+            t->searching = t->asking_time = false;
+            char *end;
+            double sec = strtod(t->search, &end);
+            if (len > 0 && *end == '\0' && sec >= 0)
+                tui_replay_seek(t, (size_t)(sec * 1e9 / SESSION_FRAME_NS + 0.5));
+            else
+                tui_status(t, "'%s' is not a time in seconds", t->search);
         } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
             t->searching = false;
             if (len > 0) {
@@ -479,11 +589,13 @@ static void tui_key(struct tui *t, int ch)
             return;
     }
     t->status[0] = '\0';
+    if (t->replay != NULL && tui_replay_key(t, ch))
+        return;
     switch (ch) {
     case 'q':
     case 'Q':
     case KEY_F(10):
-        if (t->d->ended)
+        if (!tui_live(t))
             t->quit = true;
         else
             t->confirm_quit = true;
@@ -507,13 +619,17 @@ static void tui_key(struct tui *t, int ch)
         tui_show(t, (t->current + NVIEWS - 1) % NVIEWS);
         return;
     case 'p':
-        if (!t->d->ended) {
+        if (tui_live(t)) {
             clockdrv_pause(t->d, !t->d->paused);
             tui_status(t, t->d->paused ? "clock paused: the program runs unsampled"
                                        : "clock running");
         }
         return;
     case 'c':
+        if (t->replay != NULL) {
+            tui_status(t, "a replay shows the session as it was: nothing to clear");
+            return;
+        }
         session_clear(t->s);
         tui_status(t, "counters cleared");
         return;
@@ -521,14 +637,18 @@ static void tui_key(struct tui *t, int ch)
         tui_save(t);
         return;
     case 'i':
-        if (t->pty >= 0 && !t->d->ended) {
+        if (t->pty >= 0 && tui_live(t)) {
             t->input_mode = true;
             tui_show(t, V_OUTPUT);
         }
         return;
     case 3:    /* Ctrl-C */
     case 0x1c: /* Ctrl-\ */
-        if (!t->d->ended) {
+        if (t->replay != NULL) {
+            t->quit = true;
+            return;
+        }
+        if (tui_live(t)) {
             char c = (char)ch;
             tui_pty_write(t, &c, 1);
             tui_status(t, "%s sent to the program", ch == 3 ? "Ctrl-C" : "Ctrl-\\");
@@ -580,6 +700,20 @@ static void tui_resize(struct tui *t)
     t->relayout = t->dirty = true;
 }
 
+/* Play the replay on: SPEED frames of the session per 100 ms of real time. */
+static void tui_replay_tick(struct tui *t, uint32_t delay_ms)
+{
+    if (!t->playing)
+        return;
+    t->frame_acc += t->speed * (double)delay_ms * 1e6 / (double)SESSION_FRAME_NS;
+    size_t n = (size_t)t->frame_acc;
+    if (n == 0)
+        return;
+    size_t pos = t->replay->pos;
+    tui_replay_seek(t, pos + n);
+    t->frame_acc = t->frame_acc - (double)n;
+}
+
 /* Drain the driver; note what changed. */
 static void tui_drain(struct tui *t)
 {
@@ -610,8 +744,8 @@ static void tui_drain(struct tui *t)
     }
 }
 
-int tui_run_live(struct session *s, struct clockdrv *d, int pty, const struct tui_config *cfg,
-                 char **cause)
+/* The loop both the live screen and the replay run. */
+static int tui_run(struct tui *t0, char **cause)
 {
     sigset_t mask, old;
     sigemptyset(&mask);
@@ -623,7 +757,7 @@ int tui_run_live(struct session *s, struct clockdrv *d, int pty, const struct tu
     sigprocmask(SIG_BLOCK, &mask, &old);
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-    uint32_t delay = cfg->delay_ms ? cfg->delay_ms : 100;
+    uint32_t delay = t0->cfg->delay_ms ? t0->cfg->delay_ms : 100;
     struct itimerspec its = { { delay / 1000, (long)(delay % 1000) * 1000000 },
                               { delay / 1000, (long)(delay % 1000) * 1000000 } };
     if (sfd < 0 || tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) < 0) {
@@ -643,29 +777,32 @@ int tui_run_live(struct session *s, struct clockdrv *d, int pty, const struct tu
         sigprocmask(SIG_SETMASK, &old, NULL);
         return -1;
     }
-    struct tui t = { .s = s, .d = d, .cfg = cfg, .pty = pty, .colors = colors == 1 };
-    t.out = outbuf_new(10000);
+    struct tui *t = t0;
+    struct clockdrv *d = t->d;
+    struct session *s = t->s;
+    t->colors = colors == 1;
+    t->out = t->pty >= 0 ? outbuf_new(10000) : NULL;
     for (int i = 0; i < NVIEWS; i++)
-        t.state[i] = tui_views[i]->create();
-    if (pty >= 0)
-        fcntl(pty, F_SETFL, fcntl(pty, F_GETFL) | O_NONBLOCK);
-    t.rate_at = clockdrv_now_ns();
-    tui_layout(&t);
-    t.dirty = true;
+        t->state[i] = tui_views[i]->create();
+    if (t->pty >= 0)
+        fcntl(t->pty, F_SETFL, fcntl(t->pty, F_GETFL) | O_NONBLOCK);
+    t->rate_at = clockdrv_now_ns();
+    tui_layout(t);
+    t->dirty = true;
 
-    while (!t.quit) {
+    while (!t->quit) {
         struct pollfd pfd[5];
         int n = 0, i_drv = -1, i_pty = -1;
         pfd[n++] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
         pfd[n++] = (struct pollfd){ sfd, POLLIN, 0 };
         pfd[n++] = (struct pollfd){ tfd, POLLIN, 0 };
-        if (!d->ended) {
+        if (tui_live(t)) {
             i_drv = n;
             pfd[n++] = (struct pollfd){ d->fd, POLLIN, 0 };
         }
-        if (t.pty >= 0) {
+        if (t->pty >= 0) {
             i_pty = n;
-            pfd[n++] = (struct pollfd){ t.pty, POLLIN, 0 };
+            pfd[n++] = (struct pollfd){ t->pty, POLLIN, 0 };
         }
         if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
             break;
@@ -673,72 +810,86 @@ int tui_run_live(struct session *s, struct clockdrv *d, int pty, const struct tu
             struct signalfd_siginfo si;
             while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
                 if (si.ssi_signo == SIGWINCH) {
-                    tui_resize(&t);
+                    tui_resize(t);
+                } else if (!tui_live(t)) {
+                    t->quit = true; /* nothing runs: a signal to profil ends it */
                 } else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT) {
-                    if (!d->ended)
-                        kill(d->pid, (int)si.ssi_signo);
+                    kill(d->pid, (int)si.ssi_signo);
                 } else { /* TERM, HUP: stop the program, keep the session */
-                    if (!d->ended)
-                        kill(d->pid, (int)si.ssi_signo);
-                    t.stopping = true;
-                    t.stop_at = clockdrv_now_ns();
-                    if (d->ended)
-                        t.quit = true;
+                    kill(d->pid, (int)si.ssi_signo);
+                    t->stopping = true;
+                    t->stop_at = clockdrv_now_ns();
                 }
             }
         }
         if (i_pty >= 0 && (pfd[i_pty].revents & (POLLIN | POLLHUP | POLLERR)))
-            tui_read_pty(&t);
+            tui_read_pty(t);
         bool tick = false;
         if (pfd[2].revents & POLLIN) {
             uint64_t expirations;
             tick = read(tfd, &expirations, sizeof expirations) > 0;
         }
-        if (tick || (i_drv >= 0 && (pfd[i_drv].revents & POLLIN)))
-            tui_drain(&t);
+        if (d != NULL && (tick || (i_drv >= 0 && (pfd[i_drv].revents & POLLIN))))
+            tui_drain(t);
+        if (t->replay != NULL && tick)
+            tui_replay_tick(t, delay);
         if (pfd[0].revents & POLLIN) {
             int ch;
             while ((ch = getch()) != ERR)
-                tui_key(&t, ch);
+                tui_key(t, ch);
         }
         uint64_t now = clockdrv_now_ns();
-        if (t.stopping && !d->ended && now - t.stop_at > STOP_GRACE_NS)
+        if (t->stopping && tui_live(t) && now - t->stop_at > STOP_GRACE_NS)
             kill(d->pid, SIGKILL);
-        if (now - t.rate_at >= 1000000000ull) {
-            t.rate = (double)(s->c.total - t.rate_total) * 1e9 / (double)(now - t.rate_at);
-            if (s->c.total < t.rate_total)
-                t.rate = 0;
-            t.rate_total = s->c.total;
-            t.rate_at = now;
-            if (!d->ended)
-                t.dirty = true; /* the elapsed time and rate moved */
+        if (d != NULL && now - t->rate_at >= 1000000000ull) {
+            t->rate = (double)(s->c.total - t->rate_total) * 1e9 / (double)(now - t->rate_at);
+            if (s->c.total < t->rate_total)
+                t->rate = 0;
+            t->rate_total = s->c.total;
+            t->rate_at = now;
+            if (tui_live(t))
+                t->dirty = true; /* the elapsed time and rate moved */
         }
-        if (t.status[0] && now - t.status_at > 5000000000ull && !t.confirm_quit) {
-            t.status[0] = '\0';
-            t.dirty = true;
+        if (t->status[0] && now - t->status_at > 5000000000ull && !t->confirm_quit) {
+            t->status[0] = '\0';
+            t->dirty = true;
         }
-        if (t.relayout) {
-            tui_layout(&t);
-            t.relayout = false;
+        if (t->relayout) {
+            tui_layout(t);
+            t->relayout = false;
         }
-        if (t.dirty && (tick || now - t.last_draw > (uint64_t)delay * 1000000ull / 2 ||
-                        !(pfd[i_drv >= 0 ? i_drv : 0].revents & POLLIN)))
-            tui_draw(&t);
+        bool busy = i_drv >= 0 && (pfd[i_drv].revents & POLLIN);
+        if (t->dirty && (tick || !busy || now - t->last_draw > (uint64_t)delay * 1000000ull / 2))
+            tui_draw(t);
     }
 
     for (int i = 0; i < NVIEWS; i++) {
-        if (t.win[i] != NULL)
-            delwin(t.win[i]);
-        tui_views[i]->destroy(t.state[i]);
+        if (t->win[i] != NULL)
+            delwin(t->win[i]);
+        tui_views[i]->destroy(t->state[i]);
     }
-    if (t.help_win != NULL)
-        delwin(t.help_win);
+    if (t->help_win != NULL)
+        delwin(t->help_win);
     screen_stop();
-    outbuf_free(t.out);
-    if (t.pty >= 0)
-        close(t.pty);
+    outbuf_free(t->out);
+    if (t->pty >= 0)
+        close(t->pty);
     close(sfd);
     close(tfd);
     sigprocmask(SIG_SETMASK, &old, NULL);
     return 0;
+}
+
+int tui_run_live(struct session *s, struct clockdrv *d, int pty, const struct tui_config *cfg,
+                 char **cause)
+{
+    struct tui t = { .s = s, .d = d, .cfg = cfg, .pty = pty };
+    return tui_run(&t, cause);
+}
+
+int tui_run_replay(struct replay *r, const struct tui_config *cfg, char **cause)
+{
+    struct tui t = { .s = r->now, .replay = r, .cfg = cfg, .pty = -1, .speed = 1,
+                     .playing = true };
+    return tui_run(&t, cause);
 }

@@ -27,6 +27,12 @@ struct tui_config {
 int tui_run_live(struct session *s, struct clockdrv *d, int pty, const struct tui_config *cfg,
                  char **cause);
 
+struct replay;
+
+/* Replay a saved session on the same screen, fed from its timeline: play,
+ * pause, step, speed, seek.  Returns when the user quits. */
+int tui_run_replay(struct replay *r, const struct tui_config *cfg, char **cause);
+
 /* The crash handler and stderr capture, usable before the screen starts. */
 void tui_screen_install_crash_handler(void);
 

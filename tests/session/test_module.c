@@ -77,6 +77,16 @@ int main(void)
     module_free(m);
     module_free(named);
 
+    /* One symbol per start, whatever adds them: files need strictly sorted starts. */
+    struct module *t = module_new(2, "/x/t", MODULE_LIBRARY);
+    module_add_symbol(t, 0x100, 0x101, "t+0x100", true);
+    module_add_symbol(t, 0x100, 0x180, "t+0x100", true);
+    module_add_symbol(t, 0x80, 0x90, "early", false);
+    is_u64(t->nsyms, 2, "a second symbol at the same start is merged");
+    ok(t->syms[0].start == 0x80 && t->syms[1].start == 0x100 && t->syms[1].end == 0x180,
+       "sorted, and the merged one takes the longer extent");
+    module_free(t);
+
     /* The vDSO comes from profil's own memory. */
     struct module *v = module_new(1, "[vdso]", MODULE_VDSO);
     char *cause = NULL;

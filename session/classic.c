@@ -1,0 +1,106 @@
+#include "config.h"
+
+#include "session/classic.h"
+#include "session/xmalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint16_t classic_word(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+bool classic_detect(const uint8_t *data, size_t len)
+{
+    if (len < CLASSIC_HEADER_LEN + 2)
+        return false;
+    uint16_t grain = classic_word(data), num = classic_word(data + 2),
+             siz = classic_word(data + 4);
+    return grain > 0 && num > 0 && siz > 0 && len == CLASSIC_HEADER_LEN + 2 * (size_t)num;
+}
+
+struct session *classic_read(const uint8_t *data, size_t len, const char *name, char **cause)
+{
+    if (!classic_detect(data, len)) {
+        *cause = xstrdup("not a classic PROFIL file");
+        return NULL;
+    }
+    uint16_t w[9];
+    for (int i = 0; i < 9; i++)
+        w[i] = classic_word(data + 2 * i);
+    struct session *s = session_new_empty();
+    s->classic = true;
+    s->interval_us = w[0];
+    s->nbuckets = w[1];
+    s->bucket_paragraphs = w[2];
+    /* The area the buckets cover; PROFIL's own upper bound is kept apart. */
+    s->prog_low = (uint64_t)w[3] * 16;
+    s->prog_high = s->prog_low + s->nbuckets * 16 * (uint64_t)s->bucket_paragraphs;
+    s->classic_high_pa = w[4];
+    s->classic_dos_pa = w[5];
+    s->c.io = w[6];
+    s->c.dos = w[7];
+    s->c.high = w[8];
+    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        s->buckets[i] = classic_word(data + CLASSIC_HEADER_LEN + 2 * i);
+        s->c.program += s->buckets[i];
+    }
+    s->c.total = s->c.program + s->c.dos + s->c.io + s->c.high;
+    s->program = xstrdup(name);
+    s->driver = xstrdup("PROFIL 1983");
+    s->exit_kind = EXIT_TERMINATED;
+    session_module(s, name, MODULE_PROGRAM);
+    s->modules[0]->loaded = true; /* no image: nothing to read from disk */
+    /* One frame holds it all, so a replay shows the whole session at once. */
+    struct frame *f = session_frame_at(s, 0);
+    f->program = s->c.program;
+    f->dos = s->c.dos;
+    f->io = s->c.io;
+    f->high = s->c.high;
+    f->compact = true;
+    return s;
+}
+
+/* Saturate V into a word, remembering the first field that did not fit. */
+static uint16_t classic_sat(uint64_t v, const char *field, const char **saturated)
+{
+    if (v <= UINT16_MAX)
+        return (uint16_t)v;
+    if (*saturated == NULL)
+        *saturated = field;
+    return UINT16_MAX;
+}
+
+void classic_write_buffer(const struct session *s, uint8_t **data, size_t *len,
+                          const char **saturated)
+{
+    *saturated = NULL;
+    uint16_t num = classic_sat(s->nbuckets, "bucket_num", saturated);
+    uint16_t w[9] = {
+        classic_sat(s->interval_us, "clock_grain", saturated),
+        num,
+        classic_sat(s->bucket_paragraphs, "bucket_siz", saturated),
+        classic_sat(s->prog_low / 16, "prog_low_pa", saturated),
+        classic_sat((s->prog_high + 15) / 16, "prog_high_pa", saturated),
+        s->classic ? s->classic_dos_pa : 0,
+        classic_sat(s->c.io, "hit_io", saturated),
+        classic_sat(s->c.dos, "hit_dos", saturated),
+        classic_sat(s->c.high, "hit_high", saturated),
+    };
+    if (s->classic)
+        w[4] = s->classic_high_pa;
+    *len = CLASSIC_HEADER_LEN + 2 * (size_t)num;
+    uint8_t *out = xmalloc(*len);
+    for (int i = 0; i < 9; i++) {
+        out[2 * i] = (uint8_t)w[i];
+        out[2 * i + 1] = (uint8_t)(w[i] >> 8);
+    }
+    for (size_t i = 0; i < num; i++) {
+        uint16_t b = classic_sat(s->buckets[i], "buckets", saturated);
+        out[CLASSIC_HEADER_LEN + 2 * i] = (uint8_t)b;
+        out[CLASSIC_HEADER_LEN + 2 * i + 1] = (uint8_t)(b >> 8);
+    }
+    *data = out;
+}

@@ -1,0 +1,96 @@
+#!/bin/sh
+# Sessions that last: a recorded session replays on the live screen as it
+# streamed and ends at the saved state; classic 1983 files export, import and
+# replay; the comment travels with the file.
+. "$TESTLIB"
+
+SOCK="profil-replay-$$"
+tm() { tmux -L "$SOCK" "$@"; }
+trap 'tm kill-server 2>/dev/null; cd /; rm -rf "$T"' EXIT
+screen() { tm capture-pane -p -t s; }
+wait_for() {
+    _n=$(( ${2:-10} * 10 ))
+    while [ "$_n" -gt 0 ]; do
+        screen | grep -Eq -- "$1" && return 0
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    return 1
+}
+
+"$PROFIL" -b 1 -t 1000 --no-tui -o s.PRF -c 'night run, "quoted"' "$PROGS/sleeper" -- >out 2>err
+ok "a session is recorded" test -s s.PRF
+is "$(json s.PRF .comment)" 'night run, "quoted"' "the comment is stored (--report --json .comment)"
+has "$("$PROFIL" --report s.PRF)" 'Comment: night run, "quoted"' "and shown in the report"
+is "$(json s.PRF .meta.comment)" 'night run, "quoted"' "the whole metadata is under .meta"
+for k in program args date host kernel driver clock interval_us exit duration_s profil_version; do
+    is "$(json s.PRF ".meta | has(\"$k\")")" true "the metadata has $k"
+done
+total=$(json s.PRF .counters.total)
+io=$(json s.PRF .counters.io)
+program=$(json s.PRF .counters.program)
+
+# Replay on the screen: it streams, steps, seeks, and ends at the saved state.
+tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' sh"
+tm send-keys -t s "cd '$T'; $PROFIL s.PRF; echo EXIT=\$?" Enter
+ok "profil FILE.PRF opens the replay" wait_for '^ profil REPLAY' 5
+ok "the header says where the replay is" wait_for 'frame [0-9]+/[0-9]+' 3
+ok "it plays to the end" wait_for 'replay end: Program terminated normally' 5
+S=$(screen)
+like "$S" "samples $total " "at the end the header has the saved total ($total)"
+like "$S" "^I/O .* $io( |$)" "and the I/O meter the saved I/O count ($io)"
+like "$S" "^Program .* $program( |$)" "and the Program meter the saved count ($program)"
+tm send-keys -t s Home
+ok "Home goes back to the start, paused as the end left it" wait_for ' frame 0/.*replay paused' 3
+tm send-keys -t s ' '
+ok "space plays" wait_for 'replay playing' 3
+tm send-keys -t s ' '
+ok "space pauses" wait_for 'replay paused' 3
+tm send-keys -t s End ,
+ok "End then , steps back one frame from the end" wait_for 'replay paused' 3
+S=$(screen)
+unlike "$S" 'replay end' "after a step back it is no longer at the end"
+tm send-keys -t s .
+ok ". steps forward to the end again" wait_for 'replay end' 3
+tm send-keys -t s g 0 . 5 Enter
+ok "g goes to a time" wait_for ' 0\.5 / ' 3
+tm send-keys -t s ']' ']'
+ok "] doubles the speed" wait_for 'x4' 3
+tm send-keys -t s 2
+ok "the view keys work in a replay: the ranking" wait_for 'spin' 3
+tm send-keys -t s q
+ok "q leaves the replay" wait_for '^EXIT=0' 3
+
+# Classic PROFIL files.
+"$PROFIL" --export classic s.PRF -o c.PRF 2>err
+ok "--export classic writes the 1983 layout" test -s c.PRF
+nb=$(json s.PRF .bucket_count)
+is "$(wc -c < c.PRF | tr -d ' ')" "$((18 + 2 * nb))" "its size is 18 + 2 x bucket_num"
+is "$(json c.PRF .counters.io)" "$io" "it reads back with --report --json: the I/O count"
+is "$(json c.PRF .bucket_count)" "$nb" "and the bucket count"
+"$PROFIL" --export classic c.PRF -o c2.PRF
+ok "a classic file exports again to the same bytes" cmp c.PRF c2.PRF
+tm send-keys -t s "clear; $PROFIL --replay c.PRF; echo EXIT=\$?" Enter
+ok "a classic file replays" wait_for 'replay end' 5
+tm send-keys -t s q
+ok "and q leaves" wait_for '^EXIT=0' 3
+
+# A 1983 file written by hand: counts over 65535 in a session saturate on export.
+printf '\350\003\002\000\001\000\000\001\002\001\000\000\007\000\010\000\011\000\144\000\310\000' > old.PRF
+is "$(json old.PRF .counters.program)" 300 "a hand-made 1983 file: buckets 100 + 200"
+is "$(json old.PRF .counters.io)" 7 "hit_io 7"
+is "$(json old.PRF .interval_us)" 1000 "clock_grain 1000"
+
+# Files that cannot hurt.
+head -c 100 s.PRF > cut.PRF
+"$PROFIL" --replay cut.PRF >o 2>e
+rc=$?
+cmp_ok "$rc" == 1 "a truncated file does not replay: exit 1"
+like "$(cat e)" '^profil: cut.PRF: ' "with one line saying what is wrong"
+printf '\211PRF\r\n\032\n\002\000\000\000\000\000\000\000' > new.PRF
+"$PROFIL" --report new.PRF >o 2>e
+like "$(cat e)" 'format version 2\.0; this profil reads 1\.x' "a newer major version says so"
+"$PROFIL" --export classic s.PRF 2>e
+cmp_ok "$?" == 2 "--export without -o is a usage error"
+
+done_testing
