@@ -80,15 +80,23 @@ int launcher_check_output(const char *path)
     return -err;
 }
 
-static int main_report(const struct options *o)
+/* Read the session file PATH, or say in one line why not. */
+static struct session *main_read(const char *path)
 {
     char *cause = NULL;
-    struct session *s = prf_read_file(o->target, &cause);
+    struct session *s = prf_read_file(path, &cause);
     if (s == NULL) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
-        return 1;
     }
+    return s;
+}
+
+static int main_report(const struct options *o)
+{
+    struct session *s = main_read(o->target);
+    if (s == NULL)
+        return 1;
     if (o->json) {
         char *text = report_json(s);
         printf("%s\n", text);
@@ -127,11 +135,9 @@ static bool main_is_session(const char *path)
 static int main_replay(const struct options *o)
 {
     char *cause = NULL;
-    struct session *file = prf_read_file(o->target, &cause);
-    struct session *copy = file ? prf_read_file(o->target, &cause) : NULL;
+    struct session *file = main_read(o->target);
+    struct session *copy = file ? main_read(o->target) : NULL;
     if (copy == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
         session_free(file);
         return 1;
     }
@@ -159,12 +165,9 @@ static int main_replay(const struct options *o)
 static int main_export(const struct options *o)
 {
     char *cause = NULL;
-    struct session *s = prf_read_file(o->target, &cause);
-    if (s == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
+    struct session *s = main_read(o->target);
+    if (s == NULL)
         return 1;
-    }
     uint8_t *data;
     size_t len;
     const char *saturated;

@@ -269,3 +269,26 @@ done_testing() {
     fi
     exit 0
 }
+
+# use_tmux: a private tmux server for driving the live screen, removed on
+# exit; defines tm (tmux on that server), screen (the pane "s" as text) and
+# wait_for ERE [SECONDS] (poll the pane until a line matches; 0 if it did).
+use_tmux() {
+    if ! command -v tmux >/dev/null 2>&1; then
+        echo "Bail out! tmux is not installed"
+        exit 1
+    fi
+    SOCK="profil-test-$$"
+    trap 'tm kill-server 2>/dev/null; cd /; rm -rf "$T"' EXIT
+}
+tm() { tmux -L "$SOCK" "$@"; }
+screen() { tm capture-pane -p -t s; }
+wait_for() {
+    _n=$(( ${2:-10} * 10 ))
+    while [ "$_n" -gt 0 ]; do
+        screen | grep -Eq -- "$1" && return 0
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    return 1
+}

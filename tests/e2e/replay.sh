@@ -4,19 +4,7 @@
 # replay; the comment travels with the file.
 . "$TESTLIB"
 
-SOCK="profil-replay-$$"
-tm() { tmux -L "$SOCK" "$@"; }
-trap 'tm kill-server 2>/dev/null; cd /; rm -rf "$T"' EXIT
-screen() { tm capture-pane -p -t s; }
-wait_for() {
-    _n=$(( ${2:-10} * 10 ))
-    while [ "$_n" -gt 0 ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1
-        _n=$((_n - 1))
-    done
-    return 1
-}
+use_tmux
 
 "$PROFIL" -b 1 -t 1000 --no-tui -o s.PRF -c 'night run, "quoted"' "$PROGS/sleeper" -- >out 2>err
 ok "a session is recorded" test -s s.PRF

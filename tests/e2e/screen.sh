@@ -4,27 +4,7 @@
 # survives resizes, shows the program's output, and gives the terminal back.
 . "$TESTLIB"
 
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "Bail out! tmux is not installed"
-    exit 1
-fi
-SOCK="profil-test-$$"
-tm() { tmux -L "$SOCK" "$@"; }
-trap 'tm kill-server 2>/dev/null; cd /; rm -rf "$T"' EXIT
-
-# screen: the pane as text now.
-screen() { tm capture-pane -p -t s; }
-
-# wait_for ERE [SECONDS]: poll the pane until a line matches; 0 if it did.
-wait_for() {
-    _n=$(( ${2:-10} * 10 ))
-    while [ "$_n" -gt 0 ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1
-        _n=$((_n - 1))
-    done
-    return 1
-}
+use_tmux
 
 # A shell in tmux, so that what profil leaves behind can be looked at.
 tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' sh"
