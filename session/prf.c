@@ -119,17 +119,24 @@ static void prf_put_chunk(struct buf *out, const char type[4], const struct buf 
     free(z);
 }
 
-/* Which symbols of module I the file keeps: all of the program's, and of the
- * others those that hold a hit, which is all a replay needs. */
-static bool prf_keep_symbol(const struct session *s, uint32_t module, const struct symbol *sym)
+static int u64_cmp(const void *a, const void *b)
 {
-    if (module == 0)
-        return true;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The starts of module I's ranked functions, sorted: the symbols a replay needs
+ * from a library (the program keeps all of its own).  The caller frees. */
+static uint64_t *prf_hit_starts(const struct session *s, uint32_t module, size_t *n)
+{
+    uint64_t *starts = xcalloc(s->nfuncs + 1, sizeof *starts);
+    *n = 0;
     for (size_t i = 0; i < s->nfuncs; i++) {
-        if (s->funcs[i].module == module && s->funcs[i].start == sym->start)
-            return true;
+        if (s->funcs[i].module == module)
+            starts[(*n)++] = s->funcs[i].start;
     }
-    return false;
+    qsort(starts, *n, sizeof *starts, u64_cmp);
+    return starts;
 }
 
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
@@ -185,11 +192,12 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
             buf_u64(&p, m->segs[k].filesz);
             buf_u32(&p, m->segs[k].flags);
         }
-        size_t count_at = p.len, kept = 0;
+        size_t count_at = p.len, kept = 0, nstarts;
+        uint64_t *starts = prf_hit_starts(s, i, &nstarts);
         buf_u32(&p, 0);
         for (size_t k = 0; k < m->nsyms; k++) {
             const struct symbol *sym = &m->syms[k];
-            if (!prf_keep_symbol(s, i, sym))
+            if (i != 0 && bsearch(&sym->start, starts, nstarts, sizeof *starts, u64_cmp) == NULL)
                 continue;
             buf_u64(&p, sym->start);
             buf_u64(&p, sym->end);
@@ -197,6 +205,7 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
             buf_str(&p, sym->name);
             kept++;
         }
+        free(starts);
         for (int b = 0; b < 4; b++)
             p.data[count_at + (size_t)b] = (uint8_t)(kept >> (8 * b));
     }

@@ -14,11 +14,15 @@ struct histogram {
     size_t top;       /* first row shown */
     size_t rows;      /* rows last drawn */
     bool hide_empty;
-    size_t *nonempty; /* sorted indices of non-empty buckets */
+    size_t *cand;     /* sorted indices of the buckets holding any hit entry */
+    size_t ncand;
+    size_t *nonempty; /* those of them not empty now */
     size_t nnonempty;
     uint64_t max;     /* the hottest bucket's count */
     uint64_t seen_program; /* cache keys */
     size_t seen_nbuckets;
+    size_t seen_nhits;
+    uint32_t seen_paragraphs;
     size_t hl_first, hl_last; /* buckets of the function jumped to, or hl_first > hl_last */
 };
 
@@ -32,54 +36,67 @@ static void *histogram_create(void)
 static void histogram_destroy(void *state)
 {
     struct histogram *h = state;
+    free(h->cand);
     free(h->nonempty);
     free(h);
 }
 
-/* Rebuild the non-empty list from the buckets when the counts moved.  Only
- * buckets holding a hit can be non-empty, so walk the hit table, not the
- * (possibly million-entry) bucket array. */
+/* Only buckets holding a hit can be non-empty, so the candidates come from the
+ * hit table, not the (possibly million-entry) bucket array, and only when a
+ * new PC or a new bucket size could add one; which of them are non-empty is
+ * then a pass over the candidates, redone when the counts move. */
 static void histogram_refresh(struct histogram *h, const struct session *s)
 {
-    if (h->seen_program == s->c.program && h->seen_nbuckets == s->nbuckets && h->nonempty)
+    bool rebuild = h->cand == NULL || h->seen_nhits != s->nhits ||
+                   h->seen_nbuckets != s->nbuckets || h->seen_paragraphs != s->bucket_paragraphs;
+    if (!rebuild && h->seen_program == s->c.program && h->nonempty != NULL)
         return;
-    h->seen_program = s->c.program;
-    h->seen_nbuckets = s->nbuckets;
-    free(h->nonempty);
-    h->nonempty = xcalloc(s->nhits + 1, sizeof *h->nonempty);
-    h->nnonempty = 0;
-    h->max = 0;
-    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs, vaddr;
-    for (size_t i = 0; i < s->hits_alloc && s->nmodules > 0; i++) {
-        const struct hit *hit = &s->hits[i];
-        if (hit->module != 0 || hit->count == 0 ||
-            !module_offset_to_vaddr(s->modules[0], hit->offset, &vaddr) || vaddr < s->prog_low ||
-            vaddr >= s->prog_high)
-            continue;
-        h->nonempty[h->nnonempty++] = (size_t)((vaddr - s->prog_low) / size);
-    }
-    /* Sort and make unique: a simple insertion pass is too slow for 100k. */
-    size_t n = h->nnonempty;
-    for (size_t gap = n / 2; gap > 0; gap /= 2) { /* shell sort: no comparator globals */
-        for (size_t i = gap; i < n; i++) {
-            size_t v = h->nonempty[i], j = i;
-            for (; j >= gap && h->nonempty[j - gap] > v; j -= gap)
-                h->nonempty[j] = h->nonempty[j - gap];
-            h->nonempty[j] = v;
+    if (rebuild) {
+        h->seen_nhits = s->nhits;
+        h->seen_nbuckets = s->nbuckets;
+        h->seen_paragraphs = s->bucket_paragraphs;
+        free(h->cand);
+        h->cand = xcalloc(s->nhits + 1, sizeof *h->cand);
+        h->ncand = 0;
+        uint64_t size = 16 * (uint64_t)s->bucket_paragraphs, vaddr;
+        for (size_t i = 0; i < s->hits_alloc && s->nmodules > 0; i++) {
+            const struct hit *hit = &s->hits[i];
+            if (hit->module != 0 || !module_offset_to_vaddr(s->modules[0], hit->offset, &vaddr) ||
+                vaddr < s->prog_low || vaddr >= s->prog_high)
+                continue;
+            size_t b = (size_t)((vaddr - s->prog_low) / size);
+            if (b < s->nbuckets)
+                h->cand[h->ncand++] = b;
         }
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (k == 0 || h->nonempty[k - 1] != h->nonempty[i]) {
-            size_t b = h->nonempty[i];
-            if (b < s->nbuckets && s->buckets[b] > 0) {
-                h->nonempty[k++] = b;
-                if (s->buckets[b] > h->max)
-                    h->max = s->buckets[b];
+        size_t n = h->ncand;
+        for (size_t gap = n / 2; gap > 0; gap /= 2) { /* shell sort: no comparator globals */
+            for (size_t i = gap; i < n; i++) {
+                size_t v = h->cand[i], j = i;
+                for (; j >= gap && h->cand[j - gap] > v; j -= gap)
+                    h->cand[j] = h->cand[j - gap];
+                h->cand[j] = v;
             }
         }
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (k == 0 || h->cand[k - 1] != h->cand[i])
+                h->cand[k++] = h->cand[i];
+        }
+        h->ncand = k;
+        free(h->nonempty);
+        h->nonempty = xcalloc(k + 1, sizeof *h->nonempty);
     }
-    h->nnonempty = k;
+    h->seen_program = s->c.program;
+    h->nnonempty = 0;
+    h->max = 0;
+    for (size_t i = 0; i < h->ncand; i++) {
+        uint64_t c = s->buckets[h->cand[i]];
+        if (c == 0)
+            continue;
+        h->nonempty[h->nnonempty++] = h->cand[i];
+        if (c > h->max)
+            h->max = c;
+    }
 }
 
 static size_t histogram_rows(const struct histogram *h, const struct session *s)

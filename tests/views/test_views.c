@@ -143,6 +143,24 @@ static void test_histogram(WINDOW *win)
     view_histogram_ops.key(h, 'h', &ctx);
     draw(&view_histogram_ops, h, win, &ctx);
     ok(window_has(win, "55.56%"), "h keeps the hottest bucket (markbit, 5 of 9) in view");
+
+    /* After a clear, buckets fill again from PCs already seen: they must show. */
+    session_clear(s);
+    draw(&view_histogram_ops, h, win, &ctx);
+    ok(!window_has(win, "markbit"), "a clear empties the histogram of hidden empties");
+    const struct module *m = s->modules[0];
+    for (size_t i = 0; i < m->nsyms; i++) {
+        if (strcmp(m->syms[i].name, "markall") == 0) {
+            struct event smp = { .type = EVENT_SAMPLE, .pid = 1 };
+            smp.sample.pc = BASE + m->syms[i].start;
+            smp.sample.mode = SAMPLE_USER;
+            smp.sample.count = 2;
+            session_ingest(s, &smp);
+        }
+    }
+    draw(&view_histogram_ops, h, win, &ctx);
+    ok(window_has(win, "markall") && window_has(win, "100.00%"),
+       "a PC seen before the clear fills its bucket again, and it shows");
     view_histogram_ops.destroy(h);
     session_free(s);
 }
