@@ -99,7 +99,7 @@ cmp_ok "$(fn doomed_work samples)" ">" 0 "crash: doomed_work is sampled"
 
 # ---------------------------------------------------------------------------
 # Binaries of every kind, libraries, anonymous code.
-for prog in sieve-static sieve-stripped; do
+for prog in sieve-static sieve-nopie sieve-stripped; do
     profile "$prog" "$PROGS/$prog" 1000
     is "$rc" 0 "$prog: profil exits 0"
     cmp_ok "$(pct program)" ">=" 90 "$prog: program >= 90 % of the samples"
@@ -107,6 +107,8 @@ done
 like "$(jq -r '.functions[0].name' "$T/sieve-stripped.json")" '^sieve-stripped\+0x[0-9a-f]+$' \
     "sieve-stripped: routines are named sieve-stripped+0x..."
 is "$(jq -r '.functions[0].name' "$T/sieve-static.json")" markbit "sieve-static: markbit comes first"
+cmp_ok "$(jq -r '[.functions[] | select(.name == "markbit") | .samples] | add // 0' "$T/sieve-nopie.json")" \
+    ">" 100 "sieve-nopie: markbit is named and sampled at a fixed address"
 
 profile libc "$PROGS/libcbound" 4300
 is "$rc" 0 "libcbound: profil exits 0"
