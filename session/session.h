@@ -168,6 +168,8 @@ struct session {
     struct func *funcs;
     size_t nfuncs;
     bool funcs_dirty;
+    uint32_t *func_index; /* open addressing on (module, start): index + 1, 0 empty */
+    size_t func_index_alloc; /* a power of two, at least twice nfuncs */
 
     /* Live address spaces per process; only while ingesting live events. */
     struct addrspace **spaces;

@@ -788,7 +788,7 @@ static int tui_run(struct tui *t0, char **cause)
         fcntl(t->pty, F_SETFL, fcntl(t->pty, F_GETFL) | O_NONBLOCK);
     t->rate_at = clockdrv_now_ns();
     tui_layout(t);
-    t->dirty = true;
+    tui_draw(t); /* at once: the first refresh tick is a whole delay away */
 
     while (!t->quit) {
         struct pollfd pfd[5];
