@@ -375,34 +375,62 @@ static void session_forget_space(struct session *s, uint32_t pid, bool remove)
     }
 }
 
-/* Where a user-mode PC counts: PROFIL's bucket / DOS / high, and its hit entry. */
+bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket)
+{
+    uint64_t vaddr;
+    if (s->nmodules == 0 || !module_offset_to_vaddr(s->modules[0], off, &vaddr) ||
+        vaddr < s->prog_low || vaddr >= s->prog_high)
+        return false;
+    uint64_t b = (vaddr - s->prog_low) / (16 * (uint64_t)s->bucket_paragraphs);
+    if (b >= s->nbuckets)
+        return false;
+    *bucket = (size_t)b;
+    return true;
+}
+
+/* Count N samples at (MODULE, OFFSET) where PROFIL would: a bucket of the
+ * program, DOS, I/O or high, by the module's kind.  Live samples and replayed
+ * ones both come here, so a replay classifies exactly as the run did. */
+static void session_count(struct session *s, uint32_t module, uint64_t offset, uint64_t n)
+{
+    size_t b;
+    switch (s->modules[module]->kind) {
+    case MODULE_PROGRAM:
+        if (session_bucket_of(s, offset, &b)) {
+            s->buckets[b] += n;
+            s->c.program += n;
+        } else {
+            s->c.high += n; /* in the program's file, outside its code */
+        }
+        break;
+    case MODULE_LIBRARY:
+    case MODULE_VDSO:
+        s->c.dos += n;
+        break;
+    case MODULE_ANON:
+        s->c.high += n;
+        break;
+    case MODULE_KERNEL:
+        s->c.io += n;
+        break;
+    }
+    s->c.total += n;
+    session_add_hit(s, module, offset, n);
+}
+
+/* Which module a user-mode PC lies in, by the process's mappings. */
 static void session_classify_user(struct session *s, const struct event *ev)
 {
-    uint64_t n = ev->sample.count, pc = ev->sample.pc;
+    uint64_t pc = ev->sample.pc;
     struct addrspace *as = session_space(s, ev->pid, false);
     const struct mapping *m = as ? addrspace_find(as, pc) : NULL;
     if (m == NULL || s->modules[m->module]->kind == MODULE_ANON) {
         if (s->anon_module == UINT32_MAX)
             s->anon_module = session_module(s, "[anon]", MODULE_ANON);
-        s->c.high += n;
-        session_add_hit(s, s->anon_module, pc, n);
+        session_count(s, s->anon_module, pc, ev->sample.count);
         return;
     }
-    uint64_t off = pc - m->start + m->pgoff, vaddr;
-    if (m->module == 0) {
-        if (module_offset_to_vaddr(s->modules[0], off, &vaddr) && vaddr >= s->prog_low &&
-            vaddr < s->prog_high) {
-            size_t b = (size_t)((vaddr - s->prog_low) / (16 * (uint64_t)s->bucket_paragraphs));
-            if (b < s->nbuckets)
-                s->buckets[b] += n;
-            s->c.program += n;
-        } else {
-            s->c.high += n; /* in the program's file, outside its code */
-        }
-    } else {
-        s->c.dos += n;
-    }
-    session_add_hit(s, m->module, off, n);
+    session_count(s, m->module, pc - m->start + m->pgoff, ev->sample.count);
 }
 
 struct frame *session_frame_at(struct session *s, uint64_t time)
@@ -428,40 +456,6 @@ struct frame *session_frame_at(struct session *s, uint64_t time)
     return &s->frames[i];
 }
 
-/* A replayed hit: its module says where it counts, as live classification did. */
-static void session_ingest_hit(struct session *s, const struct event *ev)
-{
-    uint32_t module = ev->hit.module;
-    uint64_t n = ev->hit.count, vaddr;
-    if (module >= s->nmodules)
-        return;
-    switch (s->modules[module]->kind) {
-    case MODULE_PROGRAM:
-        if (module_offset_to_vaddr(s->modules[module], ev->hit.offset, &vaddr) &&
-            vaddr >= s->prog_low && vaddr < s->prog_high) {
-            size_t b = (size_t)((vaddr - s->prog_low) / (16 * (uint64_t)s->bucket_paragraphs));
-            if (b < s->nbuckets)
-                s->buckets[b] += n;
-            s->c.program += n;
-        } else {
-            s->c.high += n;
-        }
-        break;
-    case MODULE_LIBRARY:
-    case MODULE_VDSO:
-        s->c.dos += n;
-        break;
-    case MODULE_ANON:
-        s->c.high += n;
-        break;
-    case MODULE_KERNEL:
-        s->c.io += n;
-        break;
-    }
-    s->c.total += n;
-    session_add_hit(s, module, ev->hit.offset, n);
-}
-
 void session_ingest(struct session *s, const struct event *ev)
 {
     if (s->start_ns == 0)
@@ -473,8 +467,9 @@ void session_ingest(struct session *s, const struct event *ev)
     if (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST || ev->type == EVENT_HIT)
         f = s->cur_frame = session_frame_at(s, ev->time_ns);
     switch (ev->type) {
-    case EVENT_HIT:
-        session_ingest_hit(s, ev);
+    case EVENT_HIT: /* a replay: already attributed */
+        if (ev->hit.module < s->nmodules)
+            session_count(s, ev->hit.module, ev->hit.offset, ev->hit.count);
         break;
     case EVENT_SAMPLE:
         switch (ev->sample.mode) {
@@ -484,14 +479,13 @@ void session_ingest(struct session *s, const struct event *ev)
         case SAMPLE_KERNEL:
             if (s->kernel_module == UINT32_MAX)
                 s->kernel_module = session_module(s, "[kernel]", MODULE_KERNEL);
-            s->c.io += ev->sample.count;
-            session_add_hit(s, s->kernel_module, ev->sample.pc, ev->sample.count);
+            session_count(s, s->kernel_module, ev->sample.pc, ev->sample.count);
             break;
-        case SAMPLE_BLOCKED:
+        case SAMPLE_BLOCKED: /* no PC: I/O, and no hit */
             s->c.io += ev->sample.count;
+            s->c.total += ev->sample.count;
             break;
         }
-        s->c.total += ev->sample.count;
         break;
     case EVENT_MMAP:
         session_on_mmap(s, ev);
@@ -509,9 +503,8 @@ void session_ingest(struct session *s, const struct event *ev)
         s->c.lost += ev->lost.count;
         break;
     }
-    s->cur_frame = NULL;
+    s->cur_frame = NULL; /* nothing above grows the frame array: f is still good */
     if (f != NULL) {
-        f = session_frame_at(s, ev->time_ns); /* the frame array may have moved */
         f->program += s->c.program - before.program;
         f->dos += s->c.dos - before.dos;
         f->io += s->c.io - before.io;
@@ -545,16 +538,11 @@ int session_rebucket(struct session *s, uint32_t paragraphs)
     s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, paragraphs);
     free(s->buckets);
     s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
-    uint64_t size = 16 * (uint64_t)paragraphs, vaddr;
-    if (s->nmodules == 0)
-        return 0;
+    size_t b;
     for (size_t i = 0; i < s->hits_alloc; i++) {
         const struct hit *h = &s->hits[i];
-        if (h->module != 0 || h->count == 0)
-            continue;
-        if (module_offset_to_vaddr(s->modules[0], h->offset, &vaddr) && vaddr >= s->prog_low &&
-            vaddr < s->prog_high)
-            s->buckets[(vaddr - s->prog_low) / size] += h->count;
+        if (h->module == 0 && h->count > 0 && session_bucket_of(s, h->offset, &b))
+            s->buckets[b] += h->count;
     }
     return 0;
 }

@@ -224,6 +224,10 @@ uint32_t session_module(struct session *s, const char *path, enum module_kind ki
 /* Count hits at (module, offset); classification has already happened. */
 void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64_t count);
 
+/* The bucket holding the program's file offset OFF: false when OFF lies
+ * outside the program area (a sample there counts as high). */
+bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket);
+
 /* Recompute the bucket array for another bucket size from the hit table,
  * without re-running (the live 'z' key).  0, or -1 when the session has no
  * exact hits to re-bucket (a classic PROFIL file). */

@@ -58,14 +58,9 @@ static void histogram_refresh(struct histogram *h, const struct session *s)
         free(h->cand);
         h->cand = xcalloc(s->nhits + 1, sizeof *h->cand);
         h->ncand = 0;
-        uint64_t size = 16 * (uint64_t)s->bucket_paragraphs, vaddr;
-        for (size_t i = 0; i < s->hits_alloc && s->nmodules > 0; i++) {
-            const struct hit *hit = &s->hits[i];
-            if (hit->module != 0 || !module_offset_to_vaddr(s->modules[0], hit->offset, &vaddr) ||
-                vaddr < s->prog_low || vaddr >= s->prog_high)
-                continue;
-            size_t b = (size_t)((vaddr - s->prog_low) / size);
-            if (b < s->nbuckets)
+        size_t b;
+        for (size_t i = 0; i < s->hits_alloc; i++) {
+            if (s->hits[i].module == 0 && session_bucket_of(s, s->hits[i].offset, &b))
                 h->cand[h->ncand++] = b;
         }
         size_t n = h->ncand;
