@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,18 +25,6 @@
 static void run_emit(void *arg, const struct event *ev)
 {
     session_ingest(arg, ev);
-}
-
-/* Record how the program ended, from its wait status. */
-static void run_set_exit(struct session *s, int wstatus)
-{
-    if (WIFSIGNALED(wstatus)) {
-        s->exit_kind = EXIT_ABORTED;
-        s->exit_signal = WTERMSIG(wstatus);
-    } else {
-        s->exit_kind = EXIT_TERMINATED;
-        s->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 0;
-    }
 }
 
 /* profil's exit status mirrors the program's, as strace and time do. */
@@ -192,7 +179,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         s->duration_s = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
     }
     s->max_threads = d->max_threads;
-    run_set_exit(s, d->wstatus);
+    session_set_exit(s, d->wstatus);
     d->ops->free(d);
 
     char msg[160];

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 /* One executable mapping of a live process. */
 struct mapping {
@@ -682,6 +683,17 @@ const char *session_bucket_symbol(const struct session *s, size_t i, bool *start
     }
     long k = module_find_symbol(m, off_lo);
     return k >= 0 ? m->syms[k].name : NULL;
+}
+
+void session_set_exit(struct session *s, int wstatus)
+{
+    if (WIFSIGNALED(wstatus)) {
+        s->exit_kind = EXIT_ABORTED;
+        s->exit_signal = WTERMSIG(wstatus);
+    } else {
+        s->exit_kind = EXIT_TERMINATED;
+        s->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 0;
+    }
 }
 
 const char *session_signal_name(int sig)

@@ -245,6 +245,9 @@ size_t *session_ranking(struct session *s, size_t *n);
 /* The function whose code starts in or covers bucket I, or NULL. */
 const char *session_bucket_symbol(const struct session *s, size_t i, bool *starts_here);
 
+/* Record how the program ended, from its wait status. */
+void session_set_exit(struct session *s, int wstatus);
+
 /* Name for a signal: "SIGSEGV". */
 const char *session_signal_name(int sig);
 

@@ -164,25 +164,15 @@ static const char *tui_state(const struct tui *t, char *buf, size_t size)
     if (t->replay != NULL) {
         const struct replay *r = t->replay;
         if (r->pos >= r->nframes) {
-            struct session tmp = *r->file;
             char end[128];
-            snprintf(buf, size, "replay end: %s", report_termination(&tmp, end, sizeof end));
+            snprintf(buf, size, "replay end: %s", report_termination(r->file, end, sizeof end));
         } else {
             snprintf(buf, size, "replay %s x%g", t->playing ? "playing" : "paused", t->speed);
         }
         return buf;
     }
-    if (t->d->ended) {
-        struct session tmp = *t->s;
-        if (WIFSIGNALED(t->d->wstatus)) {
-            tmp.exit_kind = EXIT_ABORTED;
-            tmp.exit_signal = WTERMSIG(t->d->wstatus);
-        } else {
-            tmp.exit_kind = EXIT_TERMINATED;
-            tmp.exit_code = WEXITSTATUS(t->d->wstatus);
-        }
-        return report_termination(&tmp, buf, size);
-    }
+    if (t->d->ended)
+        return report_termination(t->s, buf, size); /* tui_drain recorded the end */
     if (t->stopping)
         return "stopping the program...";
     return t->d->paused ? "paused" : "running";
@@ -247,7 +237,7 @@ static void tui_draw_header(struct tui *t)
     /* The state always shows in full; the facts give way when space is short. */
     int statew = (int)strlen(state) + 2;
     draw_text(stdscr, 1, 0, t->cols > statew ? t->cols - statew : 0, line);
-    bool warn = t->d->ended && WIFSIGNALED(t->d->wstatus);
+    bool warn = t->s->exit_kind == EXIT_ABORTED;
     attron(A_BOLD | (t->colors && warn ? COLOR_PAIR(PAIR_WARN) : 0));
     draw_text(stdscr, 1, t->cols > statew ? t->cols - statew : 0, statew, state);
     attrset(A_NORMAL);
@@ -727,6 +717,8 @@ static void tui_drain(struct tui *t)
     }
     if (t->d->ended && !was_ended) {
         t->dirty = true;
+        /* Record the end now: the file saved next must say how it ended. */
+        session_set_exit(t->s, t->d->wstatus);
         t->s->duration_s = (double)(clockdrv_now_ns() - t->s->start_ns) / 1e9;
         if (t->stopping)
             t->quit = true;

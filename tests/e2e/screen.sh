@@ -46,6 +46,8 @@ ok "back at 120x40 both panels are side by side" wait_for 'Histogram .*Functions
 ok "after the program ends the screen says how" wait_for 'Program terminated normally *$' 20
 S=$(screen)
 has "$S" 'saved. q to quit' "the session was saved at the end"
+is "$(json "$T/sieve.PRF" '"\(.exit.status) \(.exit.code)"')" "terminated 0" \
+    "the file saved at the end, screen still up, says how the program ended"
 tm send-keys -t s '?'
 ok "? shows the keys" wait_for 'halve the bucket size' 3
 tm send-keys -t s Escape q
