@@ -3,6 +3,7 @@
 #include "clockdrv/clockdrv.h"
 #include "session/xmalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,4 +59,16 @@ uint64_t clockdrv_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int clockdrv_read_int(const char *path, int fallback)
+{
+    FILE *f = fopen(path, "re");
+    int v = fallback;
+    if (f != NULL) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = fallback;
+        fclose(f);
+    }
+    return v;
 }

@@ -75,6 +75,9 @@ const struct clockdrv_ops *clockdrv_choose(const struct clockdrv_config *cfg, ch
 /* Pause and resume the clock: OS/2's PRF_CM_STOP and PRF_CM_START. */
 void clockdrv_pause(struct clockdrv *d, bool paused);
 
+/* The number in a /proc/sys file such as perf_event_paranoid, or FALLBACK. */
+int clockdrv_read_int(const char *path, int fallback);
+
 /* Now, on the clock the events use. */
 uint64_t clockdrv_now_ns(void);
 

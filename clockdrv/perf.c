@@ -87,17 +87,6 @@ static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, in
     return syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
 }
 
-static int perf_read_int(const char *path, int fallback)
-{
-    FILE *f = fopen(path, "re");
-    int v = fallback;
-    if (f != NULL) {
-        if (fscanf(f, "%d", &v) != 1)
-            v = fallback;
-        fclose(f);
-    }
-    return v;
-}
 
 /* The attribute every per-CPU event shares. */
 static void perf_attr(struct perf_event_attr *attr, const struct clockdrv_config *cfg,
@@ -139,7 +128,7 @@ static int clockdrv_perf_probe(const struct clockdrv_config *cfg, char **cause)
         return 0;
     }
     int err = errno;
-    int paranoid = perf_read_int("/proc/sys/kernel/perf_event_paranoid", -99);
+    int paranoid = clockdrv_read_int("/proc/sys/kernel/perf_event_paranoid", -99);
     if (err == EACCES || err == EPERM)
         *cause = xasprintf("perf: not permitted (kernel.perf_event_paranoid is %d; it must be 2 "
                            "or less, or profil needs CAP_PERFMON)", paranoid);

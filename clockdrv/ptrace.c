@@ -174,13 +174,7 @@ static bool ptrace_traced(void)
 static int clockdrv_ptrace_probe(const struct clockdrv_config *cfg, char **cause)
 {
     (void)cfg;
-    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
-    int scope = 0;
-    if (f != NULL) {
-        if (fscanf(f, "%d", &scope) != 1)
-            scope = 0;
-        fclose(f);
-    }
+    int scope = clockdrv_read_int("/proc/sys/kernel/yama/ptrace_scope", 0);
     if (scope >= 3) {
         *cause = xstrdup("ptrace: forbidden on this system (kernel.yama.ptrace_scope is 3)");
         return -EPERM;
