@@ -52,6 +52,7 @@ profile shares "$PROGS/shares" --
 is "$rc" 0 "shares: profil exits 0"
 has "$err" "with the ptrace driver" "shares: profil says it samples with ptrace"
 is "$(jq -r .driver "$J")" ptrace "shares: driver ptrace"
+diag "shares: $(jq -c .counters "$J"), work_a/b/c samples: $(jq -r '[.functions[] | select(.name | test("^work_")) | .samples] | join(" ")' "$J")"
 set -- $(shares3 work_a work_b work_c)
 near "${1:-x}" 50 3 "shares: work_a has 50 % of the three (+/- 3)"
 near "${2:-x}" 30 3 "shares: work_b has 30 % of the three (+/- 3)"
