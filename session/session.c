@@ -465,7 +465,8 @@ void session_ingest(struct session *s, const struct event *ev)
         s->end_ns = ev->time_ns;
     struct counters before = s->c;
     struct frame *f = NULL;
-    if (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST || ev->type == EVENT_HIT)
+    if (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST || ev->type == EVENT_PREEMPTED ||
+        ev->type == EVENT_HIT)
         f = s->cur_frame = session_frame_at(s, ev->time_ns);
     switch (ev->type) {
     case EVENT_HIT: /* a replay: already attributed */
@@ -503,6 +504,9 @@ void session_ingest(struct session *s, const struct event *ev)
     case EVENT_LOST:
         s->c.lost += ev->lost.count;
         break;
+    case EVENT_PREEMPTED:
+        s->c.preempted += ev->lost.count;
+        break;
     }
     s->cur_frame = NULL; /* nothing above grows the frame array: f is still good */
     if (f != NULL) {
@@ -511,6 +515,7 @@ void session_ingest(struct session *s, const struct event *ev)
         f->io += s->c.io - before.io;
         f->high += s->c.high - before.high;
         f->lost += s->c.lost - before.lost;
+        f->preempted += s->c.preempted - before.preempted;
     }
 }
 

@@ -27,6 +27,8 @@ enum event_type {
     EVENT_EXEC, /* process pid replaced its image: its mappings are gone */
     EVENT_EXIT, /* process pid ended */
     EVENT_LOST, /* the kernel or the driver dropped count samples */
+    EVENT_PREEMPTED, /* count ticks found a thread runnable but off every CPU:
+                      * not a sample and not lost (lost.count carries it) */
     EVENT_HIT,  /* a replayed, already attributed sample: (module, offset) */
 };
 
@@ -69,6 +71,7 @@ struct counters {
     uint64_t high;
     uint64_t total;   /* program + dos + io + high */
     uint64_t lost;    /* samples dropped before they reached us */
+    uint64_t preempted; /* ticks a thread waited for a CPU: neither samples nor lost */
 };
 
 /* One distinct PC: (module, file offset) and how often it was seen. */
@@ -110,6 +113,7 @@ struct frame {
     uint64_t io;
     uint64_t high;
     uint64_t lost;
+    uint64_t preempted;
     bool cleared;            /* the counters were cleared; the deltas follow the clear */
     bool compact;            /* hits sorted by id, one entry per id */
     struct frame_hit *hits;  /* owned */
