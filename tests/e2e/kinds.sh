@@ -24,7 +24,15 @@ profile libc "$PROGS/libcbound" 4300
 is "$rc" 0 "libcbound: profil exits 0"
 cmp_ok "$(pct dos)" ">=" 80 "libcbound: DOS >= 80 % of the samples"
 is "$(jq -r '.functions[0].module' "$J")" libc.so.6 "libcbound: the top function is in libc.so.6"
-like "$(jq -r '.functions[0].name' "$J")" '(mem|str)' "libcbound: the top function is a string routine"
+# libc's string routines (__memset_avx2_unaligned_erms, ...) are named only in
+# its .symtab, which Debian ships apart, in libc6-dbg.
+libc=$(sed -n 's|^.* \(/.*/libc\.so\.6\)$|\1|p' /proc/self/maps | head -n 1)
+if [ -n "$libc" ] && debug_file_of "$libc" >/dev/null; then
+    like "$(jq -r '.functions[0].name' "$J")" '(mem|str)' "libcbound: the top function is a string routine"
+else
+    skip "libcbound: the top function is a string routine" \
+        "needs libc's debug symbols (Debian: libc6-dbg) for ${libc:-libc.so.6}: its string routines are named only there"
+fi
 cmp_ok "$(jq -r '[.functions[] | select(.module == "libc.so.6") | .samples] | add' "$J")" ">=" \
     "$(calc "0.8 * $(c total)")" "libcbound: libc.so.6 functions hold >= 80 % of the samples"
 

@@ -75,6 +75,21 @@ _tap() {
     return "$1"
 }
 
+# skip DESC REASON: a TAP result that was not run; REASON names what this
+# machine lacks (a package, a permission) and why the check needs it.
+skip() {
+    _tap 0 "$1 # SKIP $2"
+}
+
+# debug_file_of LIB: the detached debug file of the shared library LIB (a
+# path) in /usr/lib/debug/.build-id, found by its build id; 1 when none.
+debug_file_of() {
+    _id=$(readelf -n "$1" 2>/dev/null | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
+    [ -n "$_id" ] || return 1
+    _f=/usr/lib/debug/.build-id/$(printf %s "$_id" | cut -c1-2)/$(printf %s "$_id" | cut -c3-).debug
+    [ -r "$_f" ] && printf '%s\n' "$_f"
+}
+
 # ok DESC CMD [ARG...]: passes when CMD succeeds.
 ok() {
     _d=$1
