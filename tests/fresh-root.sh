@@ -101,6 +101,7 @@ run() {
 }
 
 rc=0
+started=$(date +%s)
 out=$root.out
 # The first command asks PROFIL's three questions: the answers come on stdin.
 if printf '1\n1000\n\n' | run "the README's first command" \
@@ -110,6 +111,7 @@ else
     rc=1
     say "first command: FAILED"
 fi
+grep '^setup: installing' "$out.1" || :
 tail -n 30 "$out.1"
 if [ -s "$root/root/profil/sieve.PRF" ]; then
     say "sieve.PRF written"
@@ -147,6 +149,7 @@ if [ "$ci" = 1 ]; then
     tail -n 3 "$out.3"
 fi
 
+say "$(($(date +%s) - started)) s from the clone to here"
 if [ "$rc" = 0 ]; then
     rm -f "$out.1" "$out.2" "$out.3"
     say "PASS: a fresh Debian 12 root runs both commands"

@@ -90,6 +90,16 @@ debug_file_of() {
     [ -r "$_f" ] && printf '%s\n' "$_f"
 }
 
+# perf_refused: why this user may not open a perf cpu-clock event on its own
+# children (and "auto" falls back to ptrace), on stdout; nothing when it may.
+perf_refused() {
+    if [ ! -r /proc/sys/kernel/perf_event_paranoid ]; then
+        echo "needs perf_event_open: this kernel has no /proc/sys/kernel/perf_event_paranoid"
+    elif [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
+        echo "needs perf_event_paranoid <= 2 or root: it is $(cat /proc/sys/kernel/perf_event_paranoid)"
+    fi
+}
+
 # ok DESC CMD [ARG...]: passes when CMD succeeds.
 ok() {
     _d=$1
