@@ -711,3 +711,92 @@ const char *session_signal_name(int sig)
         snprintf(buf, sizeof buf, "signal %d", sig);
     return buf;
 }
+
+/* Samples of one function within one bucket, while labelling buckets. */
+struct label_part {
+    size_t bucket;
+    long sym;
+    uint64_t count;
+};
+
+static int label_part_cmp(const void *a, const void *b)
+{
+    const struct label_part *x = a, *y = b;
+    if (x->bucket != y->bucket)
+        return x->bucket < y->bucket ? -1 : 1;
+    return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+/* Label the buckets of OUT (all of them when ONLY is SIZE_MAX, else bucket
+ * ONLY into OUT[0]) from the program's hits: one pass over the hit table. */
+static void session_label(const struct session *s, size_t only, struct bucket_label *out)
+{
+    const struct module *m = s->nmodules > 0 ? s->modules[0] : NULL;
+    struct label_part *parts = NULL;
+    size_t n = 0, alloc = 0;
+    for (size_t i = 0; m != NULL && i < s->hits_alloc; i++) {
+        const struct hit *h = &s->hits[i];
+        size_t b;
+        if (h->module != 0 || h->count == 0 || !session_bucket_of(s, h->offset, &b) ||
+            (only != SIZE_MAX && b != only))
+            continue;
+        long k = module_find_symbol(m, h->offset);
+        if (k < 0)
+            continue; /* not in a function yet: session_rank names it */
+        if (n == alloc) {
+            alloc = alloc ? 2 * alloc : 64;
+            parts = xreallocarray(parts, alloc, sizeof *parts);
+        }
+        parts[n++] = (struct label_part){b, k, h->count};
+    }
+    qsort(parts, n, sizeof *parts, label_part_cmp);
+    size_t first = 0;
+    while (first < n) {
+        size_t b = parts[first].bucket, end = first, distinct = 0;
+        long best = -1;
+        uint64_t best_count = 0;
+        while (end < n && parts[end].bucket == b) {
+            long k = parts[end].sym;
+            uint64_t sum = 0;
+            for (; end < n && parts[end].bucket == b && parts[end].sym == k; end++)
+                sum += parts[end].count;
+            distinct++;
+            if (sum > best_count) { /* ties keep the lower address */
+                best = k;
+                best_count = sum;
+            }
+        }
+        struct bucket_label *l = &out[only == SIZE_MAX ? b : 0];
+        l->name = m->syms[best].name;
+        l->others = distinct - 1;
+        first = end;
+    }
+    free(parts);
+}
+
+const char *session_bucket_label(const struct session *s, size_t i, size_t *others)
+{
+    struct bucket_label l = {NULL, 0};
+    *others = 0;
+    if (i >= s->nbuckets)
+        return NULL;
+    session_label(s, i, &l);
+    if (l.name == NULL) {
+        bool starts;
+        return session_bucket_symbol(s, i, &starts);
+    }
+    *others = l.others;
+    return l.name;
+}
+
+struct bucket_label *session_bucket_labels(const struct session *s)
+{
+    struct bucket_label *l = xcalloc(s->nbuckets ? s->nbuckets : 1, sizeof *l);
+    session_label(s, SIZE_MAX, l);
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        bool starts;
+        if (l[i].name == NULL)
+            l[i].name = session_bucket_symbol(s, i, &starts);
+    }
+    return l;
+}

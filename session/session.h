@@ -249,6 +249,25 @@ size_t *session_ranking(struct session *s, size_t *n);
 /* The function whose code starts in or covers bucket I, or NULL. */
 const char *session_bucket_symbol(const struct session *s, size_t i, bool *starts_here);
 
+/* How a histogram labels a bucket: a function name and how many others share it. */
+struct bucket_label {
+    const char *name; /* borrowed from the program's symbols, or NULL */
+    size_t others;    /* other functions with samples in the bucket: shown "+N" */
+};
+
+/* The name that labels bucket I of the histogram, as PROHST did: the
+ * function with the most samples in the bucket (ties: the lower address),
+ * with *OTHERS the number of other functions that have samples there.  A
+ * bucket without samples is labelled by the function that starts in or
+ * covers it (*OTHERS 0); NULL when none is known (a classic file has no
+ * symbols).  The name is borrowed: valid while the session lives.  It reads
+ * the whole hit table: to label many buckets, use session_bucket_labels. */
+const char *session_bucket_label(const struct session *s, size_t i, size_t *others);
+
+/* Every bucket's label at once, in one pass over the hit table: an array of
+ * nbuckets entries, indexed by bucket; the caller frees it. */
+struct bucket_label *session_bucket_labels(const struct session *s);
+
 /* Record how the program ended, from its wait status. */
 void session_set_exit(struct session *s, int wstatus);
 
