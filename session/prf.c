@@ -168,6 +168,7 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     buf_u64(&p, ns <= 0 || ns != ns ? 0 : ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns);
     buf_u32(&p, s->pid);
     buf_u32(&p, s->max_threads);
+    buf_u64(&p, s->c.preempted); /* 1.1 */
     prf_put_chunk(&out, "HEAD", &p);
 
     p.len = 0;
@@ -255,6 +256,9 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
                 prev = f->hits[k].id;
             }
         }
+        /* 1.1: appended after the frames, where a 1.0 reader does not look. */
+        for (size_t i = 0; i < s->nframes; i++)
+            buf_varint(&p, s->frames[i].preempted);
         prf_put_chunk(&out, "TIME", &p);
     }
 
@@ -432,6 +436,8 @@ static int prf_parse_head(struct session *s, struct cursor *c, char **cause)
         *cause = xstrdup("header chunk is too short");
         return -1;
     }
+    if (c->left >= 8)
+        s->c.preempted = cur_u64(c); /* 1.1; a 1.0 header ends before it */
     if (s->interval_us == 0 || s->bucket_paragraphs == 0 || clock > 1 || exit_kind > 2 ||
         s->prog_high < s->prog_low || nbuckets == 0 ||
         nbuckets != session_bucket_count(s->prog_low, s->prog_high, s->bucket_paragraphs)) {
@@ -592,6 +598,14 @@ static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
             s->clear_frame = s->nframes - 1;
     }
     s->compact_upto = s->nframes;
+    if (c->left == 0)
+        return 0; /* a 1.0 timeline: nothing after the frames */
+    for (uint64_t i = 0; i < n; i++)
+        s->frames[i].preempted = cur_varint(c);
+    if (c->bad) {
+        *cause = xstrdup("timeline chunk is damaged");
+        return -1;
+    }
     return 0;
 }
 
@@ -607,11 +621,12 @@ static int prf_check_timeline(const struct session *s, char **cause)
         sum.io += f->io;
         sum.high += f->high;
         sum.lost += f->lost;
+        sum.preempted += f->preempted;
         for (uint32_t k = 0; k < f->nhits; k++)
             hits[f->hits[k].id] += f->hits[k].count;
     }
     bool same = sum.program == s->c.program && sum.dos == s->c.dos && sum.io == s->c.io &&
-                sum.high == s->c.high && sum.lost == s->c.lost &&
+                sum.high == s->c.high && sum.lost == s->c.lost && sum.preempted == s->c.preempted &&
                 s->c.total == s->c.program + s->c.dos + s->c.io + s->c.high;
     for (size_t i = 0; i < s->hits_alloc && same; i++) {
         const struct hit *h = &s->hits[i];

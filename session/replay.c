@@ -77,6 +77,11 @@ static void replay_apply(struct replay *r, size_t i)
         ev.lost.count = f->lost;
         session_ingest(now, &ev);
     }
+    if (f->preempted > 0) {
+        struct event ev = {.type = EVENT_PREEMPTED, .time_ns = t};
+        ev.lost.count = f->preempted;
+        session_ingest(now, &ev);
+    }
 }
 
 void replay_seek(struct replay *r, size_t pos)

@@ -22,6 +22,11 @@ static double report_pct(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+double report_lost_pct(const struct counters *c)
+{
+    return report_pct(c->lost, c->total + c->lost);
+}
+
 const char *report_termination(const struct session *s, char *buf, size_t size)
 {
     switch (s->exit_kind) {
@@ -60,7 +65,14 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         fprintf(out, " Comment: %s\n", s->comment);
     fprintf(out, "  Driver: %s, %s clock\n", s->driver ? s->driver : "?",
             s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
-    fprintf(out, "   Ended: %s\n\n", report_termination(s, end, sizeof end));
+    fprintf(out, "   Ended: %s\n", report_termination(s, end, sizeof end));
+    double lost_pct = report_lost_pct(&s->c);
+    if (lost_pct > REPORT_LOST_WARN_PCT)
+        fprintf(out,
+                " Warning: %" PRIu64 " samples lost, %.2f%% of the ticks: the shares below "
+                "may be biased\n",
+                s->c.lost, lost_pct);
+    fprintf(out, "\n");
 
     fprintf(out, "   Start: 0x%" PRIx64 "\n", s->prog_low);
     fprintf(out, "     End: 0x%" PRIx64 "\n", s->prog_high);
@@ -86,17 +98,21 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
             "Total", report_pct(accounted, total));
     free(order);
 
-    fprintf(out, "\n%-8s %12s %8s\n", "Counter", "Samples", "%");
+    fprintf(out, "\n%-9s %12s %8s\n", "Counter", "Samples", "%");
     const struct {
         const char *name;
         uint64_t v;
     } rows[] = { { "Program", s->c.program }, { "DOS", s->c.dos }, { "I/O", s->c.io },
                  { "high", s->c.high } };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        fprintf(out, "%-8s %12" PRIu64 " %7.2f%%\n", rows[i].name, rows[i].v,
+        fprintf(out, "%-9s %12" PRIu64 " %7.2f%%\n", rows[i].name, rows[i].v,
                 report_pct(rows[i].v, total));
-    fprintf(out, "%-8s %12" PRIu64 "\n", "Total", total);
-    fprintf(out, "%-8s %12" PRIu64 "\n", "Lost", s->c.lost);
+    fprintf(out, "%-9s %12" PRIu64 "\n", "Total", total);
+    fprintf(out, "%-9s %12" PRIu64 " %7.2f%% of the ticks\n", "Lost", s->c.lost, lost_pct);
+    fprintf(out, "%-9s %12" PRIu64 "\n", "Preempted", s->c.preempted);
+    if (s->c.preempted > 0)
+        fprintf(out, "Preempted: ticks in which a thread of the program was ready to run but "
+                     "waited for a CPU; neither samples nor lost.\n");
 }
 
 /* Percentages rounded to 1/1000 of a point: enough, and stable to compare. */
@@ -142,6 +158,8 @@ char *report_json(struct session *s)
     cJSON_AddNumberToObject(c, "high", (double)s->c.high);
     cJSON_AddNumberToObject(c, "total", (double)s->c.total);
     cJSON_AddNumberToObject(c, "lost", (double)s->c.lost);
+    cJSON_AddNumberToObject(c, "preempted", (double)s->c.preempted);
+    cJSON_AddItemToObject(c, "lost_pct", report_json_pct(s->c.lost, s->c.total + s->c.lost));
 
     size_t n;
     size_t *order = session_ranking(s, &n);

@@ -9,6 +9,12 @@
 /* "mm:ss.mmm" for SAMPLES ticks of INTERVAL_US; BUF holds at least 32 bytes. */
 const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t interval_us);
 
+/* Above this share of lost ticks the report warns that the shares may be biased. */
+#define REPORT_LOST_WARN_PCT 1.0
+
+/* The share of the ticks that were lost: lost / (total + lost) x 100, 0 when none. */
+double report_lost_pct(const struct counters *c);
+
 /* Print the PROF report of S to OUT; TITLE names the file, may be NULL;
  * LIMIT caps the routines listed (0: all). */
 void report_text(struct session *s, const char *title, FILE *out, size_t limit);

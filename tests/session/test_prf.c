@@ -46,6 +46,9 @@ static struct session *make_session(void)
     k.sample.pc = 0x1234;
     k.sample.count = 2;
     session_ingest(s, &k);
+    struct event pre = {.type = EVENT_PREEMPTED, .pid = 1, .time_ns = 6000};
+    pre.lost.count = 6;
+    session_ingest(s, &pre);
     s->driver = strdup("perf");
     s->comment = strdup("a comment with \"quotes\" and ü");
     s->args = calloc(3, sizeof *s->args);
@@ -71,6 +74,8 @@ static void test_round_trip(void)
         exit(1);
     }
     ok(memcmp(&r->c, &s->c, sizeof s->c) == 0, "counters survive");
+    is_u64(r->c.preempted, 6, "the preempted ticks survive");
+    ok(len > 16 && data[10] == 1 && data[11] == 0, "the file says format 1.1");
     is_u64(r->nbuckets, s->nbuckets, "bucket count survives");
     ok(memcmp(r->buckets, s->buckets, s->nbuckets * sizeof *s->buckets) == 0, "buckets survive");
     is_u64(r->nhits, s->nhits, "every distinct PC survives");
@@ -138,7 +143,7 @@ static void test_round_trip(void)
     /* A newer major version says so. */
     data[8] = 2;
     cause = NULL;
-    ok(prf_read_buffer(data, len, &cause) == NULL && cause && strstr(cause, "version 2.0"),
+    ok(prf_read_buffer(data, len, &cause) == NULL && cause && strstr(cause, "version 2.1"),
        "a newer format version is refused: %s", cause ? cause : "");
     free(cause);
     data[8] = 1;

@@ -58,6 +58,9 @@ static struct session *record(bool with_clear)
     struct event lost = { .type = EVENT_LOST, .pid = 1, .time_ns = s->start_ns + 1500 * MS };
     lost.lost.count = 5;
     session_ingest(s, &lost);
+    struct event pre = {.type = EVENT_PREEMPTED, .pid = 1, .time_ns = s->start_ns + 1700 * MS};
+    pre.lost.count = 4;
+    session_ingest(s, &pre);
     s->exit_kind = EXIT_TERMINATED;
     s->driver = strdup("perf");
     return s;
@@ -97,6 +100,7 @@ static void check_replay(bool with_clear)
     replay_seek(r, r->nframes);
     ok(memcmp(&r->now->c, &file->c, sizeof file->c) == 0, "%s: the end gives the saved counters",
        what);
+    is_u64(r->now->c.preempted, 4, "%s: preempted ticks replay too", what);
     ok(memcmp(r->now->buckets, file->buckets, file->nbuckets * sizeof *file->buckets) == 0,
        "%s: and the saved buckets", what);
     char *a = report_without_meta(file), *b = report_without_meta(r->now);
