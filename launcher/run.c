@@ -190,8 +190,14 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         free(cause);
         goto out;
     }
-    fprintf(stderr, "profil: %llu samples (%llu lost) written to %s\n",
-            (unsigned long long)s->c.total, (unsigned long long)s->c.lost, name);
+    struct counters run = session_run_counters(s); /* a clear on the screen kept them */
+    if (run.lost > 0)
+        fprintf(stderr, "profil: %llu samples (%llu lost, %.2f%% of the ticks) written to %s\n",
+                (unsigned long long)run.total, (unsigned long long)run.lost, report_lost_pct(&run),
+                name);
+    else
+        fprintf(stderr, "profil: %llu samples (0 lost) written to %s\n",
+                (unsigned long long)run.total, name);
     if (!screen)
         report_text(s, NULL, stdout, 20);
     status = run_status(s);

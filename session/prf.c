@@ -142,6 +142,10 @@ static uint64_t *prf_hit_starts(const struct session *s, uint32_t module, size_t
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
 {
     session_rank(s); /* resolve every hit so its symbol is saved */
+    /* The whole run: a clear on the screen is a mark in the timeline. */
+    struct counters run = session_run_counters(s);
+    size_t nbuckets;
+    uint64_t *buckets = session_run_buckets(s, s->bucket_paragraphs, &nbuckets);
     struct buf out = { 0 }, p = { 0 };
     buf_put(&out, PRF_MAGIC, PRF_MAGIC_LEN);
     buf_u16(&out, PRF_VERSION_MAJOR);
@@ -150,15 +154,15 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
 
     buf_u32(&p, s->interval_us);
     buf_u32(&p, s->bucket_paragraphs);
-    buf_u64(&p, s->nbuckets);
+    buf_u64(&p, nbuckets);
     buf_u64(&p, s->prog_low);
     buf_u64(&p, s->prog_high);
-    buf_u64(&p, s->c.program);
-    buf_u64(&p, s->c.dos);
-    buf_u64(&p, s->c.io);
-    buf_u64(&p, s->c.high);
-    buf_u64(&p, s->c.total);
-    buf_u64(&p, s->c.lost);
+    buf_u64(&p, run.program);
+    buf_u64(&p, run.dos);
+    buf_u64(&p, run.io);
+    buf_u64(&p, run.high);
+    buf_u64(&p, run.total);
+    buf_u64(&p, run.lost);
     buf_u32(&p, (uint32_t)s->clock);
     buf_u32(&p, (uint32_t)s->exit_kind);
     buf_u32(&p, (uint32_t)s->exit_code);
@@ -168,13 +172,14 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     buf_u64(&p, ns <= 0 || ns != ns ? 0 : ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns);
     buf_u32(&p, s->pid);
     buf_u32(&p, s->max_threads);
-    buf_u64(&p, s->c.preempted); /* 1.1 */
+    buf_u64(&p, run.preempted); /* 1.1 */
     prf_put_chunk(&out, "HEAD", &p);
 
     p.len = 0;
-    buf_u64(&p, s->nbuckets);
-    for (size_t i = 0; i < s->nbuckets; i++)
-        buf_u64(&p, s->buckets[i]);
+    buf_u64(&p, nbuckets);
+    for (size_t i = 0; i < nbuckets; i++)
+        buf_u64(&p, buckets[i]);
+    free(buckets);
     prf_put_chunk(&out, "BUCK", &p);
 
     p.len = 0;
@@ -218,7 +223,7 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     uint64_t *counts = xcalloc(s->nkeys + 1, sizeof *counts);
     for (size_t i = 0; i < s->hits_alloc; i++) {
         if (s->hits[i].module != UINT32_MAX && s->hits[i].id < s->nkeys)
-            counts[s->hits[i].id] = s->hits[i].count;
+            counts[s->hits[i].id] = s->hits[i].count + s->hits[i].before_clear;
     }
     buf_u64(&p, s->nkeys);
     for (size_t i = 0; i < s->nkeys; i++) {
@@ -242,7 +247,7 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
         buf_u64(&p, s->nframes);
         for (size_t i = 0; i < s->nframes; i++) {
             const struct frame *f = &s->frames[i];
-            buf_varint(&p, f->cleared ? 1 : 0);
+            buf_varint(&p, f->cleared && s->legacy_clear ? 1 : 0); /* 1.0's clears */
             buf_varint(&p, f->program);
             buf_varint(&p, f->dos);
             buf_varint(&p, f->io);
@@ -259,6 +264,16 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
         /* 1.1: appended after the frames, where a 1.0 reader does not look. */
         for (size_t i = 0; i < s->nframes; i++)
             buf_varint(&p, s->frames[i].preempted);
+        size_t marks = 0, prev = 0;
+        for (size_t i = 0; i < s->nframes && !s->legacy_clear; i++)
+            marks += s->frames[i].cleared;
+        buf_varint(&p, marks);
+        for (size_t i = 0; i < s->nframes && marks > 0; i++) {
+            if (s->frames[i].cleared) {
+                buf_varint(&p, i - prev);
+                prev = i;
+            }
+        }
         prf_put_chunk(&out, "TIME", &p);
     }
 
@@ -569,6 +584,8 @@ static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
         struct frame *f = &s->frames[s->nframes++];
         uint64_t flags = cur_varint(c);
         f->cleared = flags & 1;
+        if (f->cleared)
+            s->legacy_clear = true; /* 1.0: the clear dropped what came before it */
         f->program = cur_varint(c);
         f->dos = cur_varint(c);
         f->io = cur_varint(c);
@@ -602,6 +619,21 @@ static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
         return 0; /* a 1.0 timeline: nothing after the frames */
     for (uint64_t i = 0; i < n; i++)
         s->frames[i].preempted = cur_varint(c);
+    uint64_t marks = cur_varint(c), at = 0;
+    if (!cur_fits(c, marks, 1) || marks > n) {
+        *cause = xstrdup("timeline chunk is damaged");
+        return -1;
+    }
+    for (uint64_t k = 0; k < marks; k++) {
+        uint64_t gap = cur_varint(c);
+        at += gap;
+        if (c->bad || (k > 0 && gap == 0) || at >= n) {
+            *cause = xstrdup("timeline chunk has a damaged clear mark");
+            return -1;
+        }
+        s->frames[at].cleared = true;
+        s->clear_frame = (size_t)at;
+    }
     if (c->bad) {
         *cause = xstrdup("timeline chunk is damaged");
         return -1;
@@ -614,7 +646,8 @@ static int prf_check_timeline(const struct session *s, char **cause)
 {
     struct counters sum = { 0 };
     uint64_t *hits = xcalloc(s->nkeys + 1, sizeof *hits);
-    for (size_t i = s->clear_frame; i < s->nframes; i++) {
+    /* A 1.0 clear threw away what came before it; a 1.1 clear is only a mark. */
+    for (size_t i = s->legacy_clear ? s->clear_frame : 0; i < s->nframes; i++) {
         const struct frame *f = &s->frames[i];
         sum.program += f->program;
         sum.dos += f->dos;

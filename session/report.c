@@ -47,6 +47,32 @@ const char *report_termination(const struct session *s, char *buf, size_t size)
     return buf;
 }
 
+/* Where the screen was cleared: the file keeps the whole run all the same. */
+static void report_clears(const struct session *s, FILE *out)
+{
+    double at[3];
+    size_t n = session_clears(s, at, 3);
+    if (n == 0)
+        return;
+    fprintf(out, " Cleared: at ");
+    for (size_t i = 0; i < n && i < 3; i++) {
+        char t[32];
+        uint64_t ms = (uint64_t)(at[i] * 1000.0 + 0.5);
+        fprintf(out, "%s%s",
+                i == 0       ? ""
+                : i + 1 == n ? " and "
+                             : ", ",
+                report_time(t, sizeof t, ms, 1000));
+    }
+    if (n > 3)
+        fprintf(out, " and %zu more times", n - 3);
+    if (s->legacy_clear)
+        fprintf(out, " on the screen; this file from an older profil kept only what came "
+                     "after the last clear\n");
+    else
+        fprintf(out, " on the screen; the report counts the whole run\n");
+}
+
 void report_text(struct session *s, const char *title, FILE *out, size_t limit)
 {
     char t[32], end[128];
@@ -66,6 +92,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     fprintf(out, "  Driver: %s, %s clock\n", s->driver ? s->driver : "?",
             s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     fprintf(out, "   Ended: %s\n", report_termination(s, end, sizeof end));
+    report_clears(s, out);
     double lost_pct = report_lost_pct(&s->c);
     if (lost_pct > REPORT_LOST_WARN_PCT)
         fprintf(out,

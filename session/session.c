@@ -84,6 +84,7 @@ void session_free(struct session *s)
     free(s->comment);
     free(s->driver);
     free(s->buckets);
+    free(s->buckets_before_clear);
     for (size_t i = 0; i < s->nmodules; i++)
         module_free(s->modules[i]);
     free(s->modules);
@@ -230,7 +231,7 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
             hit_table_grow(s);
             h = hit_slot(s->hits, s->hits_alloc, module, offset);
         }
-        *h = (struct hit){ module, offset, 0, -1, (uint32_t)s->nkeys };
+        *h = (struct hit){module, offset, 0, 0, -1, (uint32_t)s->nkeys};
         s->hit_keys = xreallocarray(s->hit_keys, s->nkeys + 1, sizeof *s->hit_keys);
         s->hit_keys[s->nkeys++] = (struct hit_key){ module, offset };
         s->nhits++;
@@ -376,17 +377,24 @@ static void session_forget_space(struct session *s, uint32_t pid, bool remove)
     }
 }
 
-bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket)
+/* The bucket of program offset OFF with buckets of PARAGRAPHS, NBUCKETS of them. */
+static bool session_bucket_at(const struct session *s, uint64_t off, uint32_t paragraphs,
+                              size_t nbuckets, size_t *bucket)
 {
     uint64_t vaddr;
     if (s->nmodules == 0 || !module_offset_to_vaddr(s->modules[0], off, &vaddr) ||
         vaddr < s->prog_low || vaddr >= s->prog_high)
         return false;
-    uint64_t b = (vaddr - s->prog_low) / (16 * (uint64_t)s->bucket_paragraphs);
-    if (b >= s->nbuckets)
+    uint64_t b = (vaddr - s->prog_low) / (16 * (uint64_t)paragraphs);
+    if (b >= nbuckets)
         return false;
     *bucket = (size_t)b;
     return true;
+}
+
+bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket)
+{
+    return session_bucket_at(s, off, s->bucket_paragraphs, s->nbuckets, bucket);
 }
 
 /* Count N samples at (MODULE, OFFSET) where PROFIL would: a bucket of the
@@ -434,13 +442,9 @@ static void session_classify_user(struct session *s, const struct event *ev)
     session_count(s, m->module, pc - m->start + m->pgoff, ev->sample.count);
 }
 
-struct frame *session_frame_at(struct session *s, uint64_t time)
+/* Frame I, made (with every frame before it) on first use. */
+static struct frame *session_frame(struct session *s, uint64_t i)
 {
-    uint64_t i = time > s->start_ns ? (time - s->start_ns) / SESSION_FRAME_NS : 0;
-    if (i > (1u << 26))
-        i = 1u << 26; /* a clock gone mad must not eat memory: 77 days of frames */
-    if (i < s->clear_frame)
-        i = s->clear_frame; /* counted after a clear: must survive it in a replay */
     if (i >= s->frames_alloc) {
         size_t alloc = s->frames_alloc ? s->frames_alloc : 64;
         while (alloc <= i)
@@ -455,6 +459,16 @@ struct frame *session_frame_at(struct session *s, uint64_t time)
     while (s->compact_upto + 2 < s->nframes)
         frame_compact(&s->frames[s->compact_upto++]);
     return &s->frames[i];
+}
+
+struct frame *session_frame_at(struct session *s, uint64_t time)
+{
+    uint64_t i = time > s->start_ns ? (time - s->start_ns) / SESSION_FRAME_NS : 0;
+    if (i > (1u << 26))
+        i = 1u << 26; /* a clock gone mad must not eat memory: 77 days of frames */
+    if (i < s->clear_frame)
+        i = s->clear_frame; /* counted after a clear: must come after it in a replay */
+    return session_frame(s, i);
 }
 
 void session_ingest(struct session *s, const struct event *ev)
@@ -519,21 +533,105 @@ void session_ingest(struct session *s, const struct event *ev)
     }
 }
 
+/* Whether frame F holds nothing at all. */
+static bool frame_empty(const struct frame *f)
+{
+    return f->program == 0 && f->dos == 0 && f->io == 0 && f->high == 0 && f->lost == 0 &&
+           f->preempted == 0 && f->nhits == 0;
+}
+
 void session_clear(struct session *s)
 {
-    if (s->nframes > 0) {
-        /* What the newest frame counted so far was cleared too. */
-        struct frame *f = &s->frames[s->nframes - 1];
-        free(f->hits);
-        *f = (struct frame){ .cleared = true, .compact = true };
-        s->clear_frame = s->nframes - 1;
+    /* The mark: a frame of its own after everything counted so far, so the
+     * frames before it keep what was counted before the clear. */
+    if (s->nframes == 0 || !s->frames[s->nframes - 1].cleared ||
+        !frame_empty(&s->frames[s->nframes - 1])) {
+        s->clear_frame = s->nframes;
+        session_frame(s, s->nframes)->cleared = true;
     }
+    struct counters *b = &s->before_clear;
+    b->program += s->c.program;
+    b->dos += s->c.dos;
+    b->io += s->c.io;
+    b->high += s->c.high;
+    b->total += s->c.total;
+    b->lost += s->c.lost;
+    b->preempted += s->c.preempted;
     memset(&s->c, 0, sizeof s->c);
+    if (s->classic) { /* no hits to rebuild the whole run's buckets from */
+        if (s->buckets_before_clear == NULL)
+            s->buckets_before_clear = xcalloc(s->nbuckets ? s->nbuckets : 1, sizeof *s->buckets);
+        for (size_t i = 0; i < s->nbuckets; i++)
+            s->buckets_before_clear[i] += s->buckets[i];
+    }
     memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
-    for (size_t i = 0; i < s->hits_alloc; i++)
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        s->hits[i].before_clear += s->hits[i].count;
         s->hits[i].count = 0;
+    }
     for (size_t i = 0; i < s->nfuncs; i++)
         s->funcs[i].samples = 0;
+}
+
+void session_reset(struct session *s)
+{
+    memset(&s->c, 0, sizeof s->c);
+    memset(&s->before_clear, 0, sizeof s->before_clear);
+    free(s->buckets_before_clear);
+    s->buckets_before_clear = NULL;
+    memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
+    for (size_t i = 0; i < s->hits_alloc; i++)
+        s->hits[i].count = s->hits[i].before_clear = 0;
+    for (size_t i = 0; i < s->nfuncs; i++)
+        s->funcs[i].samples = 0;
+    s->clear_frame = 0;
+}
+
+struct counters session_run_counters(const struct session *s)
+{
+    struct counters r = s->c;
+    r.program += s->before_clear.program;
+    r.dos += s->before_clear.dos;
+    r.io += s->before_clear.io;
+    r.high += s->before_clear.high;
+    r.total += s->before_clear.total;
+    r.lost += s->before_clear.lost;
+    r.preempted += s->before_clear.preempted;
+    return r;
+}
+
+uint64_t *session_run_buckets(const struct session *s, uint32_t paragraphs, size_t *n)
+{
+    if (paragraphs == 0)
+        paragraphs = s->bucket_paragraphs;
+    *n = session_bucket_count(s->prog_low, s->prog_high, paragraphs);
+    uint64_t *b = xcalloc(*n ? *n : 1, sizeof *b);
+    if (s->classic || (paragraphs == s->bucket_paragraphs && s->before_clear.program == 0)) {
+        for (size_t i = 0; i < *n && i < s->nbuckets; i++)
+            b[i] = s->buckets[i] + (s->buckets_before_clear ? s->buckets_before_clear[i] : 0);
+        return b;
+    }
+    size_t k;
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        const struct hit *h = &s->hits[i];
+        uint64_t count = h->count + h->before_clear;
+        if (h->module == 0 && count > 0 && session_bucket_at(s, h->offset, paragraphs, *n, &k))
+            b[k] += count;
+    }
+    return b;
+}
+
+size_t session_clears(const struct session *s, double *at, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nframes; i++) {
+        if (!s->frames[i].cleared)
+            continue;
+        if (n < max)
+            at[n] = (double)i * (double)SESSION_FRAME_NS / 1e9;
+        n++;
+    }
+    return n;
 }
 
 int session_rebucket(struct session *s, uint32_t paragraphs)

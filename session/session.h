@@ -78,7 +78,8 @@ struct counters {
 struct hit {
     uint32_t module;
     uint64_t offset;
-    uint64_t count;
+    uint64_t count;        /* since the latest clear: what the views show */
+    uint64_t before_clear; /* counted before it: the whole run is count + before_clear */
     int64_t func; /* cached index into session.funcs, -1 unresolved, -2 none */
     uint32_t id;  /* stable: index into session.hit_keys, in order of first sight */
 };
@@ -114,7 +115,7 @@ struct frame {
     uint64_t high;
     uint64_t lost;
     uint64_t preempted;
-    bool cleared;            /* the counters were cleared; the deltas follow the clear */
+    bool cleared;            /* the screen was cleared before this frame's deltas */
     bool compact;            /* hits sorted by id, one entry per id */
     struct frame_hit *hits;  /* owned */
     uint32_t nhits;
@@ -144,13 +145,21 @@ struct session {
     uint64_t *buckets;   /* owned */
     size_t nbuckets;
 
+    /* What the views show: the counts since the latest clear ('c'), which
+     * are the whole run's when nothing was cleared.  A clear is a view: what
+     * came before it is kept here, and the file gets the whole run. */
     struct counters c;
+    struct counters before_clear;
+    uint64_t *buckets_before_clear; /* owned; only a classic session has no hits to rebuild
+                                     * its buckets from, so it keeps them here (else NULL) */
+    bool legacy_clear; /* read from a 1.0 file, whose clears threw away what came before
+                        * them: its counters start at the last cleared frame */
 
     /* Frame i covers [start_ns + i * SESSION_FRAME_NS, ...). */
     struct frame *frames;
     size_t nframes;
     size_t frames_alloc;
-    size_t clear_frame;   /* the latest frame a clear happened in */
+    size_t clear_frame;   /* the latest frame marked cleared: later events land here or after */
     size_t compact_upto;  /* frames below this are compact */
     struct frame *cur_frame; /* where session_add_hit records, during an ingest */
     struct hit_key *hit_keys; /* by hit id */
@@ -209,9 +218,27 @@ size_t session_bucket_count(uint64_t low, uint64_t high, uint32_t paragraphs);
 /* Take one event from a live driver or a replay. */
 void session_ingest(struct session *s, const struct event *ev);
 
-/* Zero every counter, bucket and hit (OS/2's PRF_CM_CLEAR); the timeline
- * marks the clear so that a replay ends in the same state. */
+/* Clear what the views show (OS/2's PRF_CM_CLEAR): every counter, bucket,
+ * hit and function starts again from 0.  Nothing is thrown away: the counts
+ * move to the before_clear fields, and a new frame marked cleared goes at the
+ * end of the timeline, so that a replay clears there and ends in the same
+ * state as the screen did. */
 void session_clear(struct session *s);
+
+/* Forget every count and every clear, keeping the program, modules and
+ * symbols (a replay starts from this). */
+void session_reset(struct session *s);
+
+/* The whole run's counters: what came before the clears and since. */
+struct counters session_run_counters(const struct session *s);
+
+/* The whole run's buckets at PARAGRAPHS per bucket, *N of them (rebuilt
+ * from the hit table when that is not the size shown); the caller frees. */
+uint64_t *session_run_buckets(const struct session *s, uint32_t paragraphs, size_t *n);
+
+/* Seconds into the run of the clear marks: up to MAX of them into AT;
+ * returns how many there are. */
+size_t session_clears(const struct session *s, double *at, size_t max);
 
 /* Forget the timeline (a replay rebuilds it as it goes). */
 void session_timeline_reset(struct session *s);

@@ -1,0 +1,44 @@
+#!/bin/sh
+# keep.sh - no data is thrown away: a clear on the screen is a view (the
+# file keeps the whole run, the clear a mark in its timeline), a zoom is a
+# view (the file keeps the bucket size asked for), and saving over a session
+# keeps the previous one as NAME.PRF.old.
+. "$TESTLIB"
+
+use_tmux
+tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' sh"
+
+# ---------------------------------------------------------------------------
+# c once the program has ended, then q: the file still holds the whole run.
+tm send-keys -t s "cd '$T'; $PROFIL -b 1 -t 1000 -o c.PRF $PROGS/sieve 2000; echo EXIT=\$?" Enter
+ok "clear: the program runs to its end on the screen" wait_for 'Program terminated normally *$' 30
+tm send-keys -t s c
+ok "clear: c clears the screen's counters" wait_for 'counters cleared' 3
+ok "clear: the header shows no samples since the clear" wait_for 'samples 0 ' 3
+tm send-keys -t s q
+ok "clear: q leaves" wait_for '^EXIT=0' 5
+total=$(json c.PRF .counters.total)
+cmp_ok "$total" ">" 100 "clear: the saved file holds the whole run ($total samples)"
+is "$(json c.PRF '(.buckets | add) == .counters.program and .counters.program > 0')" true \
+    "clear: and its buckets, which add up to the program count"
+cmp_ok "$(json c.PRF '[.functions[] | select(.name == "markbit") | .samples] | add // 0')" ">" 0 \
+    "clear: and its ranking (markbit has samples)"
+run "$PROFIL" --report c.PRF </dev/null
+like "$out" '^ Cleared: at [0-9][0-9]:[0-9][0-9]\.[0-9]{3} on the screen; the report counts the whole run$' \
+    "clear: the report says where the screen was cleared"
+
+# The replay shows the clear: it ends where the screen ended, with nothing since the clear.
+tm send-keys -t s "clear; $PROFIL c.PRF; echo EXIT=\$?" Enter
+ok "clear: the file replays to its end" wait_for 'replay end' 10
+S=$(screen)
+like "$S" 'samples 0 ' "clear: the replay ends as the screen did, cleared"
+tm send-keys -t s Home
+ok "clear: back at the start" wait_for ' frame 0/' 3
+tm send-keys -t s End ,
+ok "clear: one frame before the end, before the mark" wait_for 'replay paused' 3
+S=$(screen)
+like "$S" "samples $total " "clear: before the mark the replay shows the whole run ($total)"
+tm send-keys -t s q
+ok "clear: q leaves the replay" wait_for '^EXIT=0' 3
+
+done_testing
