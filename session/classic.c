@@ -33,7 +33,7 @@ struct session *classic_read(const uint8_t *data, size_t len, const char *name, 
     s->classic = true;
     s->interval_us = w[0];
     s->nbuckets = w[1];
-    s->bucket_paragraphs = w[2];
+    s->bucket_paragraphs = s->asked_paragraphs = w[2];
     /* The area the buckets cover; PROFIL's own upper bound is kept apart. */
     s->prog_low = (uint64_t)w[3] * 16;
     s->prog_high = s->prog_low + s->nbuckets * 16 * (uint64_t)s->bucket_paragraphs;

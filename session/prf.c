@@ -145,7 +145,8 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     /* The whole run: a clear on the screen is a mark in the timeline. */
     struct counters run = session_run_counters(s);
     size_t nbuckets;
-    uint64_t *buckets = session_run_buckets(s, s->bucket_paragraphs, &nbuckets);
+    uint32_t paragraphs = s->asked_paragraphs ? s->asked_paragraphs : s->bucket_paragraphs;
+    uint64_t *buckets = session_run_buckets(s, paragraphs, &nbuckets); /* not the zoomed size */
     struct buf out = { 0 }, p = { 0 };
     buf_put(&out, PRF_MAGIC, PRF_MAGIC_LEN);
     buf_u16(&out, PRF_VERSION_MAJOR);
@@ -153,7 +154,7 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     buf_u32(&out, 0);
 
     buf_u32(&p, s->interval_us);
-    buf_u32(&p, s->bucket_paragraphs);
+    buf_u32(&p, paragraphs);
     buf_u64(&p, nbuckets);
     buf_u64(&p, s->prog_low);
     buf_u64(&p, s->prog_high);
@@ -430,7 +431,7 @@ static bool cur_fits(struct cursor *c, uint64_t count, size_t size)
 static int prf_parse_head(struct session *s, struct cursor *c, char **cause)
 {
     s->interval_us = cur_u32(c);
-    s->bucket_paragraphs = cur_u32(c);
+    s->bucket_paragraphs = s->asked_paragraphs = cur_u32(c);
     uint64_t nbuckets = cur_u64(c);
     s->prog_low = cur_u64(c);
     s->prog_high = cur_u64(c);

@@ -57,7 +57,7 @@ struct session *session_new(const char *program, uint32_t bucket_paragraphs, uin
     }
     struct session *s = session_new_empty();
     s->program = xstrdup(program);
-    s->bucket_paragraphs = bucket_paragraphs;
+    s->bucket_paragraphs = s->asked_paragraphs = bucket_paragraphs;
     s->interval_us = interval_us;
     uint32_t id = session_module(s, real, MODULE_PROGRAM);
     free(real);

@@ -135,7 +135,8 @@ struct session {
     size_t nargs;
     char *comment;       /* owned, may be NULL */
     uint32_t interval_us;
-    uint32_t bucket_paragraphs;
+    uint32_t bucket_paragraphs; /* the size shown: z and Z change it (a view) */
+    uint32_t asked_paragraphs;  /* the size asked for, which the file keeps (0: the same) */
     enum clock_kind clock;
     char *driver;        /* owned: "perf", "ptrace" */
 
@@ -260,8 +261,9 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
 bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket);
 
 /* Recompute the bucket array for another bucket size from the hit table,
- * without re-running (the live 'z' key).  0, or -1 when the session has no
- * exact hits to re-bucket (a classic PROFIL file). */
+ * without re-running (the live 'z' key).  A view: asked_paragraphs, which
+ * the file keeps, does not change.  0, or -1 when the session has no exact
+ * hits to re-bucket (a classic PROFIL file). */
 int session_rebucket(struct session *s, uint32_t paragraphs);
 
 /* Bring the function table up to date with the hit table. */

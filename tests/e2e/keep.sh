@@ -41,4 +41,29 @@ like "$S" "samples $total " "clear: before the mark the replay shows the whole r
 tm send-keys -t s q
 ok "clear: q leaves the replay" wait_for '^EXIT=0' 3
 
+# ---------------------------------------------------------------------------
+# z and Z change the bucket size on the screen only: the file keeps the size asked for.
+tm send-keys -t s "clear; $PROFIL -b 2 -t 1000 -o z.PRF $PROGS/sieve 1000; echo EXIT=\$?" Enter
+ok "zoom: the program runs to its end on the screen" wait_for 'Program terminated normally *$' 30
+tm send-keys -t s z
+ok "zoom: z shows buckets of 1 paragraph" wait_for 'buckets of 1 paragraph' 3
+tm send-keys -t s q
+ok "zoom: q leaves" wait_for '^EXIT=0' 5
+is "$(json z.PRF '"\(.bucket_paragraphs) \(.meta.bucket_paragraphs)"')" "2 2" \
+    "zoom: the file keeps 2 paragraphs per bucket, as asked (header and metadata)"
+is "$(json z.PRF '.bucket_count == ((.prog_high - .prog_low) / 32 | ceil) and (.buckets | length) == .bucket_count')" true \
+    "zoom: and the bucket count and buckets of that size"
+is "$(json z.PRF '(.buckets | add) == .counters.program and .counters.program > 0')" true \
+    "zoom: the buckets add up to the program count"
+tm send-keys -t s "clear; $PROFIL -b 2 -t 1000 -o Z.PRF $PROGS/sieve 1000; echo EXIT=\$?" Enter
+ok "zoom out: the program runs to its end" wait_for 'Program terminated normally *$' 30
+tm send-keys -t s Z Z
+ok "zoom out: Z Z shows buckets of 8 paragraphs" wait_for 'buckets of 8 paragraphs' 3
+tm send-keys -t s s
+ok "zoom out: s saves a snapshot" wait_for 'snapshot saved' 3
+is "$(json Z.PRF .bucket_paragraphs)" 2 "zoom out: the snapshot keeps 2 paragraphs per bucket"
+tm send-keys -t s q
+ok "zoom out: q leaves" wait_for '^EXIT=0' 5
+is "$(json Z.PRF .bucket_paragraphs)" 2 "zoom out: so does the file saved on quitting"
+
 done_testing

@@ -109,6 +109,15 @@ static void test_round_trip(void)
     ok(again_len == len && memcmp(again, data, len) == 0, "re-saving is byte-identical");
     free(again);
 
+    /* A zoom is a view: the file keeps the bucket size asked for. */
+    session_rebucket(s, 8);
+    ok(s->bucket_paragraphs == 8 && s->nbuckets < r->nbuckets, "zoomed out to 8 paragraphs");
+    prf_write_buffer(s, &again, &again_len);
+    ok(again_len == len && memcmp(again, data, len) == 0,
+       "saved while zoomed: the same bytes as before the zoom");
+    free(again);
+    session_rebucket(s, 2);
+
     /* Every truncation is refused with a reason. */
     int refused = 0;
     for (size_t cut = 0; cut < len; cut++) {
