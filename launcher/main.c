@@ -172,8 +172,11 @@ static int main_export(const struct options *o)
     size_t len;
     const char *saturated;
     classic_write_buffer(s, &data, &len, &saturated);
-    int r = prf_write_atomic(o->output, data, len, &cause);
+    bool kept;
+    int r = prf_write_atomic_keep(o->output, data, len, true, &kept, &cause);
     free(data);
+    if (kept)
+        fprintf(stderr, "profil: kept the previous %s as %s.old\n", o->output, o->output);
     if (r == 0 && saturated != NULL)
         fprintf(stderr, "profil: %s: %s and perhaps other values did not fit in 16 bits: "
                         "saturated at 65535\n", o->output, saturated);

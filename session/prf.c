@@ -285,8 +285,44 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     *len = out.len;
 }
 
+/* Keep the regular file PATH as PATH.old, replacing an older one: 0 (with
+ * *KEPT), or an errno.  A hard link leaves PATH in place until the new file
+ * replaces it, so a failure at any step loses nothing; a file system without
+ * links gets a rename, which *MOVED reports so that it can be undone. */
+static int prf_keep_old(const char *path, const char *tmp, bool *kept, bool *moved)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return 0; /* nothing to keep */
+    char *old = xasprintf("%s.old", path), *link_tmp = xasprintf("%s.old", tmp);
+    int err = 0;
+    if (link(path, link_tmp) == 0) {
+        if (rename(link_tmp, old) < 0) {
+            err = errno;
+            unlink(link_tmp);
+        }
+    } else if (rename(path, old) == 0) {
+        *moved = true;
+    } else {
+        err = errno;
+    }
+    *kept = err == 0;
+    free(old);
+    free(link_tmp);
+    return err;
+}
+
 int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **cause)
 {
+    bool kept;
+    return prf_write_atomic_keep(path, data, len, false, &kept, cause);
+}
+
+int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, bool keep_old,
+                          bool *kept, char **cause)
+{
+    bool moved = false;
+    *kept = false;
     char *copy = xstrdup(path);
     char *tmp = xasprintf("%s/.%s.XXXXXX", dirname(copy), strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
     free(copy);
@@ -315,8 +351,22 @@ int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **c
         err = errno;
     if (close(fd) < 0 && err == 0)
         err = errno;
-    if (err == 0 && rename(tmp, path) < 0)
+    if (err == 0 && keep_old && (err = prf_keep_old(path, tmp, kept, &moved)) != 0) {
+        unlink(tmp);
+        *cause =
+            xasprintf("%s: cannot keep the previous file as %s.old: %s", path, path, strerror(err));
+        free(tmp);
+        return -err;
+    }
+    if (err == 0 && rename(tmp, path) < 0) {
         err = errno;
+        if (moved) { /* put the previous file back where it was */
+            char *old = xasprintf("%s.old", path);
+            rename(old, path);
+            free(old);
+            *kept = false;
+        }
+    }
     if (err != 0) {
         unlink(tmp);
         *cause = xasprintf("%s: cannot write the profile: %s", path, strerror(err));
@@ -327,10 +377,17 @@ int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **c
 
 int prf_write_file(struct session *s, const char *path, char **cause)
 {
+    bool kept;
+    return prf_write_file_keep(s, path, false, &kept, cause);
+}
+
+int prf_write_file_keep(struct session *s, const char *path, bool keep_old, bool *kept,
+                        char **cause)
+{
     uint8_t *data;
     size_t len;
     prf_write_buffer(s, &data, &len);
-    int r = prf_write_atomic(path, data, len, cause);
+    int r = prf_write_atomic_keep(path, data, len, keep_old, kept, cause);
     free(data);
     return r;
 }

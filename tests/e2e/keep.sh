@@ -66,4 +66,42 @@ tm send-keys -t s q
 ok "zoom out: q leaves" wait_for '^EXIT=0' 5
 is "$(json Z.PRF .bucket_paragraphs)" 2 "zoom out: so does the file saved on quitting"
 
+# ---------------------------------------------------------------------------
+# Saving over NAME.PRF keeps the previous one as NAME.PRF.old, and says so once.
+mkdir old && cd old || exit 1
+run "$PROFIL" -b 1 -t 1000 --no-tui "$PROGS/sieve" 200 </dev/null
+is "$rc" 0 ".old: a first run writes sieve.PRF"
+hasnt "$err" "kept the previous" ".old: with nothing to keep, nothing is said"
+is "$(prf_in .)" "./sieve.PRF" ".old: and no .old is made"
+cp sieve.PRF first.PRF
+run "$PROFIL" -b 2 -t 1000 --no-tui "$PROGS/sieve" 200 </dev/null
+is "$rc" 0 ".old: a second run exits 0"
+is "$(printf '%s\n' "$err" | grep -c 'kept the previous')" 1 ".old: it says so once"
+like "$err" '^profil: kept the previous sieve\.PRF as sieve\.PRF\.old$' ".old: in one line"
+ok ".old: sieve.PRF.old is the first run's file" cmp -s first.PRF sieve.PRF.old
+is "$(json sieve.PRF .bucket_paragraphs)" 2 ".old: sieve.PRF is the second run's"
+
+# On the screen the session is saved at the end, on s, and on quitting: one .old, said once.
+cp first.PRF sieve.PRF
+tm send-keys -t s "clear; cd '$T/old'; $PROFIL -b 4 -t 1000 $PROGS/sieve 300 2>err.txt; echo EXIT=\$?" Enter
+ok ".old: the screen run ends" wait_for 'Program terminated normally *$' 30
+tm send-keys -t s s
+ok ".old: s saves again" wait_for 'snapshot saved' 3
+tm send-keys -t s q
+ok ".old: q leaves" wait_for '^EXIT=0' 5
+is "$(grep -c 'kept the previous' err.txt)" 1 ".old: three saves, one message"
+ok ".old: sieve.PRF.old is the file from before this run" cmp -s first.PRF sieve.PRF.old
+is "$(json sieve.PRF .bucket_paragraphs)" 4 ".old: sieve.PRF is this run's"
+
+# When the previous file cannot be kept, nothing is overwritten.
+cp first.PRF sieve.PRF
+rm sieve.PRF.old
+mkdir sieve.PRF.old
+run "$PROFIL" -b 2 -t 1000 --no-tui "$PROGS/sieve" 200 </dev/null
+isnt "$rc" 0 ".old: when sieve.PRF.old cannot be replaced, profil fails"
+like "$err" '^profil: sieve\.PRF: cannot keep the previous file as sieve\.PRF\.old: ' \
+    ".old: and says why in one line"
+ok ".old: sieve.PRF is untouched" cmp -s first.PRF sieve.PRF
+cd "$T" || exit 1
+
 done_testing
