@@ -97,7 +97,15 @@ static int main_report(const struct options *o)
     struct session *s = main_read(o->target);
     if (s == NULL)
         return 1;
-    if (o->json) {
+    if (o->hist) {
+        if (o->json) {
+            char *text = report_hist_json(s, o->hist == 2);
+            printf("%s\n", text);
+            free(text);
+        } else {
+            report_hist(s, stdout, o->hist == 2);
+        }
+    } else if (o->json) {
         char *text = report_json(s);
         printf("%s\n", text);
         free(text);

@@ -49,8 +49,7 @@ struct session *classic_read(const uint8_t *data, size_t len, const char *name, 
     }
     s->c.total = s->c.program + s->c.dos + s->c.io + s->c.high;
     s->program = xstrdup(name);
-    s->driver = xstrdup("PROFIL 1983");
-    s->exit_kind = EXIT_TERMINATED;
+    s->exit_kind = EXIT_NONE; /* the file does not say, nor which clock or how long */
     session_module(s, name, MODULE_PROGRAM);
     s->modules[0]->loaded = true; /* no image: nothing to read from disk */
     /* One frame holds it all, so a replay shows the whole session at once. */
