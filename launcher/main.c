@@ -140,6 +140,27 @@ static bool main_is_session(const char *path)
     return yes;
 }
 
+/* The session file NAME stands for: NAME itself, or NAME.PRF when NAME is
+ * not there, or is not a session, and NAME.PRF is ("profil --report sieve"
+ * finds sieve.PRF).  NULL after one line when neither is there; the caller
+ * frees. */
+static char *main_session_path(const char *name)
+{
+    size_t n = strlen(name);
+    bool has_ext = n > 4 && strcasecmp(name + n - 4, ".PRF") == 0;
+    char *alt = has_ext ? NULL : xasprintf("%s.PRF", name);
+    struct stat st;
+    bool exists = stat(name, &st) == 0, alt_exists = alt != NULL && stat(alt, &st) == 0;
+    if (alt_exists && (!exists || (!main_is_session(name) && main_is_session(alt))))
+        return alt;
+    free(alt);
+    if (!exists && !has_ext) {
+        fprintf(stderr, "profil: %s: no such file, nor %s.PRF\n", name, name);
+        return NULL;
+    }
+    return xstrdup(name);
+}
+
 static int main_replay(const struct options *o)
 {
     char *cause = NULL;
@@ -238,11 +259,18 @@ int main(int argc, char **argv)
     int r = options_parse(argc, argv, &o);
     if (r >= 0)
         return r;
-    if (o.mode == MODE_REPORT)
-        return main_report(&o);
-    if (o.mode == MODE_EXPORT)
-        return main_export(&o);
-    if (o.mode == MODE_REPLAY || main_is_session(o.target))
+    if (o.mode != MODE_PROFILE) {
+        char *file = main_session_path(o.target);
+        if (file == NULL)
+            return 1;
+        o.target = file;
+        r = o.mode == MODE_REPORT   ? main_report(&o)
+            : o.mode == MODE_EXPORT ? main_export(&o)
+                                    : main_replay(&o);
+        free(file);
+        return r;
+    }
+    if (main_is_session(o.target))
         return main_replay(&o);
 
     char *path = launcher_resolve(o.target);

@@ -74,4 +74,24 @@ run "$PROFIL" --report old.PRF </dev/null
 like "$out" '^0x1000 +100 \*{20}$' "1983 file: bucket 0x1000, 100 samples, half a bar"
 like "$out" '^0x1010 +200 \*{40}$' "1983 file: bucket 0x1010, 200 samples, the full bar"
 
+# ---------------------------------------------------------------------------
+# --report NAME finds NAME.PRF, and says nothing about it.
+mkdir name && cd name || exit 1
+cp ../s.PRF sieve.PRF
+run "$PROFIL" --report sieve </dev/null
+is "$rc" 0 "--report sieve: exits 0"
+is "$(printf '%s\n' "$out" | head -n 1)" "profil report of sieve.PRF" "--report sieve: reports sieve.PRF"
+is "$err" "" "--report sieve: says nothing extra"
+is "$(json sieve .counters.total)" "$(json sieve.PRF .counters.total)" "--report --json sieve: the same file"
+run "$PROFIL" --hist sieve </dev/null
+like "$out" '^Bucket histogram: ' "--hist sieve: finds sieve.PRF too"
+cp "$PROGS/sieve" sieve
+run "$PROFIL" --report sieve </dev/null
+is "$rc $(printf '%s\n' "$out" | head -n 1)" "0 profil report of sieve.PRF" \
+    "--report sieve beside the program sieve: the program is not a session, sieve.PRF is"
+run "$PROFIL" --report nothing </dev/null
+is "$rc" 1 "--report of a name that is neither: exits 1"
+is "$err" "profil: nothing: no such file, nor nothing.PRF" "in one clear line"
+cd "$T" || exit 1
+
 done_testing
