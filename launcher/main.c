@@ -308,9 +308,10 @@ int main(int argc, char **argv)
     int status = 1;
     struct args a = { 0 };
     struct session *s = NULL;
-    if ((o.bucket == 0 && prompt_number(PROMPT_BUCKET, BUCKET_MIN, BUCKET_MAX, &o.bucket) < 0) ||
-        (o.interval == 0 &&
-         prompt_number(PROMPT_INTERVAL, INTERVAL_MIN, INTERVAL_MAX, &o.interval) < 0)) {
+    if ((o.bucket == 0 && prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, BUCKET_MIN, BUCKET_MAX,
+                                        &o.bucket) < 0) ||
+        (o.interval == 0 && prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED, INTERVAL_MIN,
+                                          INTERVAL_MAX, &o.interval) < 0)) {
         fprintf(stderr, "profil: end of input: nothing was run\n");
         goto out;
     }
