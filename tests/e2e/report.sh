@@ -122,6 +122,16 @@ is "$(json "$OLD" '"\(.counters.preempted) \(.counters.total > 0)"')" "0 true" \
 run "$PROFIL" --report "$OLD" </dev/null
 like "$out" "^Preempted +0\$" "a 1.0 file's text report has Preempted 0"
 
+# A 1.1 file with preempted ticks and a clear mark (made through the session and writer).
+NEW=$(dirname "${TESTLIB:-$_lib_top/tests/e2e/lib.sh}")/../fuzz/corpus/cleared-preempted-1.1.PRF
+is "$(json "$NEW" '"\(.counters.preempted) \(.bucket_paragraphs)"')" "48 4" \
+    "a 1.1 file: its preempted ticks, and the bucket size asked for though saved zoomed"
+run "$PROFIL" --report "$NEW" </dev/null
+like "$out" "^Preempted +48\$" "its report: Preempted 48"
+like "$out" "^Preempted: ticks in which a thread of the program was ready to run but waited for a CPU" \
+    "and what they are"
+like "$out" "^ Cleared: at 00:00\\.300 on the screen; the report counts the whole run\$" "and where it was cleared"
+
 # ---------------------------------------------------------------------------
 # A report is the same every time.
 "$PROFIL" --report "$T/s.PRF" >"$T/r1.txt" 2>&1
