@@ -13,6 +13,7 @@ enum mode { MODE_PROFILE, MODE_REPORT, MODE_REPLAY, MODE_EXPORT };
 struct options {
     enum mode mode;
     bool json;
+    int hist;            /* --hist: 1 the buckets with samples, 2 (--hist=all) every one */
     uint32_t bucket;     /* 0: ask */
     uint32_t interval;   /* 0: ask */
     const char *args;    /* --args, or NULL */

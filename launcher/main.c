@@ -97,7 +97,15 @@ static int main_report(const struct options *o)
     struct session *s = main_read(o->target);
     if (s == NULL)
         return 1;
-    if (o->json) {
+    if (o->hist) {
+        if (o->json) {
+            char *text = report_hist_json(s, o->hist == 2);
+            printf("%s\n", text);
+            free(text);
+        } else {
+            report_hist(s, stdout, o->hist == 2);
+        }
+    } else if (o->json) {
         char *text = report_json(s);
         printf("%s\n", text);
         free(text);
@@ -130,6 +138,27 @@ static bool main_is_session(const char *path)
     }
     close(fd);
     return yes;
+}
+
+/* The session file NAME stands for: NAME itself, or NAME.PRF when NAME is
+ * not there, or is not a session, and NAME.PRF is ("profil --report sieve"
+ * finds sieve.PRF).  NULL after one line when neither is there; the caller
+ * frees. */
+static char *main_session_path(const char *name)
+{
+    size_t n = strlen(name);
+    bool has_ext = n > 4 && strcasecmp(name + n - 4, ".PRF") == 0;
+    char *alt = has_ext ? NULL : xasprintf("%s.PRF", name);
+    struct stat st;
+    bool exists = stat(name, &st) == 0, alt_exists = alt != NULL && stat(alt, &st) == 0;
+    if (alt_exists && (!exists || (!main_is_session(name) && main_is_session(alt))))
+        return alt;
+    free(alt);
+    if (!exists && !has_ext) {
+        fprintf(stderr, "profil: %s: no such file, nor %s.PRF\n", name, name);
+        return NULL;
+    }
+    return xstrdup(name);
 }
 
 static int main_replay(const struct options *o)
@@ -172,8 +201,11 @@ static int main_export(const struct options *o)
     size_t len;
     const char *saturated;
     classic_write_buffer(s, &data, &len, &saturated);
-    int r = prf_write_atomic(o->output, data, len, &cause);
+    bool kept;
+    int r = prf_write_atomic_keep(o->output, data, len, true, &kept, &cause);
     free(data);
+    if (kept)
+        fprintf(stderr, "profil: kept the previous %s as %s.old\n", o->output, o->output);
     if (r == 0 && saturated != NULL)
         fprintf(stderr, "profil: %s: %s and perhaps other values did not fit in 16 bits: "
                         "saturated at 65535\n", o->output, saturated);
@@ -227,11 +259,18 @@ int main(int argc, char **argv)
     int r = options_parse(argc, argv, &o);
     if (r >= 0)
         return r;
-    if (o.mode == MODE_REPORT)
-        return main_report(&o);
-    if (o.mode == MODE_EXPORT)
-        return main_export(&o);
-    if (o.mode == MODE_REPLAY || main_is_session(o.target))
+    if (o.mode != MODE_PROFILE) {
+        char *file = main_session_path(o.target);
+        if (file == NULL)
+            return 1;
+        o.target = file;
+        r = o.mode == MODE_REPORT   ? main_report(&o)
+            : o.mode == MODE_EXPORT ? main_export(&o)
+                                    : main_replay(&o);
+        free(file);
+        return r;
+    }
+    if (main_is_session(o.target))
         return main_replay(&o);
 
     char *path = launcher_resolve(o.target);
@@ -269,9 +308,10 @@ int main(int argc, char **argv)
     int status = 1;
     struct args a = { 0 };
     struct session *s = NULL;
-    if ((o.bucket == 0 && prompt_number(PROMPT_BUCKET, BUCKET_MIN, BUCKET_MAX, &o.bucket) < 0) ||
-        (o.interval == 0 &&
-         prompt_number(PROMPT_INTERVAL, INTERVAL_MIN, INTERVAL_MAX, &o.interval) < 0)) {
+    if ((o.bucket == 0 && prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, BUCKET_MIN, BUCKET_MAX,
+                                        &o.bucket) < 0) ||
+        (o.interval == 0 && prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED, INTERVAL_MIN,
+                                          INTERVAL_MAX, &o.interval) < 0)) {
         fprintf(stderr, "profil: end of input: nothing was run\n");
         goto out;
     }

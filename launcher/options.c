@@ -14,6 +14,7 @@ static void options_usage(FILE *out)
     fprintf(out,
             "Usage: profil [OPTION]... PROGRAM [PARAMETER]...\n"
             "       profil --report [--json] FILE.PRF\n"
+            "       profil --hist[=all] [--json] FILE.PRF\n"
             "       profil [--replay] FILE.PRF\n"
             "       profil --export classic FILE.PRF -o OUT.PRF\n"
             "Run PROGRAM under an interval clock, count where it spends its time, and save\n"
@@ -35,6 +36,8 @@ static void options_usage(FILE *out)
             "  -c, --comment=TEXT   store a comment with the session\n"
             "      --report         print the PROF report of FILE.PRF\n"
             "      --json           with --report: print it as JSON\n"
+            "      --hist[=all]     print the bucket histogram of FILE.PRF, as PROHST did\n"
+            "                       (=all: the empty buckets too; with --json as JSON)\n"
             "      --replay         replay FILE.PRF on the live screen (also: profil FILE.PRF)\n"
             "      --export=classic write FILE.PRF in the 1983 PROFIL layout to -o OUT\n"
             "  -h, --help           show this help and exit\n"
@@ -55,24 +58,34 @@ static int options_number(const char *name, const char *v, unsigned long min, un
     return -1;
 }
 
-enum { OPT_CLOCK = 256, OPT_DRIVER, OPT_NO_TUI, OPT_REPORT, OPT_JSON, OPT_REPLAY, OPT_EXPORT };
+enum {
+    OPT_CLOCK = 256,
+    OPT_DRIVER,
+    OPT_NO_TUI,
+    OPT_REPORT,
+    OPT_JSON,
+    OPT_REPLAY,
+    OPT_EXPORT,
+    OPT_HIST
+};
 static const struct option longopts[] = {
-    { "bucket", required_argument, NULL, 'b' },
-    { "interval", required_argument, NULL, 't' },
-    { "args", required_argument, NULL, 'a' },
-    { "output", required_argument, NULL, 'o' },
-    { "clock", required_argument, NULL, OPT_CLOCK },
-    { "driver", required_argument, NULL, OPT_DRIVER },
-    { "no-tui", no_argument, NULL, OPT_NO_TUI },
-    { "delay", required_argument, NULL, 'd' },
-    { "comment", required_argument, NULL, 'c' },
-    { "report", no_argument, NULL, OPT_REPORT },
-    { "json", no_argument, NULL, OPT_JSON },
-    { "replay", no_argument, NULL, OPT_REPLAY },
-    { "export", required_argument, NULL, OPT_EXPORT },
-    { "help", no_argument, NULL, 'h' },
-    { "version", no_argument, NULL, 'V' },
-    { NULL, 0, NULL, 0 },
+    {"bucket", required_argument, NULL, 'b'},
+    {"interval", required_argument, NULL, 't'},
+    {"args", required_argument, NULL, 'a'},
+    {"output", required_argument, NULL, 'o'},
+    {"clock", required_argument, NULL, OPT_CLOCK},
+    {"driver", required_argument, NULL, OPT_DRIVER},
+    {"no-tui", no_argument, NULL, OPT_NO_TUI},
+    {"delay", required_argument, NULL, 'd'},
+    {"comment", required_argument, NULL, 'c'},
+    {"report", no_argument, NULL, OPT_REPORT},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"hist", optional_argument, NULL, OPT_HIST},
+    {"replay", no_argument, NULL, OPT_REPLAY},
+    {"export", required_argument, NULL, OPT_EXPORT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 /* Read options up to the first word that is not one: -1, or an exit status. */
@@ -130,6 +143,15 @@ static int options_scan(int argc, char **argv, struct options *o)
             break;
         case OPT_JSON:
             o->json = true;
+            break;
+        case OPT_HIST:
+            if (optarg != NULL && strcmp(optarg, "all") != 0) {
+                fprintf(stderr, "profil: --hist: '%s' is not 'all'\n", optarg);
+                return 2;
+            }
+            o->hist = optarg != NULL ? 2 : 1;
+            if (o->mode == MODE_PROFILE)
+                o->mode = MODE_REPORT;
             break;
         case OPT_REPLAY:
             o->mode = MODE_REPLAY;

@@ -9,6 +9,13 @@
 #define PROMPT_INTERVAL "Sample time (micro-sec) >= 60 ? "
 #define PROMPT_PARAMS "Parameters to program? "
 
+/* What a wrong answer is told, on its own line, before the prompt comes again. */
+#define PROMPT_BUCKET_WANTED   "a whole number 1..65535"
+#define PROMPT_INTERVAL_WANTED "a whole number of microseconds, 60..1000000"
+
+/* Answers each prompt's history keeps. */
+#define PROMPT_HISTORY_MAX 100
+
 #define BUCKET_MIN 1
 #define BUCKET_MAX 65535
 #define INTERVAL_MIN 60
@@ -17,10 +24,15 @@
 /* A whole decimal number in [MIN, MAX], blanks around it allowed; nothing else. */
 bool prompt_parse_number(const char *s, unsigned long min, unsigned long max, uint32_t *out);
 
-/* Ask TEXT until the answer is such a number.  0, or -1 at end of input. */
-int prompt_number(const char *text, unsigned long min, unsigned long max, uint32_t *out);
+/* Ask TEXT until the answer is such a number, saying WANTED on its own line
+ * after each wrong answer.  0, or -1 at end of input. */
+int prompt_number(const char *text, const char *wanted, unsigned long min, unsigned long max,
+                  uint32_t *out);
 
-/* Ask TEXT once; *LINE is owned by the caller.  0, or -1 at end of input. */
+/* Ask TEXT once; *LINE is owned by the caller.  0, or -1 at end of input.
+ * On a terminal each prompt has its own readline history, kept between runs
+ * in $XDG_STATE_HOME/profil/history/ (default ~/.local/state/profil/history/),
+ * one file per prompt; failing to keep it is silently ignored. */
 int prompt_line(const char *text, bool complete_files, char **line);
 
 #endif

@@ -86,13 +86,21 @@ static void run_plain_loop(struct session *s, struct clockdrv *d)
 
 struct run_save {
     const char *name;
+    bool saved; /* once this run has saved, NAME is its own: no more .old */
 };
 
-/* The 's' key and the end of the program: write the file now. */
+/* The 's' key, the end of the program and the end of profil: write the file
+ * now.  The first save keeps a file left by an earlier run as NAME.old. */
 static int run_save(void *arg, struct session *s, char **cause)
 {
-    const struct run_save *rs = arg;
-    return prf_write_file(s, rs->name, cause);
+    struct run_save *rs = arg;
+    bool kept;
+    int r = prf_write_file_keep(s, rs->name, !rs->saved, &kept, cause);
+    if (r == 0)
+        rs->saved = true;
+    if (kept)
+        fprintf(stderr, "profil: kept the previous %s as %s.old\n", rs->name, rs->name);
+    return r;
 }
 
 /* The title line of the screen: the program and its parameters. */
@@ -123,6 +131,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     struct launch l = { path, argv, a->stdin_path, a->stdout_path, a->stdout_append,
                         a->stderr_path, -1 };
     int master = -1, slave = -1, status = 1;
+    struct run_save rs = {NULL, false};
     char *cause = NULL, *name = NULL, *title = NULL;
     if (screen) {
         struct winsize ws;
@@ -160,9 +169,9 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
                ? launcher_output_name(o, path, (long)s->pid)
                : xstrdup(output);
 
+    rs.name = name;
     if (screen) {
         title = run_title(s);
-        struct run_save rs = { name };
         struct tui_config tc = { o->delay ? o->delay * 100 : 100, title, run_save, &rs };
         if (tui_run_live(s, d, master, &tc, &cause) < 0) {
             fprintf(stderr, "profil: %s\n", cause);
@@ -185,13 +194,19 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     char msg[160];
     printf("%s\n", report_termination(s, msg, sizeof msg));
     fflush(stdout);
-    if (prf_write_file(s, name, &cause) < 0) {
+    if (run_save(&rs, s, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
         goto out;
     }
-    fprintf(stderr, "profil: %llu samples (%llu lost) written to %s\n",
-            (unsigned long long)s->c.total, (unsigned long long)s->c.lost, name);
+    struct counters run = session_run_counters(s); /* a clear on the screen kept them */
+    if (run.lost > 0)
+        fprintf(stderr, "profil: %llu samples (%llu lost, %.2f%% of the ticks) written to %s\n",
+                (unsigned long long)run.total, (unsigned long long)run.lost, report_lost_pct(&run),
+                name);
+    else
+        fprintf(stderr, "profil: %llu samples (0 lost) written to %s\n",
+                (unsigned long long)run.total, name);
     if (!screen)
         report_text(s, NULL, stdout, 20);
     status = run_status(s);

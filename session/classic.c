@@ -33,7 +33,7 @@ struct session *classic_read(const uint8_t *data, size_t len, const char *name, 
     s->classic = true;
     s->interval_us = w[0];
     s->nbuckets = w[1];
-    s->bucket_paragraphs = w[2];
+    s->bucket_paragraphs = s->asked_paragraphs = w[2];
     /* The area the buckets cover; PROFIL's own upper bound is kept apart. */
     s->prog_low = (uint64_t)w[3] * 16;
     s->prog_high = s->prog_low + s->nbuckets * 16 * (uint64_t)s->bucket_paragraphs;
@@ -49,8 +49,7 @@ struct session *classic_read(const uint8_t *data, size_t len, const char *name, 
     }
     s->c.total = s->c.program + s->c.dos + s->c.io + s->c.high;
     s->program = xstrdup(name);
-    s->driver = xstrdup("PROFIL 1983");
-    s->exit_kind = EXIT_TERMINATED;
+    s->exit_kind = EXIT_NONE; /* the file does not say, nor which clock or how long */
     session_module(s, name, MODULE_PROGRAM);
     s->modules[0]->loaded = true; /* no image: nothing to read from disk */
     /* One frame holds it all, so a replay shows the whole session at once. */

@@ -53,7 +53,8 @@ char *meta_to_json(const struct session *s)
     meta_set(obj, "driver", meta_string_or_null(s->driver));
     meta_set(obj, "clock", cJSON_CreateString(s->clock == CLOCK_KIND_CPU ? "cpu" : "wall"));
     meta_set(obj, "interval_us", cJSON_CreateNumber(s->interval_us));
-    meta_set(obj, "bucket_paragraphs", cJSON_CreateNumber(s->bucket_paragraphs));
+    meta_set(obj, "bucket_paragraphs",
+             cJSON_CreateNumber(s->asked_paragraphs ? s->asked_paragraphs : s->bucket_paragraphs));
     meta_set(obj, "pid", cJSON_CreateNumber(s->pid));
     meta_set(obj, "threads", cJSON_CreateNumber(s->max_threads));
     meta_set(obj, "duration_s", cJSON_CreateNumber(s->duration_s));

@@ -142,6 +142,11 @@ static uint64_t *prf_hit_starts(const struct session *s, uint32_t module, size_t
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
 {
     session_rank(s); /* resolve every hit so its symbol is saved */
+    /* The whole run: a clear on the screen is a mark in the timeline. */
+    struct counters run = session_run_counters(s);
+    size_t nbuckets;
+    uint32_t paragraphs = s->asked_paragraphs ? s->asked_paragraphs : s->bucket_paragraphs;
+    uint64_t *buckets = session_run_buckets(s, paragraphs, &nbuckets); /* not the zoomed size */
     struct buf out = { 0 }, p = { 0 };
     buf_put(&out, PRF_MAGIC, PRF_MAGIC_LEN);
     buf_u16(&out, PRF_VERSION_MAJOR);
@@ -149,16 +154,16 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     buf_u32(&out, 0);
 
     buf_u32(&p, s->interval_us);
-    buf_u32(&p, s->bucket_paragraphs);
-    buf_u64(&p, s->nbuckets);
+    buf_u32(&p, paragraphs);
+    buf_u64(&p, nbuckets);
     buf_u64(&p, s->prog_low);
     buf_u64(&p, s->prog_high);
-    buf_u64(&p, s->c.program);
-    buf_u64(&p, s->c.dos);
-    buf_u64(&p, s->c.io);
-    buf_u64(&p, s->c.high);
-    buf_u64(&p, s->c.total);
-    buf_u64(&p, s->c.lost);
+    buf_u64(&p, run.program);
+    buf_u64(&p, run.dos);
+    buf_u64(&p, run.io);
+    buf_u64(&p, run.high);
+    buf_u64(&p, run.total);
+    buf_u64(&p, run.lost);
     buf_u32(&p, (uint32_t)s->clock);
     buf_u32(&p, (uint32_t)s->exit_kind);
     buf_u32(&p, (uint32_t)s->exit_code);
@@ -168,12 +173,14 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     buf_u64(&p, ns <= 0 || ns != ns ? 0 : ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns);
     buf_u32(&p, s->pid);
     buf_u32(&p, s->max_threads);
+    buf_u64(&p, run.preempted); /* 1.1 */
     prf_put_chunk(&out, "HEAD", &p);
 
     p.len = 0;
-    buf_u64(&p, s->nbuckets);
-    for (size_t i = 0; i < s->nbuckets; i++)
-        buf_u64(&p, s->buckets[i]);
+    buf_u64(&p, nbuckets);
+    for (size_t i = 0; i < nbuckets; i++)
+        buf_u64(&p, buckets[i]);
+    free(buckets);
     prf_put_chunk(&out, "BUCK", &p);
 
     p.len = 0;
@@ -217,7 +224,7 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     uint64_t *counts = xcalloc(s->nkeys + 1, sizeof *counts);
     for (size_t i = 0; i < s->hits_alloc; i++) {
         if (s->hits[i].module != UINT32_MAX && s->hits[i].id < s->nkeys)
-            counts[s->hits[i].id] = s->hits[i].count;
+            counts[s->hits[i].id] = s->hits[i].count + s->hits[i].before_clear;
     }
     buf_u64(&p, s->nkeys);
     for (size_t i = 0; i < s->nkeys; i++) {
@@ -241,7 +248,7 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
         buf_u64(&p, s->nframes);
         for (size_t i = 0; i < s->nframes; i++) {
             const struct frame *f = &s->frames[i];
-            buf_varint(&p, f->cleared ? 1 : 0);
+            buf_varint(&p, f->cleared && s->legacy_clear ? 1 : 0); /* 1.0's clears */
             buf_varint(&p, f->program);
             buf_varint(&p, f->dos);
             buf_varint(&p, f->io);
@@ -255,6 +262,19 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
                 prev = f->hits[k].id;
             }
         }
+        /* 1.1: appended after the frames, where a 1.0 reader does not look. */
+        for (size_t i = 0; i < s->nframes; i++)
+            buf_varint(&p, s->frames[i].preempted);
+        size_t marks = 0, prev = 0;
+        for (size_t i = 0; i < s->nframes && !s->legacy_clear; i++)
+            marks += s->frames[i].cleared;
+        buf_varint(&p, marks);
+        for (size_t i = 0; i < s->nframes && marks > 0; i++) {
+            if (s->frames[i].cleared) {
+                buf_varint(&p, i - prev);
+                prev = i;
+            }
+        }
         prf_put_chunk(&out, "TIME", &p);
     }
 
@@ -265,8 +285,44 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
     *len = out.len;
 }
 
+/* Keep the regular file PATH as PATH.old, replacing an older one: 0 (with
+ * *KEPT), or an errno.  A hard link leaves PATH in place until the new file
+ * replaces it, so a failure at any step loses nothing; a file system without
+ * links gets a rename, which *MOVED reports so that it can be undone. */
+static int prf_keep_old(const char *path, const char *tmp, bool *kept, bool *moved)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return 0; /* nothing to keep */
+    char *old = xasprintf("%s.old", path), *link_tmp = xasprintf("%s.old", tmp);
+    int err = 0;
+    if (link(path, link_tmp) == 0) {
+        if (rename(link_tmp, old) < 0) {
+            err = errno;
+            unlink(link_tmp);
+        }
+    } else if (rename(path, old) == 0) {
+        *moved = true;
+    } else {
+        err = errno;
+    }
+    *kept = err == 0;
+    free(old);
+    free(link_tmp);
+    return err;
+}
+
 int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **cause)
 {
+    bool kept;
+    return prf_write_atomic_keep(path, data, len, false, &kept, cause);
+}
+
+int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, bool keep_old,
+                          bool *kept, char **cause)
+{
+    bool moved = false;
+    *kept = false;
     char *copy = xstrdup(path);
     char *tmp = xasprintf("%s/.%s.XXXXXX", dirname(copy), strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
     free(copy);
@@ -295,8 +351,22 @@ int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **c
         err = errno;
     if (close(fd) < 0 && err == 0)
         err = errno;
-    if (err == 0 && rename(tmp, path) < 0)
+    if (err == 0 && keep_old && (err = prf_keep_old(path, tmp, kept, &moved)) != 0) {
+        unlink(tmp);
+        *cause =
+            xasprintf("%s: cannot keep the previous file as %s.old: %s", path, path, strerror(err));
+        free(tmp);
+        return -err;
+    }
+    if (err == 0 && rename(tmp, path) < 0) {
         err = errno;
+        if (moved) { /* put the previous file back where it was */
+            char *old = xasprintf("%s.old", path);
+            rename(old, path);
+            free(old);
+            *kept = false;
+        }
+    }
     if (err != 0) {
         unlink(tmp);
         *cause = xasprintf("%s: cannot write the profile: %s", path, strerror(err));
@@ -307,10 +377,17 @@ int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **c
 
 int prf_write_file(struct session *s, const char *path, char **cause)
 {
+    bool kept;
+    return prf_write_file_keep(s, path, false, &kept, cause);
+}
+
+int prf_write_file_keep(struct session *s, const char *path, bool keep_old, bool *kept,
+                        char **cause)
+{
     uint8_t *data;
     size_t len;
     prf_write_buffer(s, &data, &len);
-    int r = prf_write_atomic(path, data, len, cause);
+    int r = prf_write_atomic_keep(path, data, len, keep_old, kept, cause);
     free(data);
     return r;
 }
@@ -411,7 +488,7 @@ static bool cur_fits(struct cursor *c, uint64_t count, size_t size)
 static int prf_parse_head(struct session *s, struct cursor *c, char **cause)
 {
     s->interval_us = cur_u32(c);
-    s->bucket_paragraphs = cur_u32(c);
+    s->bucket_paragraphs = s->asked_paragraphs = cur_u32(c);
     uint64_t nbuckets = cur_u64(c);
     s->prog_low = cur_u64(c);
     s->prog_high = cur_u64(c);
@@ -432,6 +509,8 @@ static int prf_parse_head(struct session *s, struct cursor *c, char **cause)
         *cause = xstrdup("header chunk is too short");
         return -1;
     }
+    if (c->left >= 8)
+        s->c.preempted = cur_u64(c); /* 1.1; a 1.0 header ends before it */
     if (s->interval_us == 0 || s->bucket_paragraphs == 0 || clock > 1 || exit_kind > 2 ||
         s->prog_high < s->prog_low || nbuckets == 0 ||
         nbuckets != session_bucket_count(s->prog_low, s->prog_high, s->bucket_paragraphs)) {
@@ -563,6 +642,8 @@ static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
         struct frame *f = &s->frames[s->nframes++];
         uint64_t flags = cur_varint(c);
         f->cleared = flags & 1;
+        if (f->cleared)
+            s->legacy_clear = true; /* 1.0: the clear dropped what came before it */
         f->program = cur_varint(c);
         f->dos = cur_varint(c);
         f->io = cur_varint(c);
@@ -592,6 +673,29 @@ static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
             s->clear_frame = s->nframes - 1;
     }
     s->compact_upto = s->nframes;
+    if (c->left == 0)
+        return 0; /* a 1.0 timeline: nothing after the frames */
+    for (uint64_t i = 0; i < n; i++)
+        s->frames[i].preempted = cur_varint(c);
+    uint64_t marks = cur_varint(c), at = 0;
+    if (!cur_fits(c, marks, 1) || marks > n) {
+        *cause = xstrdup("timeline chunk is damaged");
+        return -1;
+    }
+    for (uint64_t k = 0; k < marks; k++) {
+        uint64_t gap = cur_varint(c);
+        at += gap;
+        if (c->bad || (k > 0 && gap == 0) || at >= n) {
+            *cause = xstrdup("timeline chunk has a damaged clear mark");
+            return -1;
+        }
+        s->frames[at].cleared = true;
+        s->clear_frame = (size_t)at;
+    }
+    if (c->bad) {
+        *cause = xstrdup("timeline chunk is damaged");
+        return -1;
+    }
     return 0;
 }
 
@@ -600,18 +704,20 @@ static int prf_check_timeline(const struct session *s, char **cause)
 {
     struct counters sum = { 0 };
     uint64_t *hits = xcalloc(s->nkeys + 1, sizeof *hits);
-    for (size_t i = s->clear_frame; i < s->nframes; i++) {
+    /* A 1.0 clear threw away what came before it; a 1.1 clear is only a mark. */
+    for (size_t i = s->legacy_clear ? s->clear_frame : 0; i < s->nframes; i++) {
         const struct frame *f = &s->frames[i];
         sum.program += f->program;
         sum.dos += f->dos;
         sum.io += f->io;
         sum.high += f->high;
         sum.lost += f->lost;
+        sum.preempted += f->preempted;
         for (uint32_t k = 0; k < f->nhits; k++)
             hits[f->hits[k].id] += f->hits[k].count;
     }
     bool same = sum.program == s->c.program && sum.dos == s->c.dos && sum.io == s->c.io &&
-                sum.high == s->c.high && sum.lost == s->c.lost &&
+                sum.high == s->c.high && sum.lost == s->c.lost && sum.preempted == s->c.preempted &&
                 s->c.total == s->c.program + s->c.dos + s->c.io + s->c.high;
     for (size_t i = 0; i < s->hits_alloc && same; i++) {
         const struct hit *h = &s->hits[i];

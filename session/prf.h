@@ -8,13 +8,14 @@
 
 #include "session/session.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define PRF_MAGIC "\x89PRF\r\n\x1a\n"
 #define PRF_MAGIC_LEN 8
 #define PRF_VERSION_MAJOR 1
-#define PRF_VERSION_MINOR 0
+#define PRF_VERSION_MINOR 1
 
 /* Serialize S into a freshly allocated buffer; the caller owns *DATA. */
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len);
@@ -25,6 +26,17 @@ int prf_write_file(struct session *s, const char *path, char **cause);
 
 /* Write DATA to PATH atomically. */
 int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **cause);
+
+/* The same, and when KEEP_OLD and PATH is already a file, keep that file as
+ * PATH.old (replacing an older one, as perf keeps perf.data.old) before the
+ * new one takes its place; *KEPT says whether it did.  A failure at any step
+ * loses neither file: the previous one stays at PATH or at PATH.old. */
+int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, bool keep_old,
+                          bool *kept, char **cause);
+
+/* prf_write_file with prf_write_atomic_keep's KEEP_OLD and *KEPT. */
+int prf_write_file_keep(struct session *s, const char *path, bool keep_old, bool *kept,
+                        char **cause);
 
 /* Parse a .PRF image.  Returns a session, or NULL with *cause set to an owned
  * explanation of what is wrong (without the file name). */

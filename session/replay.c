@@ -15,7 +15,7 @@ struct replay *replay_new(struct session *file, struct session *copy)
     r->now = copy;
     r->nframes = file->nframes;
     /* The copy keeps the program, modules and symbols; nothing is counted yet. */
-    session_clear(copy);
+    session_reset(copy);
     session_timeline_reset(copy);
     copy->start_ns = REPLAY_T0;
     copy->exit_kind = EXIT_NONE;
@@ -38,8 +38,11 @@ static void replay_apply(struct replay *r, size_t i)
     struct session *now = r->now;
     const struct frame *f = &file->frames[i];
     uint64_t t = REPLAY_T0 + i * SESSION_FRAME_NS;
-    if (f->cleared)
+    if (f->cleared) {
+        if (i > 0)
+            session_frame_at(now, t - SESSION_FRAME_NS); /* the mark lands at frame i */
         session_clear(now);
+    }
     if (file->classic) {
         /* A 1983 file has buckets and counters but no exact hits to feed. */
         memcpy(now->buckets, file->buckets, file->nbuckets * sizeof *now->buckets);
@@ -77,6 +80,11 @@ static void replay_apply(struct replay *r, size_t i)
         ev.lost.count = f->lost;
         session_ingest(now, &ev);
     }
+    if (f->preempted > 0) {
+        struct event ev = {.type = EVENT_PREEMPTED, .time_ns = t};
+        ev.lost.count = f->preempted;
+        session_ingest(now, &ev);
+    }
 }
 
 void replay_seek(struct replay *r, size_t pos)
@@ -84,7 +92,7 @@ void replay_seek(struct replay *r, size_t pos)
     if (pos > r->nframes)
         pos = r->nframes;
     if (pos < r->pos) {
-        session_clear(r->now);
+        session_reset(r->now);
         session_timeline_reset(r->now);
         r->pos = 0;
     }

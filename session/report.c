@@ -22,8 +22,17 @@ static double report_pct(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+double report_lost_pct(const struct counters *c)
+{
+    return report_pct(c->lost, c->total + c->lost);
+}
+
 const char *report_termination(const struct session *s, char *buf, size_t size)
 {
+    if (s->classic && s->exit_kind == EXIT_NONE) {
+        snprintf(buf, size, "unknown"); /* a 1983 file does not say */
+        return buf;
+    }
     switch (s->exit_kind) {
     case EXIT_TERMINATED:
         if (s->exit_code != 0)
@@ -42,6 +51,34 @@ const char *report_termination(const struct session *s, char *buf, size_t size)
     return buf;
 }
 
+/* Where the screen was cleared: the file keeps the whole run all the same. */
+static void report_clears(const struct session *s, FILE *out)
+{
+    double at[3];
+    size_t n = session_clears(s, at, 3);
+    if (n == 0)
+        return;
+    fprintf(out, " Cleared: at ");
+    for (size_t i = 0; i < n && i < 3; i++) {
+        char t[32];
+        uint64_t ms = (uint64_t)(at[i] * 1000.0 + 0.5);
+        fprintf(out, "%s%s",
+                i == 0       ? ""
+                : i + 1 == n ? " and "
+                             : ", ",
+                report_time(t, sizeof t, ms, 1000));
+    }
+    if (n > 3)
+        fprintf(out, " and %zu more times", n - 3);
+    if (s->legacy_clear)
+        fprintf(out, " on the screen; this file from an older profil kept only what came "
+                     "after the last clear\n");
+    else
+        fprintf(out, " on the screen; the report counts the whole run\n");
+}
+
+static void report_counters(const struct session *s, FILE *out, double lost_pct);
+
 void report_text(struct session *s, const char *title, FILE *out, size_t limit)
 {
     char t[32], end[128];
@@ -52,15 +89,30 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
 
     if (title != NULL)
         fprintf(out, "profil report of %s\n", title);
-    fprintf(out, " Program: %s", s->program ? s->program : "?");
-    for (size_t i = 0; i < s->nargs; i++)
-        fprintf(out, " %s", s->args[i]);
-    fprintf(out, "\n");
+    if (s->classic) {
+        /* A 1983 file holds the clock grain, the area, the counters and the buckets. */
+        fprintf(out, " Program: unknown (a 1983 PROFIL file)\n");
+        fprintf(out, "  Driver: unknown, clock unknown\n");
+    } else {
+        fprintf(out, " Program: %s", s->program ? s->program : "?");
+        for (size_t i = 0; i < s->nargs; i++)
+            fprintf(out, " %s", s->args[i]);
+        fprintf(out, "\n");
+    }
     if (s->comment != NULL)
         fprintf(out, " Comment: %s\n", s->comment);
-    fprintf(out, "  Driver: %s, %s clock\n", s->driver ? s->driver : "?",
-            s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
-    fprintf(out, "   Ended: %s\n\n", report_termination(s, end, sizeof end));
+    if (!s->classic)
+        fprintf(out, "  Driver: %s, %s clock\n", s->driver ? s->driver : "?",
+                s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
+    fprintf(out, "   Ended: %s\n", report_termination(s, end, sizeof end));
+    report_clears(s, out);
+    double lost_pct = report_lost_pct(&s->c);
+    if (lost_pct > REPORT_LOST_WARN_PCT)
+        fprintf(out,
+                " Warning: %" PRIu64 " samples lost, %.2f%% of the ticks: the shares below "
+                "may be biased\n",
+                s->c.lost, lost_pct);
+    fprintf(out, "\n");
 
     fprintf(out, "   Start: 0x%" PRIx64 "\n", s->prog_low);
     fprintf(out, "     End: 0x%" PRIx64 "\n", s->prog_high);
@@ -68,6 +120,14 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     fprintf(out, "   Scale: %u\n", s->bucket_paragraphs);
     fprintf(out, "Interval: %u\n", s->interval_us);
     fprintf(out, "    Time: %s\n", report_time(t, sizeof t, total, s->interval_us));
+    if (s->classic) {
+        /* No routines in a 1983 file: its buckets, as PROHST listed them. */
+        free(order);
+        fprintf(out, "\n");
+        report_hist(s, out, false);
+        report_counters(s, out, lost_pct);
+        return;
+    }
     fprintf(out, "%-11s %-32s %10s %15s %9s  %s\n", "Time", "Routine", "% of Total",
             "% of Accounted", "Samples", "Module");
     for (size_t k = 0; k < n; k++) {
@@ -85,18 +145,32 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     fprintf(out, "%-11s %-32s %9.2f%%\n", report_time(t, sizeof t, accounted, s->interval_us),
             "Total", report_pct(accounted, total));
     free(order);
+    report_counters(s, out, lost_pct);
+}
 
-    fprintf(out, "\n%-8s %12s %8s\n", "Counter", "Samples", "%");
+/* The counters table: PROFIL's four, the total, and what was not sampled. */
+static void report_counters(const struct session *s, FILE *out, double lost_pct)
+{
+    uint64_t total = s->c.total;
+    fprintf(out, "\n%-9s %12s %8s\n", "Counter", "Samples", "%");
     const struct {
         const char *name;
         uint64_t v;
     } rows[] = { { "Program", s->c.program }, { "DOS", s->c.dos }, { "I/O", s->c.io },
                  { "high", s->c.high } };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        fprintf(out, "%-8s %12" PRIu64 " %7.2f%%\n", rows[i].name, rows[i].v,
+        fprintf(out, "%-9s %12" PRIu64 " %7.2f%%\n", rows[i].name, rows[i].v,
                 report_pct(rows[i].v, total));
-    fprintf(out, "%-8s %12" PRIu64 "\n", "Total", total);
-    fprintf(out, "%-8s %12" PRIu64 "\n", "Lost", s->c.lost);
+    fprintf(out, "%-9s %12" PRIu64 "\n", "Total", total);
+    if (s->classic) { /* PROFIL 1983 counted neither */
+        fprintf(out, "%-9s %12s\n%-9s %12s\n", "Lost", "unknown", "Preempted", "unknown");
+        return;
+    }
+    fprintf(out, "%-9s %12" PRIu64 " %7.2f%% of the ticks\n", "Lost", s->c.lost, lost_pct);
+    fprintf(out, "%-9s %12" PRIu64 "\n", "Preempted", s->c.preempted);
+    if (s->c.preempted > 0)
+        fprintf(out, "Preempted: ticks in which a thread of the program was ready to run but "
+                     "waited for a CPU; neither samples nor lost.\n");
 }
 
 /* Percentages rounded to 1/1000 of a point: enough, and stable to compare. */
@@ -108,7 +182,8 @@ static cJSON *report_json_pct(uint64_t part, uint64_t whole)
 char *report_json(struct session *s)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddItemToObject(o, "program", cJSON_CreateString(s->program ? s->program : ""));
+    cJSON_AddItemToObject(o, "program",
+                          cJSON_CreateString(s->program && !s->classic ? s->program : ""));
     cJSON *args = cJSON_AddArrayToObject(o, "args");
     for (size_t i = 0; i < s->nargs; i++)
         cJSON_AddItemToArray(args, cJSON_CreateString(s->args[i]));
@@ -142,6 +217,8 @@ char *report_json(struct session *s)
     cJSON_AddNumberToObject(c, "high", (double)s->c.high);
     cJSON_AddNumberToObject(c, "total", (double)s->c.total);
     cJSON_AddNumberToObject(c, "lost", (double)s->c.lost);
+    cJSON_AddNumberToObject(c, "preempted", (double)s->c.preempted);
+    cJSON_AddItemToObject(c, "lost_pct", report_json_pct(s->c.lost, s->c.total + s->c.lost));
 
     size_t n;
     size_t *order = session_ranking(s, &n);
@@ -169,6 +246,90 @@ char *report_json(struct session *s)
     cJSON *meta = s->meta_json ? cJSON_Parse(s->meta_json) : NULL;
     cJSON_AddItemToObject(o, "meta", meta ? meta : cJSON_CreateNull());
 
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    char *copy = xstrdup(text ? text : "{}");
+    cJSON_free(text);
+    return copy;
+}
+
+/* The bar of COUNT against the largest, MAX: at least one star for any count. */
+static int report_bar(uint64_t count, uint64_t max)
+{
+    if (count == 0 || max == 0)
+        return 0;
+    return (int)((count * REPORT_BAR_WIDTH + max - 1) / max);
+}
+
+/* The label of a bucket as the histogram prints it: "name", "name +N", or "". */
+static const char *report_label(const struct bucket_label *l, char *buf, size_t size)
+{
+    if (l->name == NULL)
+        snprintf(buf, size, "%s", "");
+    else if (l->others > 0)
+        snprintf(buf, size, "%s +%zu", l->name, l->others);
+    else
+        snprintf(buf, size, "%s", l->name);
+    return buf;
+}
+
+void report_hist(const struct session *s, FILE *out, bool all)
+{
+    struct bucket_label *labels = session_bucket_labels(s);
+    uint64_t max = 0, size = 16 * (uint64_t)s->bucket_paragraphs;
+    for (size_t i = 0; i < s->nbuckets; i++)
+        max = s->buckets[i] > max ? s->buckets[i] : max;
+    fprintf(out,
+            "Bucket histogram: %zu buckets of %u paragraph%s (%" PRIu64 " bytes) from 0x%" PRIx64
+            " to 0x%" PRIx64 "%s\n",
+            s->nbuckets, s->bucket_paragraphs, s->bucket_paragraphs == 1 ? "" : "s", size,
+            s->prog_low, s->prog_high, all ? "" : "; empty buckets not shown");
+    if (s->classic)
+        fprintf(out, "%-18s %10s\n", "Address", "Count");
+    else
+        fprintf(out, "%-18s %-32s %10s\n", "Address", "Symbol", "Count");
+    char name[512], bar[REPORT_BAR_WIDTH + 1];
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        uint64_t count = s->buckets[i];
+        if (count == 0 && !all)
+            continue;
+        int n = report_bar(count, max);
+        memset(bar, '*', (size_t)n);
+        bar[n] = '\0';
+        uint64_t addr = s->prog_low + i * size;
+        if (s->classic)
+            fprintf(out, "0x%-16" PRIx64 " %10" PRIu64 " %s\n", addr, count, bar);
+        else
+            fprintf(out, "0x%-16" PRIx64 " %-32s %10" PRIu64 " %s\n", addr,
+                    report_label(&labels[i], name, sizeof name), count, bar);
+    }
+    free(labels);
+}
+
+char *report_hist_json(const struct session *s, bool all)
+{
+    struct bucket_label *labels = session_bucket_labels(s);
+    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "program", s->program && !s->classic ? s->program : "");
+    cJSON_AddNumberToObject(o, "bucket_paragraphs", s->bucket_paragraphs);
+    cJSON_AddNumberToObject(o, "bucket_count", (double)s->nbuckets);
+    cJSON_AddNumberToObject(o, "prog_low", (double)s->prog_low);
+    cJSON_AddNumberToObject(o, "prog_high", (double)s->prog_high);
+    cJSON_AddBoolToObject(o, "empty_shown", all);
+    cJSON *buckets = cJSON_AddArrayToObject(o, "buckets");
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        if (s->buckets[i] == 0 && !all)
+            continue;
+        cJSON *b = cJSON_CreateObject();
+        cJSON_AddNumberToObject(b, "addr", (double)(s->prog_low + i * size));
+        cJSON_AddItemToObject(
+            b, "symbol", labels[i].name ? cJSON_CreateString(labels[i].name) : cJSON_CreateNull());
+        cJSON_AddNumberToObject(b, "others", (double)labels[i].others);
+        cJSON_AddNumberToObject(b, "count", (double)s->buckets[i]);
+        cJSON_AddItemToArray(buckets, b);
+    }
+    free(labels);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     char *copy = xstrdup(text ? text : "{}");

@@ -4,10 +4,17 @@
 
 #include "session/session.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* "mm:ss.mmm" for SAMPLES ticks of INTERVAL_US; BUF holds at least 32 bytes. */
 const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t interval_us);
+
+/* Above this share of lost ticks the report warns that the shares may be biased. */
+#define REPORT_LOST_WARN_PCT 1.0
+
+/* The share of the ticks that were lost: lost / (total + lost) x 100, 0 when none. */
+double report_lost_pct(const struct counters *c);
 
 /* Print the PROF report of S to OUT; TITLE names the file, may be NULL;
  * LIMIT caps the routines listed (0: all). */
@@ -15,6 +22,18 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit);
 
 /* The JSON report of S (schema in docs/prf-format.md); the caller owns it. */
 char *report_json(struct session *s);
+
+/* The widest bar of a bucket histogram, in stars. */
+#define REPORT_BAR_WIDTH 40
+
+/* Print S's bucket histogram as PROHST did: per bucket its address, the
+ * function that labels it (session_bucket_label; none in a classic file),
+ * its count and a bar of stars scaled to the largest.  Empty buckets only
+ * when ALL. */
+void report_hist(const struct session *s, FILE *out, bool all);
+
+/* The same as JSON (schema in docs/prf-format.md); the caller owns it. */
+char *report_hist_json(const struct session *s, bool all);
 
 /* The one-line termination message PROFIL printed, into BUF. */
 const char *report_termination(const struct session *s, char *buf, size_t size);

@@ -57,7 +57,7 @@ struct session *session_new(const char *program, uint32_t bucket_paragraphs, uin
     }
     struct session *s = session_new_empty();
     s->program = xstrdup(program);
-    s->bucket_paragraphs = bucket_paragraphs;
+    s->bucket_paragraphs = s->asked_paragraphs = bucket_paragraphs;
     s->interval_us = interval_us;
     uint32_t id = session_module(s, real, MODULE_PROGRAM);
     free(real);
@@ -84,6 +84,7 @@ void session_free(struct session *s)
     free(s->comment);
     free(s->driver);
     free(s->buckets);
+    free(s->buckets_before_clear);
     for (size_t i = 0; i < s->nmodules; i++)
         module_free(s->modules[i]);
     free(s->modules);
@@ -230,7 +231,7 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
             hit_table_grow(s);
             h = hit_slot(s->hits, s->hits_alloc, module, offset);
         }
-        *h = (struct hit){ module, offset, 0, -1, (uint32_t)s->nkeys };
+        *h = (struct hit){module, offset, 0, 0, -1, (uint32_t)s->nkeys};
         s->hit_keys = xreallocarray(s->hit_keys, s->nkeys + 1, sizeof *s->hit_keys);
         s->hit_keys[s->nkeys++] = (struct hit_key){ module, offset };
         s->nhits++;
@@ -376,17 +377,24 @@ static void session_forget_space(struct session *s, uint32_t pid, bool remove)
     }
 }
 
-bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket)
+/* The bucket of program offset OFF with buckets of PARAGRAPHS, NBUCKETS of them. */
+static bool session_bucket_at(const struct session *s, uint64_t off, uint32_t paragraphs,
+                              size_t nbuckets, size_t *bucket)
 {
     uint64_t vaddr;
     if (s->nmodules == 0 || !module_offset_to_vaddr(s->modules[0], off, &vaddr) ||
         vaddr < s->prog_low || vaddr >= s->prog_high)
         return false;
-    uint64_t b = (vaddr - s->prog_low) / (16 * (uint64_t)s->bucket_paragraphs);
-    if (b >= s->nbuckets)
+    uint64_t b = (vaddr - s->prog_low) / (16 * (uint64_t)paragraphs);
+    if (b >= nbuckets)
         return false;
     *bucket = (size_t)b;
     return true;
+}
+
+bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket)
+{
+    return session_bucket_at(s, off, s->bucket_paragraphs, s->nbuckets, bucket);
 }
 
 /* Count N samples at (MODULE, OFFSET) where PROFIL would: a bucket of the
@@ -434,13 +442,9 @@ static void session_classify_user(struct session *s, const struct event *ev)
     session_count(s, m->module, pc - m->start + m->pgoff, ev->sample.count);
 }
 
-struct frame *session_frame_at(struct session *s, uint64_t time)
+/* Frame I, made (with every frame before it) on first use. */
+static struct frame *session_frame(struct session *s, uint64_t i)
 {
-    uint64_t i = time > s->start_ns ? (time - s->start_ns) / SESSION_FRAME_NS : 0;
-    if (i > (1u << 26))
-        i = 1u << 26; /* a clock gone mad must not eat memory: 77 days of frames */
-    if (i < s->clear_frame)
-        i = s->clear_frame; /* counted after a clear: must survive it in a replay */
     if (i >= s->frames_alloc) {
         size_t alloc = s->frames_alloc ? s->frames_alloc : 64;
         while (alloc <= i)
@@ -455,6 +459,16 @@ struct frame *session_frame_at(struct session *s, uint64_t time)
     while (s->compact_upto + 2 < s->nframes)
         frame_compact(&s->frames[s->compact_upto++]);
     return &s->frames[i];
+}
+
+struct frame *session_frame_at(struct session *s, uint64_t time)
+{
+    uint64_t i = time > s->start_ns ? (time - s->start_ns) / SESSION_FRAME_NS : 0;
+    if (i > (1u << 26))
+        i = 1u << 26; /* a clock gone mad must not eat memory: 77 days of frames */
+    if (i < s->clear_frame)
+        i = s->clear_frame; /* counted after a clear: must come after it in a replay */
+    return session_frame(s, i);
 }
 
 void session_ingest(struct session *s, const struct event *ev)
@@ -519,21 +533,105 @@ void session_ingest(struct session *s, const struct event *ev)
     }
 }
 
+/* Whether frame F holds nothing at all. */
+static bool frame_empty(const struct frame *f)
+{
+    return f->program == 0 && f->dos == 0 && f->io == 0 && f->high == 0 && f->lost == 0 &&
+           f->preempted == 0 && f->nhits == 0;
+}
+
 void session_clear(struct session *s)
 {
-    if (s->nframes > 0) {
-        /* What the newest frame counted so far was cleared too. */
-        struct frame *f = &s->frames[s->nframes - 1];
-        free(f->hits);
-        *f = (struct frame){ .cleared = true, .compact = true };
-        s->clear_frame = s->nframes - 1;
+    /* The mark: a frame of its own after everything counted so far, so the
+     * frames before it keep what was counted before the clear. */
+    if (s->nframes == 0 || !s->frames[s->nframes - 1].cleared ||
+        !frame_empty(&s->frames[s->nframes - 1])) {
+        s->clear_frame = s->nframes;
+        session_frame(s, s->nframes)->cleared = true;
     }
+    struct counters *b = &s->before_clear;
+    b->program += s->c.program;
+    b->dos += s->c.dos;
+    b->io += s->c.io;
+    b->high += s->c.high;
+    b->total += s->c.total;
+    b->lost += s->c.lost;
+    b->preempted += s->c.preempted;
     memset(&s->c, 0, sizeof s->c);
+    if (s->classic) { /* no hits to rebuild the whole run's buckets from */
+        if (s->buckets_before_clear == NULL)
+            s->buckets_before_clear = xcalloc(s->nbuckets ? s->nbuckets : 1, sizeof *s->buckets);
+        for (size_t i = 0; i < s->nbuckets; i++)
+            s->buckets_before_clear[i] += s->buckets[i];
+    }
     memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
-    for (size_t i = 0; i < s->hits_alloc; i++)
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        s->hits[i].before_clear += s->hits[i].count;
         s->hits[i].count = 0;
+    }
     for (size_t i = 0; i < s->nfuncs; i++)
         s->funcs[i].samples = 0;
+}
+
+void session_reset(struct session *s)
+{
+    memset(&s->c, 0, sizeof s->c);
+    memset(&s->before_clear, 0, sizeof s->before_clear);
+    free(s->buckets_before_clear);
+    s->buckets_before_clear = NULL;
+    memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
+    for (size_t i = 0; i < s->hits_alloc; i++)
+        s->hits[i].count = s->hits[i].before_clear = 0;
+    for (size_t i = 0; i < s->nfuncs; i++)
+        s->funcs[i].samples = 0;
+    s->clear_frame = 0;
+}
+
+struct counters session_run_counters(const struct session *s)
+{
+    struct counters r = s->c;
+    r.program += s->before_clear.program;
+    r.dos += s->before_clear.dos;
+    r.io += s->before_clear.io;
+    r.high += s->before_clear.high;
+    r.total += s->before_clear.total;
+    r.lost += s->before_clear.lost;
+    r.preempted += s->before_clear.preempted;
+    return r;
+}
+
+uint64_t *session_run_buckets(const struct session *s, uint32_t paragraphs, size_t *n)
+{
+    if (paragraphs == 0)
+        paragraphs = s->bucket_paragraphs;
+    *n = session_bucket_count(s->prog_low, s->prog_high, paragraphs);
+    uint64_t *b = xcalloc(*n ? *n : 1, sizeof *b);
+    if (s->classic || (paragraphs == s->bucket_paragraphs && s->before_clear.program == 0)) {
+        for (size_t i = 0; i < *n && i < s->nbuckets; i++)
+            b[i] = s->buckets[i] + (s->buckets_before_clear ? s->buckets_before_clear[i] : 0);
+        return b;
+    }
+    size_t k;
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        const struct hit *h = &s->hits[i];
+        uint64_t count = h->count + h->before_clear;
+        if (h->module == 0 && count > 0 && session_bucket_at(s, h->offset, paragraphs, *n, &k))
+            b[k] += count;
+    }
+    return b;
+}
+
+size_t session_clears(const struct session *s, double *at, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nframes; i++) {
+        if (!s->frames[i].cleared)
+            continue;
+        if (n < max)
+            at[n] = (double)i * (double)SESSION_FRAME_NS / 1e9;
+        n++;
+    }
+    return n;
 }
 
 int session_rebucket(struct session *s, uint32_t paragraphs)
@@ -710,4 +808,93 @@ const char *session_signal_name(int sig)
     else
         snprintf(buf, sizeof buf, "signal %d", sig);
     return buf;
+}
+
+/* Samples of one function within one bucket, while labelling buckets. */
+struct label_part {
+    size_t bucket;
+    long sym;
+    uint64_t count;
+};
+
+static int label_part_cmp(const void *a, const void *b)
+{
+    const struct label_part *x = a, *y = b;
+    if (x->bucket != y->bucket)
+        return x->bucket < y->bucket ? -1 : 1;
+    return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+/* Label the buckets of OUT (all of them when ONLY is SIZE_MAX, else bucket
+ * ONLY into OUT[0]) from the program's hits: one pass over the hit table. */
+static void session_label(const struct session *s, size_t only, struct bucket_label *out)
+{
+    const struct module *m = s->nmodules > 0 ? s->modules[0] : NULL;
+    struct label_part *parts = NULL;
+    size_t n = 0, alloc = 0;
+    for (size_t i = 0; m != NULL && i < s->hits_alloc; i++) {
+        const struct hit *h = &s->hits[i];
+        size_t b;
+        if (h->module != 0 || h->count == 0 || !session_bucket_of(s, h->offset, &b) ||
+            (only != SIZE_MAX && b != only))
+            continue;
+        long k = module_find_symbol(m, h->offset);
+        if (k < 0)
+            continue; /* not in a function yet: session_rank names it */
+        if (n == alloc) {
+            alloc = alloc ? 2 * alloc : 64;
+            parts = xreallocarray(parts, alloc, sizeof *parts);
+        }
+        parts[n++] = (struct label_part){b, k, h->count};
+    }
+    qsort(parts, n, sizeof *parts, label_part_cmp);
+    size_t first = 0;
+    while (first < n) {
+        size_t b = parts[first].bucket, end = first, distinct = 0;
+        long best = -1;
+        uint64_t best_count = 0;
+        while (end < n && parts[end].bucket == b) {
+            long k = parts[end].sym;
+            uint64_t sum = 0;
+            for (; end < n && parts[end].bucket == b && parts[end].sym == k; end++)
+                sum += parts[end].count;
+            distinct++;
+            if (sum > best_count) { /* ties keep the lower address */
+                best = k;
+                best_count = sum;
+            }
+        }
+        struct bucket_label *l = &out[only == SIZE_MAX ? b : 0];
+        l->name = m->syms[best].name;
+        l->others = distinct - 1;
+        first = end;
+    }
+    free(parts);
+}
+
+const char *session_bucket_label(const struct session *s, size_t i, size_t *others)
+{
+    struct bucket_label l = {NULL, 0};
+    *others = 0;
+    if (i >= s->nbuckets)
+        return NULL;
+    session_label(s, i, &l);
+    if (l.name == NULL) {
+        bool starts;
+        return session_bucket_symbol(s, i, &starts);
+    }
+    *others = l.others;
+    return l.name;
+}
+
+struct bucket_label *session_bucket_labels(const struct session *s)
+{
+    struct bucket_label *l = xcalloc(s->nbuckets ? s->nbuckets : 1, sizeof *l);
+    session_label(s, SIZE_MAX, l);
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        bool starts;
+        if (l[i].name == NULL)
+            l[i].name = session_bucket_symbol(s, i, &starts);
+    }
+    return l;
 }

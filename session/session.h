@@ -78,7 +78,8 @@ struct counters {
 struct hit {
     uint32_t module;
     uint64_t offset;
-    uint64_t count;
+    uint64_t count;        /* since the latest clear: what the views show */
+    uint64_t before_clear; /* counted before it: the whole run is count + before_clear */
     int64_t func; /* cached index into session.funcs, -1 unresolved, -2 none */
     uint32_t id;  /* stable: index into session.hit_keys, in order of first sight */
 };
@@ -114,7 +115,7 @@ struct frame {
     uint64_t high;
     uint64_t lost;
     uint64_t preempted;
-    bool cleared;            /* the counters were cleared; the deltas follow the clear */
+    bool cleared;            /* the screen was cleared before this frame's deltas */
     bool compact;            /* hits sorted by id, one entry per id */
     struct frame_hit *hits;  /* owned */
     uint32_t nhits;
@@ -134,7 +135,8 @@ struct session {
     size_t nargs;
     char *comment;       /* owned, may be NULL */
     uint32_t interval_us;
-    uint32_t bucket_paragraphs;
+    uint32_t bucket_paragraphs; /* the size shown: z and Z change it (a view) */
+    uint32_t asked_paragraphs;  /* the size asked for, which the file keeps (0: the same) */
     enum clock_kind clock;
     char *driver;        /* owned: "perf", "ptrace" */
 
@@ -144,13 +146,21 @@ struct session {
     uint64_t *buckets;   /* owned */
     size_t nbuckets;
 
+    /* What the views show: the counts since the latest clear ('c'), which
+     * are the whole run's when nothing was cleared.  A clear is a view: what
+     * came before it is kept here, and the file gets the whole run. */
     struct counters c;
+    struct counters before_clear;
+    uint64_t *buckets_before_clear; /* owned; only a classic session has no hits to rebuild
+                                     * its buckets from, so it keeps them here (else NULL) */
+    bool legacy_clear; /* read from a 1.0 file, whose clears threw away what came before
+                        * them: its counters start at the last cleared frame */
 
     /* Frame i covers [start_ns + i * SESSION_FRAME_NS, ...). */
     struct frame *frames;
     size_t nframes;
     size_t frames_alloc;
-    size_t clear_frame;   /* the latest frame a clear happened in */
+    size_t clear_frame;   /* the latest frame marked cleared: later events land here or after */
     size_t compact_upto;  /* frames below this are compact */
     struct frame *cur_frame; /* where session_add_hit records, during an ingest */
     struct hit_key *hit_keys; /* by hit id */
@@ -209,9 +219,27 @@ size_t session_bucket_count(uint64_t low, uint64_t high, uint32_t paragraphs);
 /* Take one event from a live driver or a replay. */
 void session_ingest(struct session *s, const struct event *ev);
 
-/* Zero every counter, bucket and hit (OS/2's PRF_CM_CLEAR); the timeline
- * marks the clear so that a replay ends in the same state. */
+/* Clear what the views show (OS/2's PRF_CM_CLEAR): every counter, bucket,
+ * hit and function starts again from 0.  Nothing is thrown away: the counts
+ * move to the before_clear fields, and a new frame marked cleared goes at the
+ * end of the timeline, so that a replay clears there and ends in the same
+ * state as the screen did. */
 void session_clear(struct session *s);
+
+/* Forget every count and every clear, keeping the program, modules and
+ * symbols (a replay starts from this). */
+void session_reset(struct session *s);
+
+/* The whole run's counters: what came before the clears and since. */
+struct counters session_run_counters(const struct session *s);
+
+/* The whole run's buckets at PARAGRAPHS per bucket, *N of them (rebuilt
+ * from the hit table when that is not the size shown); the caller frees. */
+uint64_t *session_run_buckets(const struct session *s, uint32_t paragraphs, size_t *n);
+
+/* Seconds into the run of the clear marks: up to MAX of them into AT;
+ * returns how many there are. */
+size_t session_clears(const struct session *s, double *at, size_t max);
 
 /* Forget the timeline (a replay rebuilds it as it goes). */
 void session_timeline_reset(struct session *s);
@@ -233,8 +261,9 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
 bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket);
 
 /* Recompute the bucket array for another bucket size from the hit table,
- * without re-running (the live 'z' key).  0, or -1 when the session has no
- * exact hits to re-bucket (a classic PROFIL file). */
+ * without re-running (the live 'z' key).  A view: asked_paragraphs, which
+ * the file keeps, does not change.  0, or -1 when the session has no exact
+ * hits to re-bucket (a classic PROFIL file). */
 int session_rebucket(struct session *s, uint32_t paragraphs);
 
 /* Bring the function table up to date with the hit table. */
@@ -248,6 +277,25 @@ size_t *session_ranking(struct session *s, size_t *n);
 
 /* The function whose code starts in or covers bucket I, or NULL. */
 const char *session_bucket_symbol(const struct session *s, size_t i, bool *starts_here);
+
+/* How a histogram labels a bucket: a function name and how many others share it. */
+struct bucket_label {
+    const char *name; /* borrowed from the program's symbols, or NULL */
+    size_t others;    /* other functions with samples in the bucket: shown "+N" */
+};
+
+/* The name that labels bucket I of the histogram, as PROHST did: the
+ * function with the most samples in the bucket (ties: the lower address),
+ * with *OTHERS the number of other functions that have samples there.  A
+ * bucket without samples is labelled by the function that starts in or
+ * covers it (*OTHERS 0); NULL when none is known (a classic file has no
+ * symbols).  The name is borrowed: valid while the session lives.  It reads
+ * the whole hit table: to label many buckets, use session_bucket_labels. */
+const char *session_bucket_label(const struct session *s, size_t i, size_t *others);
+
+/* Every bucket's label at once, in one pass over the hit table: an array of
+ * nbuckets entries, indexed by bucket; the caller frees it. */
+struct bucket_label *session_bucket_labels(const struct session *s);
 
 /* Record how the program ended, from its wait status. */
 void session_set_exit(struct session *s, int wstatus);

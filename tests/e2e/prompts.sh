@@ -6,6 +6,11 @@
 
 ECHOER=$PROGS/echoer
 EXITCODE=$PROGS/exitcode
+W_BUCKET='a whole number 1..65535'
+W_INTERVAL='a whole number of microseconds, 60..1000000'
+# The prompts' histories go here, not into the home of whoever runs the tests.
+XDG_STATE_HOME=$T/state
+export XDG_STATE_HOME
 
 # ---------------------------------------------------------------------------
 # A pty session answered 1, 1000 and a redirection from /dev/null.
@@ -24,6 +29,8 @@ for bad in EMPTY 0 -1 abc 12abc 65536 '3 4' +5; do
     rm -f "$T/b.PRF"
     ptyrun -t 30 -i "$bad\\n2\\n1000\\n</dev/null\\n" -- "$PROFIL" --no-tui -o "$T/b.PRF" "$ECHOER"
     is "$(count_of "$out" "$P_BUCKET")" 2 "pty: bucket '$bad' is refused and asked again"
+    is "$(printf '%s\n' "$out" | grep -cx -- "$W_BUCKET")" 1 \
+        "pty: bucket '$bad': '$W_BUCKET' once, on its own line"
     is "$(json "$T/b.PRF" .bucket_paragraphs)" 2 "pty: after bucket '$bad', the answer 2 is used"
 done
 
@@ -33,6 +40,8 @@ for bad in EMPTY 0 59 1000001 abc 60x -60; do
     rm -f "$T/b.PRF"
     ptyrun -t 30 -i "1\\n$bad\\n500\\n</dev/null\\n" -- "$PROFIL" --no-tui -o "$T/b.PRF" "$ECHOER"
     is "$(count_of "$out" "$P_INTERVAL")" 2 "pty: sample time '$bad' is refused and asked again"
+    is "$(printf '%s\n' "$out" | grep -cx -- "$W_INTERVAL")" 1 \
+        "pty: sample time '$bad': '$W_INTERVAL' once, on its own line"
     is "$(json "$T/b.PRF" .interval_us)" 500 "pty: after sample time '$bad', the answer 500 is used"
 done
 
@@ -45,6 +54,12 @@ is "$(count_of "$out" "$P_BUCKET")" 7 "pipe: bucket prompt asked 7 times for 6 b
 is "$(count_of "$out" "$P_INTERVAL")" 3 "pipe: sample time prompt asked 3 times for 2 bad answers and a good one"
 is "$(count_of "$out" "$P_PARAMS")" 1 "pipe: parameters prompt asked once"
 has "$out" "${P_BUCKET}12abc" "pipe: the transcript shows the answer after its prompt"
+is "$(printf '%s\n' "$out" | grep -cx -- "$W_BUCKET")" 6 "pipe: each bad bucket says what is wanted, on its own line"
+is "$(printf '%s\n' "$out" | grep -cx -- "$W_INTERVAL")" 2 "pipe: each bad sample time says what is wanted"
+is "$(printf '%s\n' "$out" | grep -A1 -F -- "${P_BUCKET}abc" | tail -n 1)" "$W_BUCKET" \
+    "pipe: the line after a wrong answer says what is wanted"
+is "$(printf '%s\n' "$out" | grep -A2 -F -- "${P_BUCKET}abc" | sed -n 3p)" "${P_BUCKET}12abc" \
+    "pipe: then PROFIL's prompt comes again, with its own words"
 is "$(json "$T/c.PRF" '"\(.bucket_paragraphs) \(.interval_us)"')" "2 500" \
     "pipe: the good answers are used (bucket 2, 500 us)"
 like "$out" '^HELLO$' "pipe: the prompts leave the rest of stdin to the program"
@@ -57,6 +72,7 @@ is "$(printf '%s\n' "$out" | grep -F -- "$P_PARAMS")" "$P_PARAMS" \
 piped ' 7 \n\t250 \n</dev/null\n' "$PROFIL" -o "$T/d.PRF" "$ECHOER"
 is "$(json "$T/d.PRF" '"\(.bucket_paragraphs) \(.interval_us)"')" "7 250" \
     "pipe: blanks around the numbers are allowed"
+unlike "$out" "^a whole number" "pipe: good answers are not told what is wanted"
 piped '65535\n60\n</dev/null\n' "$PROFIL" -o "$T/d.PRF" "$ECHOER"
 is "$(json "$T/d.PRF" '"\(.bucket_paragraphs) \(.interval_us) \(.bucket_count)"')" "65535 60 1" \
     "pipe: bucket 65535 and sample time 60 are accepted (one bucket)"
@@ -152,5 +168,37 @@ is "$(cat out.txt 2>/dev/null)" "$(printf 'HELLO WORLD\nFOO  BAR\nHELLO WORLD\nF
 piped "1\\n1000\\n'oops\\n</dev/null\\n" "$PROFIL" -o "$T/f.PRF" "$ECHOER"
 is "$rc $(count_of "$out" "$P_PARAMS")" "0 2" "pipe: an unterminated quote asks for the parameters again"
 like "$err" "^profil: .*unterminated" "pipe: an unterminated quote is reported"
+
+# ---------------------------------------------------------------------------
+# Each prompt has its own history, kept between runs in $XDG_STATE_HOME/profil/history.
+rm -rf "$T/state"
+ptyrun -t 30 -i 'oops\n3\n700\n</dev/null\n' -- "$PROFIL" --no-tui -o "$T/h.PRF" "$ECHOER"
+is "$rc" 0 "history: a first run answers 3, 700, </dev/null"
+H=$T/state/profil/history
+is "$(cat "$H/bucket" 2>/dev/null)" 3 "history: the bucket answer is kept (not the wrong one)"
+is "$(cat "$H/interval" 2>/dev/null)" 700 "history: the sample time in its own file"
+is "$(cat "$H/parameters" 2>/dev/null)" "</dev/null" "history: the parameters in theirs"
+is "$(stat -c %a "$T/state/profil" "$H" 2>/dev/null | tr '\n' ' ')" "700 700 " "history: its directories are 0700"
+is "$(stat -c %a "$H/bucket" "$H/interval" "$H/parameters" 2>/dev/null | tr '\n' ' ')" "600 600 600 " \
+    "history: its files are 0600"
+# Up at each prompt recalls that prompt's own last answer.
+ptyrun -t 30 -i '\e[A\n\e[A\n\e[A\n' -- "$PROFIL" --no-tui -o "$T/h2.PRF" "$ECHOER"
+is "$rc" 0 "history: a second run answered with Up, Enter three times"
+is "$(json "$T/h2.PRF" '"\(.bucket_paragraphs) \(.interval_us) \(.args | length)"')" "3 700 0" \
+    "history: each prompt recalled its own answer (3, 700, </dev/null)"
+# Without XDG_STATE_HOME: ~/.local/state/profil/history.
+mkdir "$T/home"
+HOME=$T/home XDG_STATE_HOME='' ptyrun -t 30 -i '5\n800\n</dev/null\n' -- "$PROFIL" --no-tui -o "$T/h3.PRF" "$ECHOER"
+is "$(cat "$T/home/.local/state/profil/history/bucket" 2>/dev/null)" 5 \
+    "history: by default under ~/.local/state/profil/history"
+# A history that cannot be written is no error.
+: >"$T/notadir"
+XDG_STATE_HOME=$T/notadir ptyrun -t 30 -i '1\n1000\n</dev/null\n' -- "$PROFIL" --no-tui -o "$T/h4.PRF" "$ECHOER"
+is "$rc" 0 "history: when it cannot be kept, profil still runs"
+unlike "$out" "history|notadir" "history: and says nothing about it"
+# Without a terminal there is no history.
+rm -rf "$T/state"
+piped '1\n1000\n</dev/null\n' "$PROFIL" -o "$T/h5.PRF" "$ECHOER"
+ok "history: answers from a pipe are not kept" test ! -e "$T/state"
 
 done_testing

@@ -41,6 +41,8 @@ done <<'EOF'
 .counters.high number
 .counters.total number
 .counters.lost number
+.counters.preempted number
+.counters.lost_pct number
 .accounted number
 .functions array
 .functions[0] object
@@ -58,8 +60,8 @@ is "$(jq -r 'keys_unsorted | join(" ")' "$J")" \
     "program args comment driver clock interval_us bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions buckets meta" \
     "JSON: exactly these top-level keys, in this order"
 is "$(jq -r '.exit | keys_unsorted | join(" ")' "$J")" "status code signal" "JSON: exit has exactly status, code, signal"
-is "$(jq -r '.counters | keys_unsorted | join(" ")' "$J")" "program dos io high total lost" \
-    "JSON: counters has exactly program, dos, io, high, total, lost"
+is "$(jq -r '.counters | keys_unsorted | join(" ")' "$J")" "program dos io high total lost preempted lost_pct" \
+    "JSON: counters has exactly program, dos, io, high, total, lost, preempted, lost_pct"
 is "$(jq -r '[.functions[] | keys_unsorted | join(" ")] | unique | join("|")' "$J")" \
     "name module samples seconds pct_total pct_accounted" \
     "JSON: every function has exactly name, module, samples, seconds, pct_total, pct_accounted"
@@ -106,7 +108,29 @@ for f in $(jq -r '.functions[:4][] | .name' "$J"); do
     like "$text" "^[0-9:.]+ +$f +[0-9.]+% +[0-9.]+% +$n +" "text: $f with its $n samples"
 done
 like "$text" "^Total +$(jq -r .counters.total "$J")\$" "text: the counters' Total"
-like "$text" "^Lost +0\$" "text: Lost 0"
+like "$text" "^Lost +0 +0\\.00% of the ticks\$" "text: Lost 0, and its share of the ticks"
+like "$text" "^Preempted +0\$" "text: Preempted 0"
+unlike "$text" "^ Warning:|waited for a CPU" "text: no warning and no explanation when nothing was lost or preempted"
+is "$(jq -r '.counters | (.lost_pct == (if .total + .lost == 0 then 0 else 100 * .lost / (.total + .lost) end))' "$J")" true \
+    "JSON: lost_pct == 100 x lost / (total + lost)"
+
+# A file written by profil 0.1 (format 1.0: no preempted count anywhere) still reads.
+OLD=$(dirname "${TESTLIB:-$_lib_top/tests/e2e/lib.sh}")/../fuzz/corpus/sieve.PRF
+is "$(od -An -tu2 -j8 -N4 "$OLD" | tr -s ' ')" " 1 0" "the corpus sieve.PRF is a format 1.0 file"
+is "$(json "$OLD" '"\(.counters.preempted) \(.counters.total > 0)"')" "0 true" \
+    "a 1.0 file reads: its counters, preempted 0"
+run "$PROFIL" --report "$OLD" </dev/null
+like "$out" "^Preempted +0\$" "a 1.0 file's text report has Preempted 0"
+
+# A 1.1 file with preempted ticks and a clear mark (made through the session and writer).
+NEW=$(dirname "${TESTLIB:-$_lib_top/tests/e2e/lib.sh}")/../fuzz/corpus/cleared-preempted-1.1.PRF
+is "$(json "$NEW" '"\(.counters.preempted) \(.bucket_paragraphs)"')" "48 4" \
+    "a 1.1 file: its preempted ticks, and the bucket size asked for though saved zoomed"
+run "$PROFIL" --report "$NEW" </dev/null
+like "$out" "^Preempted +48\$" "its report: Preempted 48"
+like "$out" "^Preempted: ticks in which a thread of the program was ready to run but waited for a CPU" \
+    "and what they are"
+like "$out" "^ Cleared: at 00:00\\.300 on the screen; the report counts the whole run\$" "and where it was cleared"
 
 # ---------------------------------------------------------------------------
 # A report is the same every time.

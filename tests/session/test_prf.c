@@ -5,7 +5,9 @@
 #include "session/report.h"
 #include "tests/tap.h"
 
+#include <dirent.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -46,6 +48,9 @@ static struct session *make_session(void)
     k.sample.pc = 0x1234;
     k.sample.count = 2;
     session_ingest(s, &k);
+    struct event pre = {.type = EVENT_PREEMPTED, .pid = 1, .time_ns = 6000};
+    pre.lost.count = 6;
+    session_ingest(s, &pre);
     s->driver = strdup("perf");
     s->comment = strdup("a comment with \"quotes\" and ü");
     s->args = calloc(3, sizeof *s->args);
@@ -71,6 +76,8 @@ static void test_round_trip(void)
         exit(1);
     }
     ok(memcmp(&r->c, &s->c, sizeof s->c) == 0, "counters survive");
+    is_u64(r->c.preempted, 6, "the preempted ticks survive");
+    ok(len > 16 && data[10] == 1 && data[11] == 0, "the file says format 1.1");
     is_u64(r->nbuckets, s->nbuckets, "bucket count survives");
     ok(memcmp(r->buckets, s->buckets, s->nbuckets * sizeof *s->buckets) == 0, "buckets survive");
     is_u64(r->nhits, s->nhits, "every distinct PC survives");
@@ -103,6 +110,15 @@ static void test_round_trip(void)
     prf_write_buffer(r, &again, &again_len);
     ok(again_len == len && memcmp(again, data, len) == 0, "re-saving is byte-identical");
     free(again);
+
+    /* A zoom is a view: the file keeps the bucket size asked for. */
+    session_rebucket(s, 8);
+    ok(s->bucket_paragraphs == 8 && s->nbuckets < r->nbuckets, "zoomed out to 8 paragraphs");
+    prf_write_buffer(s, &again, &again_len);
+    ok(again_len == len && memcmp(again, data, len) == 0,
+       "saved while zoomed: the same bytes as before the zoom");
+    free(again);
+    session_rebucket(s, 2);
 
     /* Every truncation is refused with a reason. */
     int refused = 0;
@@ -138,7 +154,7 @@ static void test_round_trip(void)
     /* A newer major version says so. */
     data[8] = 2;
     cause = NULL;
-    ok(prf_read_buffer(data, len, &cause) == NULL && cause && strstr(cause, "version 2.0"),
+    ok(prf_read_buffer(data, len, &cause) == NULL && cause && strstr(cause, "version 2.1"),
        "a newer format version is refused: %s", cause ? cause : "");
     free(cause);
     data[8] = 1;
@@ -193,9 +209,68 @@ static void test_files(void)
     session_free(s);
 }
 
+/* The whole of PATH, or "" when it cannot be read; the caller frees. */
+static char *slurp(const char *path)
+{
+    char *text = calloc(1, 64);
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        fread(text, 1, 63, f);
+        fclose(f);
+    }
+    return text;
+}
+
+/* Saving over a session keeps the previous one as NAME.old, and no failure loses it. */
+static void test_keep_old(void)
+{
+    char dir[] = "/tmp/profil-test-XXXXXX";
+    if (mkdtemp(dir) == NULL)
+        exit(1);
+    char path[128], old[160];
+    snprintf(path, sizeof path, "%s/s.PRF", dir);
+    snprintf(old, sizeof old, "%s.old", path);
+    char *cause = NULL, *text;
+    bool kept = true;
+    ok(prf_write_atomic_keep(path, (const uint8_t *)"one", 3, true, &kept, &cause) == 0 && !kept,
+       ".old: nothing to keep the first time");
+    ok(access(old, F_OK) < 0, ".old: and no .old made");
+    ok(prf_write_atomic_keep(path, (const uint8_t *)"two", 3, true, &kept, &cause) == 0 && kept,
+       ".old: the second save keeps the first");
+    is_str(text = slurp(old), "one", ".old: NAME.old holds the previous file");
+    free(text);
+    is_str(text = slurp(path), "two", ".old: NAME the new one");
+    free(text);
+    ok(prf_write_atomic_keep(path, (const uint8_t *)"three", 5, false, &kept, &cause) == 0 && !kept,
+       ".old: a later save of the same run does not keep again");
+    is_str(text = slurp(old), "one", ".old: so NAME.old is still the previous run's");
+    free(text);
+
+    /* NAME.old cannot be replaced (it is a directory): the save fails, nothing is lost. */
+    unlink(old);
+    mkdir(old, 0700);
+    ok(prf_write_atomic_keep(path, (const uint8_t *)"four", 4, true, &kept, &cause) < 0 && !kept &&
+           cause != NULL && strchr(cause, '\n') == NULL && strstr(cause, "cannot keep"),
+       ".old: a failure to keep is one clear line: %s", cause ? cause : "");
+    free(cause);
+    is_str(text = slurp(path), "three", ".old: and the previous file is still in place");
+    free(text);
+    rmdir(old);
+    DIR *d = opendir(dir);
+    int left = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        left += e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    if (d != NULL)
+        closedir(d);
+    is_u64(left, 0, ".old: no temporary file is left behind");
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_round_trip();
     test_files();
+    test_keep_old();
     return tap_done();
 }

@@ -58,6 +58,9 @@ static struct session *record(bool with_clear)
     struct event lost = { .type = EVENT_LOST, .pid = 1, .time_ns = s->start_ns + 1500 * MS };
     lost.lost.count = 5;
     session_ingest(s, &lost);
+    struct event pre = {.type = EVENT_PREEMPTED, .pid = 1, .time_ns = s->start_ns + 1700 * MS};
+    pre.lost.count = 4;
+    session_ingest(s, &pre);
     s->exit_kind = EXIT_TERMINATED;
     s->driver = strdup("perf");
     return s;
@@ -88,18 +91,57 @@ static void check_replay(bool with_clear)
         exit(1);
     }
     is_u64(file->nframes, live->nframes, "%s: every frame is in the file", what);
+    struct counters run = session_run_counters(live);
+    ok(memcmp(&file->c, &run, sizeof run) == 0, "%s: the file holds the whole run's counters",
+       what);
+    if (with_clear) {
+        ok(file->c.total > live->c.total + 1000,
+           "%s: more than the screen shows since the clear (%llu > %llu)", what,
+           (unsigned long long)file->c.total, (unsigned long long)live->c.total);
+        is_u64(file->c.total, 2000 + 286 + 154 + 3 * 40 + 7, /* see record() */
+               "%s: every sample of the run is in the file", what);
+        size_t n;
+        uint64_t *b = session_run_buckets(live, live->bucket_paragraphs, &n);
+        ok(n == file->nbuckets && memcmp(b, file->buckets, n * sizeof *b) == 0,
+           "%s: and the whole run's buckets", what);
+        free(b);
+        double at[2];
+        is_u64(session_clears(file, at, 2), 1, "%s: the file has one clear mark", what);
+        ok(at[0] > 1.23 && at[0] < 1.35, "%s: at 1.3 s, where it was made (%g)", what, at[0]);
+        char *text = NULL;
+        size_t tlen = 0;
+        FILE *out = open_memstream(&text, &tlen);
+        report_text(file, "x.PRF", out, 0);
+        fclose(out);
+        ok(strstr(text, " Cleared: at 00:01.300 on the screen; the report counts the whole run\n"),
+           "%s: the report says where the screen was cleared", what);
+        free(text);
+    }
     struct replay *r = replay_new(file, copy);
     is_u64(r->now->c.total, 0, "%s: a replay starts empty", what);
     replay_seek(r, 5);
     uint64_t at5 = r->now->c.total;
     ok(at5 > 0 && at5 < file->c.total + (with_clear ? 1000000 : 0), "%s: half a second in, part of the samples (%llu)",
        what, (unsigned long long)at5);
+    if (with_clear) {
+        size_t mark = 0;
+        while (mark < file->nframes && !file->frames[mark].cleared)
+            mark++;
+        replay_seek(r, mark);
+        uint64_t before = r->now->c.total;
+        replay_seek(r, mark + 1);
+        const struct frame *f = &file->frames[mark];
+        ok(before > 1000 && r->now->c.total == f->program + f->dos + f->io + f->high,
+           "%s: the replay's counters start again at the mark (%llu, then %llu)", what,
+           (unsigned long long)before, (unsigned long long)r->now->c.total);
+    }
     replay_seek(r, r->nframes);
-    ok(memcmp(&r->now->c, &file->c, sizeof file->c) == 0, "%s: the end gives the saved counters",
-       what);
-    ok(memcmp(r->now->buckets, file->buckets, file->nbuckets * sizeof *file->buckets) == 0,
-       "%s: and the saved buckets", what);
-    char *a = report_without_meta(file), *b = report_without_meta(r->now);
+    ok(memcmp(&r->now->c, &live->c, sizeof live->c) == 0,
+       "%s: the end gives the counters the screen ended with", what);
+    is_u64(r->now->c.preempted, 4, "%s: preempted ticks replay too", what);
+    ok(memcmp(r->now->buckets, live->buckets, live->nbuckets * sizeof *live->buckets) == 0,
+       "%s: and its buckets", what);
+    char *a = report_without_meta(live), *b = report_without_meta(r->now);
     is_str(b, a, "%s: and the same report: counters, buckets and ranking", what);
     free(a);
     free(b);

@@ -71,6 +71,35 @@ int main(void)
         else
             at = p + strlen(order[i]);
     }
+    ok(strstr(text, "Warning:") == NULL, "no lost ticks: no warning");
+    ok(strstr(text, "Preempted            0\n") != NULL, "a Preempted line, 0");
+    ok(strstr(text, "waited for a CPU") == NULL, "and no explanation when there are none");
+    free(text);
+
+    /* 1 lost of 5 ticks is 20 %: warned about; preempted ticks are explained. */
+    s->c.lost = 1;
+    s->c.preempted = 7;
+    out = open_memstream(&text, &len);
+    report_text(s, "x.PRF", out, 0);
+    fclose(out);
+    ok(strstr(text, " Warning: 1 samples lost, 20.00% of the ticks: the shares below may be "
+                    "biased\n") != NULL,
+       "more than 1 %% lost: one warning line with the count and the share");
+    ok(strstr(text, "Lost                 1   20.00% of the ticks\n") != NULL,
+       "the Lost line gives the share");
+    ok(strstr(text, "Preempted            7\n") != NULL, "the Preempted line gives the count");
+    ok(strstr(text, "ready to run but waited for a CPU") != NULL, "and says what it means");
+    free(text);
+    char *j = report_json(s);
+    ok(strstr(j, "\"preempted\":\t7") != NULL, "JSON: counters.preempted");
+    ok(strstr(j, "\"lost_pct\":\t20") != NULL, "JSON: counters.lost_pct");
+    free(j);
+    s->c.lost = 1;
+    s->c.total = 99; /* exactly 1 %: not above it */
+    out = open_memstream(&text, &len);
+    report_text(s, "x.PRF", out, 0);
+    fclose(out);
+    ok(strstr(text, "Warning:") == NULL, "1 %% lost is not above 1 %%: no warning");
     free(text);
     session_free(s);
     return tap_done();

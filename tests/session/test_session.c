@@ -142,6 +142,35 @@ int main(void)
                                              &starts);
     ok(name != NULL, "the bucket holding markbit has a symbol (%s)", name ? name : "none");
 
+    /* Labels: the function with the most samples in the bucket, and how many share it. */
+    session_rebucket(s, 65535);
+    is_u64(s->nbuckets, 1, "one bucket of 65535 paragraphs holds the whole program");
+    size_t others = 99;
+    is_str(session_bucket_label(s, 0, &others), "markbit", "the one bucket is labelled markbit");
+    is_u64(others, 1, "with testbit beside it (+1)");
+    struct bucket_label *labels = session_bucket_labels(s);
+    ok(labels[0].name == session_bucket_label(s, 0, &others) && labels[0].others == 1,
+       "session_bucket_labels gives the same label");
+    free(labels);
+    session_rebucket(s, 1);
+    size_t tb = (size_t)((testbit - BASE - s->prog_low) / 16);
+    is_str(session_bucket_label(s, tb, &others), "testbit", "testbit's own bucket is testbit");
+    is_u64(others, 0, "alone");
+    labels = session_bucket_labels(s);
+    size_t empty = SIZE_MAX, mismatches = 0;
+    for (size_t i = 0; i < s->nbuckets; i++) {
+        size_t o;
+        const char *one = session_bucket_label(s, i, &o);
+        mismatches += one != labels[i].name || o != labels[i].others;
+        if (s->buckets[i] == 0 && labels[i].name != NULL && empty == SIZE_MAX)
+            empty = i;
+    }
+    is_u64(mismatches, 0, "every bucket: one at a time and all at once agree");
+    ok(empty != SIZE_MAX, "a bucket without samples is labelled by the function there (%s)",
+       empty != SIZE_MAX ? labels[empty].name : "none");
+    free(labels);
+    is_u64(session_bucket_label(s, s->nbuckets, &others) == NULL, 1, "past the end: no label");
+
     session_clear(s);
     is_u64(s->c.total + s->c.program + s->c.lost, 0, "clear zeroes the counters");
     order = session_ranking(s, &n);
