@@ -352,9 +352,18 @@ int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, boo
     if (close(fd) < 0 && err == 0)
         err = errno;
     if (err == 0 && keep_old && (err = prf_keep_old(path, tmp, kept, &moved)) != 0) {
+        /* Neither file may be lost: the new one goes beside the old, as .new. */
+        char *fresh = xasprintf("%s.new", path);
+        if (link(tmp, fresh) == 0)
+            *cause = xasprintf("%s: cannot keep the previous file as %s.old (%s): this run is "
+                               "saved as %s",
+                               path, path, strerror(err), fresh);
+        else
+            *cause = xasprintf("%s: cannot keep the previous file as %s.old (%s), nor save this "
+                               "run as %s (%s)",
+                               path, path, strerror(err), fresh, strerror(errno));
         unlink(tmp);
-        *cause =
-            xasprintf("%s: cannot keep the previous file as %s.old: %s", path, path, strerror(err));
+        free(fresh);
         free(tmp);
         return -err;
     }

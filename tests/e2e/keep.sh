@@ -93,15 +93,17 @@ is "$(grep -c 'kept the previous' err.txt)" 1 ".old: three saves, one message"
 ok ".old: sieve.PRF.old is the file from before this run" cmp -s first.PRF sieve.PRF.old
 is "$(json sieve.PRF .bucket_paragraphs)" 4 ".old: sieve.PRF is this run's"
 
-# When the previous file cannot be kept, nothing is overwritten.
+# When the previous file cannot be kept, nothing is overwritten and nothing
+# lost: this run goes beside it as sieve.PRF.new.
 cp first.PRF sieve.PRF
 rm sieve.PRF.old
 mkdir sieve.PRF.old
 run "$PROFIL" -b 2 -t 1000 --no-tui "$PROGS/sieve" 200 </dev/null
 isnt "$rc" 0 ".old: when sieve.PRF.old cannot be replaced, profil fails"
-like "$err" '^profil: sieve\.PRF: cannot keep the previous file as sieve\.PRF\.old: ' \
-    ".old: and says why in one line"
+like "$err" '^profil: sieve\.PRF: cannot keep the previous file as sieve\.PRF\.old \(.*\): this run is saved as sieve\.PRF\.new$' \
+    ".old: and says why and where this run went in one line"
 ok ".old: sieve.PRF is untouched" cmp -s first.PRF sieve.PRF
+is "$(json sieve.PRF.new .bucket_paragraphs)" 2 ".old: sieve.PRF.new holds this run"
 cd "$T" || exit 1
 
 done_testing
