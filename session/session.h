@@ -249,6 +249,13 @@ size_t *session_ranking(struct session *s, size_t *n);
 /* The function whose code starts in or covers bucket I, or NULL. */
 const char *session_bucket_symbol(const struct session *s, size_t i, bool *starts_here);
 
+/* The name of the function with the most samples in bucket I, or the
+ * function covering its start when the bucket has none; *OTHERS = how many
+ * more functions have samples in it.  Borrowed from the program's module, valid
+ * until its symbols change.  Costs at most the bucket's size in lookups, or one
+ * pass over the hit table, whichever is less; NULL when no symbol fits. */
+const char *session_bucket_label(const struct session *s, size_t i, size_t *others);
+
 /* Record how the program ended, from its wait status. */
 void session_set_exit(struct session *s, int wstatus);
 
