@@ -788,6 +788,103 @@ const char *session_bucket_symbol(const struct session *s, size_t i, bool *start
     return k >= 0 ? m->syms[k].name : NULL;
 }
 
+/* The hit at (MODULE, OFFSET), or NULL; a lookup that never inserts. */
+static const struct hit *session_hit_find(const struct session *s, uint32_t module, uint64_t offset)
+{
+    size_t mask = s->hits_alloc - 1;
+    for (size_t i = hit_hash(module, offset) & mask;; i = (i + 1) & mask) {
+        const struct hit *h = &s->hits[i];
+        if (h->module == UINT32_MAX)
+            return NULL;
+        if (h->module == module && h->offset == offset)
+            return h;
+    }
+}
+
+static int hit_offset_cmp(const void *a, const void *b)
+{
+    const struct hit *x = *(const struct hit *const *)a, *y = *(const struct hit *const *)b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The program's hits with samples at file offsets LO..HI, by offset; the
+ * caller frees.  A small range is probed offset by offset, a large one found
+ * in one pass over the table: either way the cost is bounded by the bucket
+ * or by the table, whichever is smaller. */
+static const struct hit **session_bucket_hits(const struct session *s, uint64_t lo, uint64_t hi,
+                                              size_t *n)
+{
+    uint64_t span = hi - lo + 1;
+    size_t alloc = span < 64 ? (size_t)span : 64, k = 0;
+    const struct hit **out = xcalloc(alloc, sizeof *out);
+    if (span <= s->hits_alloc / 4) {
+        for (uint64_t off = lo; off <= hi; off++) {
+            const struct hit *h = session_hit_find(s, 0, off);
+            if (h == NULL || h->count == 0)
+                continue;
+            if (k == alloc)
+                out = xreallocarray(out, alloc *= 2, sizeof *out);
+            out[k++] = h;
+        }
+    } else {
+        for (size_t i = 0; i < s->hits_alloc; i++) {
+            const struct hit *h = &s->hits[i];
+            if (h->module != 0 || h->count == 0 || h->offset < lo || h->offset > hi)
+                continue;
+            if (k == alloc)
+                out = xreallocarray(out, alloc *= 2, sizeof *out);
+            out[k++] = h;
+        }
+        qsort(out, k, sizeof *out, hit_offset_cmp);
+    }
+    *n = k;
+    return out;
+}
+
+const char *session_bucket_label(const struct session *s, size_t i, size_t *others)
+{
+    *others = 0;
+    if (s->nmodules == 0 || i >= s->nbuckets)
+        return NULL;
+    const struct module *m = s->modules[0];
+    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
+    uint64_t lo = s->prog_low + i * size, off_lo, off_hi;
+    if (!module_vaddr_to_offset(m, lo, &off_lo))
+        return NULL;
+    if (!module_vaddr_to_offset(m, lo + size - 1, &off_hi))
+        off_hi = off_lo + size - 1;
+    long cover = module_find_symbol(m, off_lo);
+    const char *best = NULL;
+    if (s->buckets[i] > 0 && !s->classic) {
+        size_t n, groups = 0;
+        const struct hit **hits = session_bucket_hits(s, off_lo, off_hi, &n);
+        uint64_t best_count = 0;
+        /* Sorted by offset, the hits of one function come together. */
+        for (size_t a = 0, b; a < n; a = b) {
+            long k = module_find_symbol(m, hits[a]->offset);
+            uint64_t sum = 0;
+            for (b = a; b < n; b++) {
+                if (b > a && module_find_symbol(m, hits[b]->offset) != k)
+                    break;
+                sum += hits[b]->count;
+            }
+            groups++;
+            if (sum > best_count) {
+                best_count = sum;
+                best = k >= 0 ? m->syms[k].name : NULL;
+            }
+        }
+        free(hits);
+        *others = groups > 0 ? groups - 1 : 0;
+        if (best != NULL)
+            return best;
+    }
+    if (cover >= 0)
+        return m->syms[cover].name;
+    bool starts;
+    return session_bucket_symbol(s, i, &starts);
+}
+
 void session_set_exit(struct session *s, int wstatus)
 {
     if (WIFSIGNALED(wstatus)) {
@@ -870,21 +967,6 @@ static void session_label(const struct session *s, size_t only, struct bucket_la
         first = end;
     }
     free(parts);
-}
-
-const char *session_bucket_label(const struct session *s, size_t i, size_t *others)
-{
-    struct bucket_label l = {NULL, 0};
-    *others = 0;
-    if (i >= s->nbuckets)
-        return NULL;
-    session_label(s, i, &l);
-    if (l.name == NULL) {
-        bool starts;
-        return session_bucket_symbol(s, i, &starts);
-    }
-    *others = l.others;
-    return l.name;
 }
 
 struct bucket_label *session_bucket_labels(const struct session *s)

@@ -284,13 +284,13 @@ struct bucket_label {
     size_t others;    /* other functions with samples in the bucket: shown "+N" */
 };
 
-/* The name that labels bucket I of the histogram, as PROHST did: the
- * function with the most samples in the bucket (ties: the lower address),
- * with *OTHERS the number of other functions that have samples there.  A
- * bucket without samples is labelled by the function that starts in or
- * covers it (*OTHERS 0); NULL when none is known (a classic file has no
- * symbols).  The name is borrowed: valid while the session lives.  It reads
- * the whole hit table: to label many buckets, use session_bucket_labels. */
+/* The name that labels bucket I, as PROHST did: the function with the most
+ * samples in the bucket (ties: the lower address), with *OTHERS the number of
+ * other functions that have samples there.  A bucket without samples is
+ * labelled by the function that covers or starts in it (*OTHERS 0); NULL when
+ * none is known (a classic file has no symbols).  Borrowed from the program's
+ * module, valid until its symbols change.  Costs at most the bucket's size in
+ * lookups, or one pass over the hit table, whichever is less. */
 const char *session_bucket_label(const struct session *s, size_t i, size_t *others);
 
 /* Every bucket's label at once, in one pass over the hit table: an array of

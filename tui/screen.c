@@ -83,7 +83,7 @@ int screen_start(void)
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);
-    mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
+    mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);
     int colors = 0;
     const char *no_color = getenv("NO_COLOR");

@@ -59,11 +59,13 @@ struct tui {
     struct place place[NVIEWS];
     WINDOW *help_win;
     int current;
+    int tab_x[NVIEWS], tab_w[NVIEWS]; /* where the tabs were drawn, for clicks */
     bool help;
     bool colors;
     bool input_mode;
     bool searching;
-    char search[64];
+    char search[64];      /* what the prompt holds */
+    char last_search[64]; /* the search n and N repeat, in any view */
     bool confirm_quit;
     bool quit;
     bool stopping;
@@ -75,8 +77,7 @@ struct tui {
     bool dirty;
     bool relayout;
     uint64_t seen_total, seen_lost;
-    uint64_t rate_total, rate_at;
-    double rate;
+    uint64_t rate_at; /* the last redraw for the clock alone */
     uint64_t last_draw;
 };
 
@@ -133,9 +134,9 @@ static void tui_layout(struct tui *t)
     t->help_win = NULL;
     int top = HEADER_ROWS, main_h = t->rows - HEADER_ROWS - 1;
     if (main_h < 3 || t->cols < 20)
-        return; /* too small: the header says so */
-    if (t->help) {
-        t->help_win = newwin(main_h, t->cols, top, 0);
+        return;    /* too small: the header says so */
+    if (t->help) { /* every key on one screen: it takes the header's rows too */
+        t->help_win = newwin(t->rows - 1, t->cols, 0, 0);
         return;
     }
     if (tui_wide(t) && (t->current == V_HISTOGRAM || t->current == V_FUNCTIONS)) {
@@ -159,6 +160,17 @@ static void tui_layout(struct tui *t)
     }
 }
 
+/* A replay speed as people say it: "2×", "1/16×" ("x" outside UTF-8). */
+static const char *tui_speed(double speed, char *buf, size_t size)
+{
+    const char *times = draw_utf8() ? "\xc3\x97" : "x";
+    if (speed >= 1)
+        snprintf(buf, size, "%g%s", speed, times);
+    else
+        snprintf(buf, size, "1/%g%s", 1 / speed, times);
+    return buf;
+}
+
 static const char *tui_state(const struct tui *t, char *buf, size_t size)
 {
     if (t->replay != NULL) {
@@ -167,7 +179,9 @@ static const char *tui_state(const struct tui *t, char *buf, size_t size)
             char end[128];
             snprintf(buf, size, "replay end: %s", report_termination(r->file, end, sizeof end));
         } else {
-            snprintf(buf, size, "replay %s x%g", t->playing ? "playing" : "paused", t->speed);
+            char sp[32];
+            snprintf(buf, size, "replay %s %s", t->playing ? "playing" : "paused",
+                     tui_speed(t->speed, sp, sizeof sp));
         }
         return buf;
     }
@@ -176,6 +190,77 @@ static const char *tui_state(const struct tui *t, char *buf, size_t size)
     if (t->stopping)
         return "stopping the program...";
     return t->d->paused ? "paused" : "running";
+}
+
+/* Samples per second over the second of the session before frame UPTO (the
+ * frames the timeline holds, so live and replay measure alike); -1 before a
+ * whole frame has passed. */
+static double tui_rate(const struct session *s, size_t upto)
+{
+    size_t first = upto > 10 ? upto - 10 : 0;
+    if (upto == 0)
+        return -1;
+    uint64_t sum = 0;
+    for (size_t i = first; i < upto && i < s->nframes; i++) {
+        const struct frame *f = &s->frames[i];
+        sum += f->program + f->dos + f->io + f->high;
+    }
+    return (double)sum / ((double)(upto - first) * (double)SESSION_FRAME_NS / 1e9);
+}
+
+/* One fact of the header, and how long it stays when room runs out. */
+struct tui_field {
+    char text[80];
+    int keep; /* higher stays longer */
+};
+
+/* Lay FIELDS out in WIDTH columns, two blanks apart: the ones kept longest
+ * first, the rest dropped whole rather than run into each other. */
+static void tui_fields(char *out, size_t size, const struct tui_field *f, size_t n, int width)
+{
+    bool shown[16] = { false };
+    int used = 0;
+    for (int keep = 9; keep >= 0; keep--) {
+        for (size_t i = 0; i < n && i < 16; i++) {
+            int w = draw_width(f[i].text);
+            if (f[i].keep != keep || f[i].text[0] == '\0' || used + w + (used ? 2 : 0) > width)
+                continue;
+            shown[i] = true;
+            used += w + (used ? 2 : 0);
+        }
+    }
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n && i < 16; i++) {
+        if (shown[i])
+            len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%s%s", len ? "  " : "",
+                                    f[i].text);
+    }
+}
+
+/* The facts every mode shares: samples and their rate, lost and preempted ticks. */
+static size_t tui_counts(const struct session *s, double rate, bool average, struct tui_field *f)
+{
+    size_t n = 0;
+    char r[40] = "";
+    if (rate >= 0)
+        snprintf(r, sizeof r, " (%.0f/s%s)", rate, average ? " avg" : "");
+    snprintf(f[n].text, sizeof f[n].text, "samples %llu%s", (unsigned long long)s->c.total, r);
+    f[n++].keep = 9;
+    /* A share of all the ticks that came due: sampled, lost or preempted. */
+    uint64_t due = s->c.total + s->c.lost + s->c.preempted;
+    if (s->c.lost > 0)
+        snprintf(f[n].text, sizeof f[n].text, "lost %llu (%.1f%%)", (unsigned long long)s->c.lost,
+                 100.0 * (double)s->c.lost / (double)due);
+    else
+        snprintf(f[n].text, sizeof f[n].text, "lost 0");
+    f[n++].keep = s->c.lost > 0 ? 8 : 0;
+    if (s->c.preempted > 0) {
+        snprintf(f[n].text, sizeof f[n].text, "preempted %llu (%.1f%%)",
+                 (unsigned long long)s->c.preempted, 100.0 * (double)s->c.preempted / (double)due);
+        f[n++].keep = 7;
+    }
+    return n;
 }
 
 /* One meter, htop style: "Label [||||      ] 12.3% 1234". */
@@ -201,47 +286,84 @@ static void tui_meter(struct tui *t, int y, int x, int w, const char *label, uin
 static void tui_draw_header(struct tui *t)
 {
     const struct session *s = t->s;
-    char line[512], st[160];
+    char line[512], st[160], title[512];
+    struct tui_field f[8];
+    size_t n = 0;
+    memset(f, 0, sizeof f);
+    const char *mode = NULL;
     if (t->replay != NULL) {
         const struct replay *r = t->replay;
-        attron(t->colors ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);
-        snprintf(line, sizeof line, " profil REPLAY  %s", t->cfg->title ? t->cfg->title : "");
-        draw_text(stdscr, 0, 0, t->cols, line);
-        attrset(A_NORMAL);
-        const char *state = tui_state(t, st, sizeof st);
-        snprintf(line, sizeof line,
-                 " %.1f / %.1f s  frame %zu/%zu  %s/%s %u us  samples %llu  lost %llu",
-                 replay_time(r, r->pos), replay_time(r, r->nframes), r->pos, r->nframes,
-                 s->driver ? s->driver : "?", s->clock == CLOCK_KIND_CPU ? "cpu" : "wall",
-                 s->interval_us, (unsigned long long)s->c.total, (unsigned long long)s->c.lost);
-        int statew = (int)strlen(state) + 2;
-        draw_text(stdscr, 1, 0, t->cols > statew ? t->cols - statew : 0, line);
-        attron(A_BOLD);
-        draw_text(stdscr, 1, t->cols > statew ? t->cols - statew : 0, statew, state);
-        attrset(A_NORMAL);
-        goto meters;
+        bool end = r->pos >= r->nframes;
+        snprintf(title, sizeof title, " profil REPLAY  %s", t->cfg->title ? t->cfg->title : "");
+        snprintf(f[n].text, sizeof f[n].text, "%.1f / %.1f s", replay_time(r, r->pos),
+                 replay_time(r, r->nframes));
+        f[n++].keep = 9;
+        snprintf(f[n].text, sizeof f[n].text, "frame %zu/%zu", r->pos, r->nframes);
+        f[n++].keep = 4;
+        snprintf(f[n].text, sizeof f[n].text, "%s/%s %u us", s->driver ? s->driver : "?",
+                 s->clock == CLOCK_KIND_CPU ? "cpu" : "wall", s->interval_us);
+        f[n++].keep = 1;
+        if (s->max_threads > 0) {
+            snprintf(f[n].text, sizeof f[n].text, "threads max %u", s->max_threads);
+            f[n++].keep = 2;
+        }
+        /* At the end, the average over the run; a 1983 file has no duration to average over. */
+        double secs = s->duration_s - (double)s->clear_frame * SESSION_FRAME_NS / 1e9;
+        double rate = end ? (s->duration_s > 0 && secs > 0 ? (double)s->c.total / secs : -1)
+                          : tui_rate(s, r->pos);
+        n += tui_counts(s, rate, end, f + n);
+    } else {
+        bool ended = t->d->ended;
+        mode = ended ? "ended" : "live";
+        snprintf(title, sizeof title, " profil  %s", t->cfg->title ? t->cfg->title : s->program);
+        double elapsed = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
+        if (ended)
+            elapsed = s->duration_s > 0 ? s->duration_s : (double)(s->end_ns - s->start_ns) / 1e9;
+        snprintf(f[n].text, sizeof f[n].text, "pid %d", (int)t->d->pid);
+        f[n++].keep = 3;
+        snprintf(f[n].text, sizeof f[n].text, "%s/%s %u us", s->driver,
+                 s->clock == CLOCK_KIND_CPU ? "cpu" : "wall", s->interval_us);
+        f[n++].keep = 1;
+        if (ended)
+            snprintf(f[n].text, sizeof f[n].text, "threads max %u", t->d->max_threads);
+        else
+            snprintf(f[n].text, sizeof f[n].text, "threads %u", t->d->threads);
+        f[n++].keep = 2;
+        snprintf(f[n].text, sizeof f[n].text, "%.1f s", elapsed);
+        f[n++].keep = 6;
+        double rate;
+        if (ended) { /* the average since the start, or since the last clear */
+            double secs = elapsed - (double)s->clear_frame * SESSION_FRAME_NS / 1e9;
+            rate = secs > 0 ? (double)s->c.total / secs : -1;
+        } else { /* the newest whole frame may still wait in the driver's buffers */
+            size_t now = (size_t)((clockdrv_now_ns() - s->start_ns) / SESSION_FRAME_NS);
+            rate = tui_rate(s, now > 0 ? now - 1 : 0);
+        }
+        n += tui_counts(s, rate, ended, f + n);
     }
-    double elapsed = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
-    if (t->d->ended)
-        elapsed = s->duration_s > 0 ? s->duration_s : (double)(s->end_ns - s->start_ns) / 1e9;
+
+    /* The title, with the mode on the right. */
     attron(t->colors ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);
-    snprintf(line, sizeof line, " profil  %s", t->cfg->title ? t->cfg->title : s->program);
-    draw_text(stdscr, 0, 0, t->cols, line);
+    int modew = mode ? (int)strlen(mode) + 1 : 0;
+    draw_text(stdscr, 0, 0, t->cols, "");
+    draw_text(stdscr, 0, 0, t->cols - modew - 1, title);
+    if (mode != NULL && t->cols > modew + 10)
+        mvaddstr(0, t->cols - modew, mode);
     attrset(A_NORMAL);
+
+    /* The state always shows in full; the facts give way, whole, when space is short. */
     const char *state = tui_state(t, st, sizeof st);
-    snprintf(line, sizeof line,
-             " pid %d  %s/%s %u us  threads %u  %.1f s  samples %llu (%.0f/s)  lost %llu",
-             (int)t->d->pid, s->driver, s->clock == CLOCK_KIND_CPU ? "cpu" : "wall",
-             s->interval_us, t->d->ended ? t->d->max_threads : t->d->threads, elapsed,
-             (unsigned long long)s->c.total, t->rate, (unsigned long long)s->c.lost);
-    /* The state always shows in full; the facts give way when space is short. */
-    int statew = (int)strlen(state) + 2;
-    draw_text(stdscr, 1, 0, t->cols > statew ? t->cols - statew : 0, line);
-    bool warn = t->s->exit_kind == EXIT_ABORTED;
+    int statew = draw_width(state);
+    if (statew > t->cols - 1)
+        statew = t->cols - 1;
+    int room = t->cols - statew - 1 - 1 - 2; /* a margin each side, two blanks between */
+    tui_fields(line, sizeof line, f, n, room > 0 ? room : 0);
+    draw_text(stdscr, 1, 1, room > 0 ? room : 0, line);
+    bool warn = t->replay == NULL && t->s->exit_kind == EXIT_ABORTED;
     attron(A_BOLD | (t->colors && warn ? COLOR_PAIR(PAIR_WARN) : 0));
-    draw_text(stdscr, 1, t->cols > statew ? t->cols - statew : 0, statew, state);
+    draw_text(stdscr, 1, t->cols - 1 - statew, statew, state);
     attrset(A_NORMAL);
-meters:
+
     if (t->cols < 40 || t->rows < HEADER_ROWS + 4) {
         mvaddstr(2, 0, "(terminal too small)");
         return;
@@ -276,19 +398,48 @@ static void tui_draw_status(struct tui *t)
         attrset(A_NORMAL);
         return;
     }
-    for (int i = 0; i < NVIEWS && x < t->cols; i++) {
+    for (int i = 0; i < NVIEWS; i++) {
         bool cur = !t->help && (i == t->current);
+        char tab[32];
+        snprintf(tab, sizeof tab, "%d%s", i + 1, tui_views[i]->name);
+        t->tab_x[i] = x;
+        t->tab_w[i] = (int)strlen(tab);
         if (cur)
             attron(t->colors ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);
-        mvprintw(y, x, "%d%s", i + 1, tui_views[i]->name);
+        draw_text(stdscr, y, x, t->tab_w[i] < t->cols - x ? t->tab_w[i] : t->cols - x, tab);
         attrset(A_NORMAL);
-        x += (int)strlen(tui_views[i]->name) + 2;
+        x += t->tab_w[i] + 1;
+        if (x >= t->cols)
+            return;
     }
-    const char *msg = t->status[0]  ? t->status
-                      : t->replay ? "Space Play . , Step ] [ Speed Home End g Go ?Help q Quit"
-                                  : "?Help p Pause c Clear s Save / Search q Quit";
-    if (x + 2 < t->cols)
-        draw_text(stdscr, y, x + 1, t->cols - x - 1, msg);
+    if (t->status[0]) {
+        draw_text(stdscr, y, x + 1, t->cols - x - 1, t->status);
+        return;
+    }
+    /* The keys worth knowing first, as many as fit. */
+    struct tui_field k[10];
+    size_t n = 0;
+    memset(k, 0, sizeof k);
+    static const struct {
+        const char *text;
+        int keep;
+        int when; /* 1 live only, 2 replay only, 0 both */
+    } hints[] = {
+        { "Space Play", 7, 2 }, {". , Step", 5, 2}, {"] [ Speed", 4, 2}, {"g G Go", 3, 2},
+        { "p Pause", 5, 1 },    {"c Clear", 2, 1},  {"s Save", 3, 1},    {"/ Search", 6, 0},
+        { "h Help", 9, 0 },     {"q Quit", 8, 0},
+    };
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        if (hints[i].when == (t->replay ? 1 : 2))
+            continue;
+        if (hints[i].when == 1 && !tui_live(t) && hints[i].text[0] == 'p')
+            continue; /* no clock left to pause */
+        snprintf(k[n].text, sizeof k[n].text, "%s", hints[i].text);
+        k[n++].keep = hints[i].keep;
+    }
+    char line[256];
+    tui_fields(line, sizeof line, k, n, t->cols - x - 1);
+    draw_text(stdscr, y, x + 1, t->cols - x - 1, line);
 }
 
 static void tui_ctx(struct tui *t, struct view_ctx *ctx, int i)
@@ -298,6 +449,7 @@ static void tui_ctx(struct tui *t, struct view_ctx *ctx, int i)
     ctx->out = t->out;
     ctx->colors = t->colors;
     ctx->focused = i == t->current && !t->help;
+    ctx->mode = t->replay != NULL ? VIEW_REPLAY : tui_live(t) ? VIEW_LIVE : VIEW_ENDED;
 }
 
 static void tui_draw(struct tui *t)
@@ -414,9 +566,9 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
         if (session_rebucket(t->s, ctx->want_paragraphs) < 0)
             tui_status(t, "a classic PROFIL file has no exact hits to re-bucket");
         else
-            tui_status(t, "%zu buckets of %u paragraph%s (%u bytes)", t->s->nbuckets,
-                       t->s->bucket_paragraphs, t->s->bucket_paragraphs == 1 ? "" : "s",
-                       16 * t->s->bucket_paragraphs);
+            tui_status(t, "%zu bucket%s of %u paragraph%s (%u bytes)", t->s->nbuckets,
+                       t->s->nbuckets == 1 ? "" : "s", t->s->bucket_paragraphs,
+                       t->s->bucket_paragraphs == 1 ? "" : "s", 16 * t->s->bucket_paragraphs);
     }
     if (flags & VIEW_JUMP) {
         struct view_ctx jc;
@@ -430,10 +582,6 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
         else
             tui_show(t, V_HISTOGRAM);
     }
-    if (flags & VIEW_SEARCH) {
-        t->searching = true;
-        t->search[0] = '\0';
-    }
     if (flags)
         t->dirty = true;
 }
@@ -444,29 +592,35 @@ static void tui_click(struct tui *t)
     if (getmouse(&me) != OK)
         return;
     if (me.y == t->rows - 1) { /* the tabs */
-        int x = 0;
         for (int i = 0; i < NVIEWS; i++) {
-            int w = (int)strlen(tui_views[i]->name) + 1;
-            if (me.x >= x && me.x < x + w) {
+            if (me.x >= t->tab_x[i] && me.x < t->tab_x[i] + t->tab_w[i]) {
                 tui_show(t, i);
                 return;
             }
-            x += w + 1;
         }
         return;
     }
+    bool wheel_up = (me.bstate & BUTTON4_PRESSED) != 0;
+    bool wheel_down = (me.bstate & BUTTON5_PRESSED) != 0;
     for (int i = 0; i < NVIEWS; i++) {
         const struct place *p = &t->place[i];
         if (!p->shown || me.y < p->y || me.y >= p->y + p->h || me.x < p->x ||
             me.x >= p->x + p->w)
             continue;
+        struct view_ctx ctx;
+        tui_ctx(t, &ctx, i);
+        if (wheel_up || wheel_down) {
+            /* The wheel scrolls the view under the pointer, three rows a notch. */
+            for (int k = 0; k < 3 && tui_views[i]->key != NULL; k++)
+                tui_apply(t, tui_views[i]->key(t->state[i], wheel_up ? KEY_UP : KEY_DOWN, &ctx),
+                          &ctx);
+            t->dirty = true;
+            return;
+        }
         if (t->current != i)
             tui_show(t, i);
-        if (tui_views[i]->click != NULL) {
-            struct view_ctx ctx;
-            tui_ctx(t, &ctx, i);
+        if (tui_views[i]->click != NULL)
             tui_apply(t, tui_views[i]->click(t->state[i], me.y - p->y, &ctx), &ctx);
-        }
         t->dirty = true;
         return;
     }
@@ -478,7 +632,9 @@ static int tui_search_view(const struct tui *t)
     return tui_views[t->current]->search != NULL ? t->current : V_FUNCTIONS;
 }
 
-/* The replay transport: play, step, speed, seek.  True when CH was one. */
+/* The replay transport: play, step, speed, seek.  True when CH was one.  The
+ * keys it shares with the live screen mean the same there: p and Space stop
+ * and start time, Home and End stay the focused view's. */
 static bool tui_replay_key(struct tui *t, int ch)
 {
     struct replay *r = t->replay;
@@ -497,18 +653,9 @@ static bool tui_replay_key(struct tui *t, int ch)
         t->playing = false;
         tui_replay_seek(t, r->pos > 0 ? r->pos - 1 : 0);
         break;
-    case ']':
-        t->speed = t->speed < 64 ? t->speed * 2 : 64;
-        break;
-    case '[':
-        t->speed = t->speed > 1.0 / 16 ? t->speed / 2 : 1.0 / 16;
-        break;
-    case KEY_HOME:
-        tui_replay_seek(t, 0);
-        break;
-    case KEY_END:
-        tui_replay_seek(t, r->nframes);
-        break;
+    case ']': t->speed = t->speed < 64 ? t->speed * 2 : 64; break;
+    case '[': t->speed = t->speed > 1.0 / 16 ? t->speed / 2 : 1.0 / 16; break;
+    case 'G': tui_replay_seek(t, r->nframes); break;
     case 'g':
         t->searching = t->asking_time = true;
         t->search[0] = '\0';
@@ -521,6 +668,17 @@ static bool tui_replay_key(struct tui *t, int ch)
     }
     t->dirty = true;
     return true;
+}
+
+/* n and N: the last search again, forward or back, in the view it searches. */
+static void tui_search_again(struct tui *t, int dir)
+{
+    int v = tui_search_view(t);
+    struct view_ctx ctx;
+    tui_ctx(t, &ctx, v);
+    if (v != t->current)
+        tui_show(t, v);
+    tui_apply(t, tui_views[v]->search(t->state[v], t->last_search, dir, &ctx), &ctx);
 }
 
 static void tui_key(struct tui *t, int ch)
@@ -545,14 +703,19 @@ static void tui_key(struct tui *t, int ch)
             else
                 tui_status(t, "'%s' is not a time in seconds", t->search);
         } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+            /* As in less, an empty search repeats the last one. */
             t->searching = false;
-            if (len > 0) {
+            if (len > 0)
+                snprintf(t->last_search, sizeof t->last_search, "%s", t->search);
+            if (t->last_search[0] != '\0') {
                 int v = tui_search_view(t);
                 struct view_ctx ctx;
                 tui_ctx(t, &ctx, v);
                 if (v != t->current)
                     tui_show(t, v);
-                tui_apply(t, tui_views[v]->search(t->state[v], t->search, false, &ctx), &ctx);
+                tui_apply(t,
+                          tui_views[v]->search(t->state[v], t->last_search, len > 0 ? 0 : 1, &ctx),
+                          &ctx);
             }
         } else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && len > 0) {
             t->search[len - 1] = '\0';
@@ -575,13 +738,22 @@ static void tui_key(struct tui *t, int ch)
     if (t->help && ch != KEY_RESIZE && ch != KEY_MOUSE) {
         t->help = false;
         t->relayout = t->dirty = true;
-        if (ch == '?' || ch == KEY_F(1) || ch == 27 || ch == 'q')
+        if (ch == '?' || ch == 'h' || ch == KEY_F(1) || ch == 27 || ch == 'q')
             return;
     }
     t->status[0] = '\0';
     if (t->replay != NULL && tui_replay_key(t, ch))
         return;
     switch (ch) {
+    case 27:
+    case KEY_F(4): /* htop's filter and tree: nothing here, and nothing shown */
+    case KEY_F(5): return;
+    case '.':
+    case ',':
+    case 'g':
+    case 'G': tui_status(t, "only a replay steps or seeks"); return;
+    case 'n':
+    case 'N': tui_search_again(t, ch == 'n' ? 1 : -1); return;
     case 'q':
     case 'Q':
     case KEY_F(10):
@@ -592,6 +764,7 @@ static void tui_key(struct tui *t, int ch)
         t->dirty = true;
         return;
     case '?':
+    case 'h':
     case KEY_F(1):
         t->help = true;
         t->relayout = t->dirty = true;
@@ -609,10 +782,13 @@ static void tui_key(struct tui *t, int ch)
         tui_show(t, (t->current + NVIEWS - 1) % NVIEWS);
         return;
     case 'p':
+    case ' ':
         if (tui_live(t)) {
             clockdrv_pause(t->d, !t->d->paused);
-            tui_status(t, t->d->paused ? "clock paused: the program runs unsampled"
-                                       : "clock running");
+            tui_status(t,
+                       t->d->paused ? "clock paused: the program runs unsampled" : "clock running");
+        } else {
+            tui_status(t, "the program has ended: no clock to pause");
         }
         return;
     case 'c':
@@ -645,6 +821,7 @@ static void tui_key(struct tui *t, int ch)
         }
         return;
     case '/':
+    case KEY_F(3):
         t->searching = true;
         t->search[0] = '\0';
         t->dirty = true;
@@ -719,16 +896,15 @@ static void tui_drain(struct tui *t)
         t->dirty = true;
         /* Record the end now: the file saved next must say how it ended. */
         session_set_exit(t->s, t->d->wstatus);
+        t->s->max_threads = t->d->max_threads;
         t->s->duration_s = (double)(clockdrv_now_ns() - t->s->start_ns) / 1e9;
         if (t->stopping)
             t->quit = true;
         else if (t->cfg->save != NULL && !t->saved_at_end) {
-            char st[160];
-            tui_state(t, st, sizeof st);
             char *cause = NULL;
             t->saved_at_end = true;
             if (t->cfg->save(t->cfg->save_arg, t->s, &cause) == 0)
-                tui_status(t, "%s; saved. q to quit", st);
+                tui_status(t, "saved. q to quit"); /* the header says how it ended */
             else
                 tui_status(t, "%s", cause ? cause : "cannot save");
             free(cause);
@@ -771,7 +947,6 @@ static int tui_run(struct tui *t0, char **cause)
     }
     struct tui *t = t0;
     struct clockdrv *d = t->d;
-    struct session *s = t->s;
     t->colors = colors == 1;
     t->out = t->pty >= 0 ? outbuf_new(10000) : NULL;
     for (int i = 0; i < NVIEWS; i++)
@@ -833,14 +1008,9 @@ static int tui_run(struct tui *t0, char **cause)
         uint64_t now = clockdrv_now_ns();
         if (t->stopping && tui_live(t) && now - t->stop_at > STOP_GRACE_NS)
             kill(d->pid, SIGKILL);
-        if (d != NULL && now - t->rate_at >= 1000000000ull) {
-            t->rate = (double)(s->c.total - t->rate_total) * 1e9 / (double)(now - t->rate_at);
-            if (s->c.total < t->rate_total)
-                t->rate = 0;
-            t->rate_total = s->c.total;
+        if (tui_live(t) && now - t->rate_at >= 500000000ull) {
             t->rate_at = now;
-            if (tui_live(t))
-                t->dirty = true; /* the elapsed time and rate moved */
+            t->dirty = true; /* the elapsed time and the rate moved */
         }
         if (t->status[0] && now - t->status_at > 5000000000ull && !t->confirm_quit) {
             t->status[0] = '\0';

@@ -5,6 +5,8 @@
 #include "views/view.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static void *counters_create(void)
@@ -14,6 +16,21 @@ static void *counters_create(void)
 
 static void counters_destroy(void *state)
 {
+}
+
+/* One line of text at (y, x), cut to the window with an ellipsis. */
+static void counters_line(WINDOW *win, int y, int x, int w, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static void counters_line(WINDOW *win, int y, int x, int w, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (y < getmaxy(win))
+        draw_text(win, y, x, w - x, line);
 }
 
 static void counters_draw(void *state, WINDOW *win, struct view_ctx *ctx)
@@ -32,28 +49,39 @@ static void counters_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         { "I/O", "in the kernel, or blocked in a system call", s->c.io, PAIR_IO },
         { "high", "outside every file: JIT, anonymous code", s->c.high, PAIR_HIGH },
     };
-    int y = 2;
+    int y = 2, barx = 44, barw = w - barx - 2;
     for (size_t i = 0; i < 4 && y < h; i++, y += 2) {
         double pct = s->c.total ? 100.0 * (double)rows[i].v / (double)s->c.total : 0;
         char t[32];
-        mvwprintw(win, y, 1, "%-8s %10" PRIu64 " %7.2f%%  %s", rows[i].name, rows[i].v, pct,
-                  report_time(t, sizeof t, rows[i].v, s->interval_us));
-        if (y + 1 < h)
-            mvwprintw(win, y + 1, 3, "%s", rows[i].what);
-        int barx = 44, barw = w - barx - 2;
+        counters_line(win, y, 1, barw > 4 ? barx - 1 : w, "%-9s %10" PRIu64 " %7.2f%%  %s",
+                      rows[i].name, rows[i].v, pct,
+                      report_time(t, sizeof t, rows[i].v, s->interval_us));
+        counters_line(win, y + 1, 3, w, "%s", rows[i].what);
         if (barw > 4)
             draw_bar(win, y, barx, barw, pct / 100, rows[i].pair, ctx->colors);
     }
-    if (y + 4 < h) {
-        mvwprintw(win, y++, 1, "%-8s %10" PRIu64, "Total", s->c.total);
-        mvwprintw(win, y++, 1, "%-8s %10" PRIu64 "  (dropped before profil saw them)", "Lost",
-                  s->c.lost);
-        mvwprintw(win, y++, 1, "Buckets  %10zu  of %u paragraphs (%u bytes), 0x%" PRIx64
-                               "..0x%" PRIx64,
-                  s->nbuckets, s->bucket_paragraphs, 16 * s->bucket_paragraphs, s->prog_low,
-                  s->prog_high);
-        mvwprintw(win, y++, 1, "Modules  %10zu  distinct PCs %zu", s->nmodules, s->nhits);
+    if (y + 5 >= h)
+        return;
+    /* Ticks that came due but were not samples, as a share of all of them. */
+    uint64_t due = s->c.total + s->c.lost + s->c.preempted;
+    counters_line(win, y++, 1, w, "%-9s %10" PRIu64, "Total", s->c.total);
+    if (s->c.lost > 0)
+        counters_line(win, y++, 1, w,
+                      "%-9s %10" PRIu64 " %7.1f%%  of the ticks: dropped before profil saw them",
+                      "Lost", s->c.lost, 100.0 * (double)s->c.lost / (double)due);
+    else
+        counters_line(win, y++, 1, w, "%-9s %10d  (dropped before profil saw them)", "Lost", 0);
+    if (s->c.preempted > 0) {
+        counters_line(win, y++, 1, w, "%-9s %10" PRIu64 " %7.1f%%  of the ticks", "Preempted",
+                      s->c.preempted, 100.0 * (double)s->c.preempted / (double)due);
+        counters_line(win, y++, 3, w,
+                      "a thread was ready to run but no CPU ran it: not a sample, not lost");
     }
+    counters_line(win, y++, 1, w,
+                  "%-9s %10zu  of %u paragraph%s (%u bytes), 0x%" PRIx64 "..0x%" PRIx64, "Buckets",
+                  s->nbuckets, s->bucket_paragraphs, s->bucket_paragraphs == 1 ? "" : "s",
+                  16 * s->bucket_paragraphs, s->prog_low, s->prog_high);
+    counters_line(win, y++, 1, w, "%-9s %10zu  distinct PCs %zu", "Modules", s->nmodules, s->nhits);
 }
 
 const struct view_ops view_counters_ops = {

@@ -2,17 +2,78 @@
 
 #include "views/view.h"
 
+#include <langinfo.h>
 #include <string.h>
+
+bool draw_utf8(void)
+{
+    const char *cs = nl_langinfo(CODESET);
+    return cs != NULL && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
+
+/* Whether byte C starts a character (UTF-8 continuation bytes do not). */
+static bool draw_starts_char(unsigned char c, bool utf8)
+{
+    return !utf8 || (c & 0xc0) != 0x80;
+}
+
+const char *draw_fit(char *dst, size_t size, const char *text, int width)
+{
+    bool utf8 = draw_utf8();
+    const char *ell = utf8 ? "\xe2\x80\xa6" : "...";
+    int ellw = utf8 ? 1 : 3;
+    size_t k = 0;
+    if (size == 0)
+        return dst;
+    /* Where WIDTH columns end, and whether anything but blanks follows. */
+    const char *p = text, *cut = NULL;
+    int cols = 0;
+    for (; *p != '\0'; p++) {
+        if (!draw_starts_char((unsigned char)*p, utf8))
+            continue;
+        if (cols == width - ellw && cut == NULL)
+            cut = p;
+        if (cols == width)
+            break;
+        cols++;
+    }
+    bool more = false;
+    for (const char *q = p; *q != '\0'; q++)
+        more |= *q != ' ';
+    if (!more || width < ellw || cut == NULL)
+        cut = p, ell = "";
+    for (const char *q = text; q < cut && k + 1 < size; q++) {
+        unsigned char c = (unsigned char)*q;
+        /* Control bytes, and bytes a single-byte locale cannot show, become '?'. */
+        dst[k++] = c < 32 || c == 127 || (c >= 128 && !utf8) ? '?' : (char)c;
+    }
+    if (utf8 && k + 1 >= size) { /* full: never leave half a character */
+        while (k > 0 && !draw_starts_char((unsigned char)dst[--k], utf8))
+            ;
+    }
+    for (const char *q = ell; *q != '\0' && k + 1 < size; q++)
+        dst[k++] = *q;
+    dst[k] = '\0';
+    return dst;
+}
+
+int draw_width(const char *text)
+{
+    bool utf8 = draw_utf8();
+    int n = 0;
+    for (const char *p = text; *p != '\0'; p++)
+        n += draw_starts_char((unsigned char)*p, utf8);
+    return n;
+}
 
 void draw_text(WINDOW *win, int y, int x, int width, const char *text)
 {
     if (width <= 0)
         return;
-    wmove(win, y, x);
-    int n = 0;
-    for (const char *p = text; *p != '\0' && n < width; p++, n++)
-        waddch(win, (chtype)(unsigned char)(*p >= 32 && *p != 127 ? *p : '?'));
-    for (; n < width; n++)
+    char buf[1024];
+    draw_fit(buf, sizeof buf, text, width);
+    mvwaddstr(win, y, x, buf);
+    for (int n = draw_width(buf); n < width; n++)
         waddch(win, ' ');
 }
 
@@ -45,17 +106,16 @@ void draw_title(WINDOW *win, const char *name, const char *info, bool focused, b
     if (focused)
         attr |= A_BOLD;
     wattron(win, attr);
-    wmove(win, 0, 0);
-    for (int i = 0; i < w; i++)
-        waddch(win, ' ');
-    mvwaddnstr(win, 0, 1, name, w - 1);
+    draw_text(win, 0, 0, w, "");
+    draw_text(win, 0, 1, w - 1, name);
     if (info != NULL) {
         /* Right-aligned; cut rather than dropped when the panel is narrow. */
-        int room = w - (int)strlen(name) - 4, len = (int)strlen(info);
-        if (len > room)
-            len = room;
-        if (len > 0)
-            mvwaddnstr(win, 0, w - len - 1, info, len);
+        int room = w - draw_width(name) - 4;
+        char buf[256];
+        draw_fit(buf, sizeof buf, info, room);
+        int len = draw_width(buf);
+        if (room > 0 && len > 0)
+            mvwaddstr(win, 0, w - len - 1, buf);
     }
     wattroff(win, attr);
 }

@@ -30,7 +30,6 @@ struct functions {
     uint32_t key_module;
     uint64_t key_start;
     double last_key; /* when the user last moved: hold re-sorts briefly */
-    char search[64];
 };
 
 static double functions_now(void)
@@ -128,6 +127,24 @@ static void functions_remember(struct functions *f, const struct session *s)
     }
 }
 
+/* Append TEXT to LINE in a cell WIDTH columns wide (right-aligned if RIGHT),
+ * cut with an ellipsis when it is longer, and a blank after it. */
+static void functions_cell(char *line, size_t size, const char *text, int width, bool right)
+{
+    char fit[256];
+    draw_fit(fit, sizeof fit, text, width);
+    int pad = width - draw_width(fit);
+    size_t len = strlen(line);
+    snprintf(line + len, size - len, "%*s%s%*s ", right ? pad : 0, "", fit, right ? 0 : pad, "");
+}
+
+/* Whether the rows run from the largest value down (numbers by default). */
+static bool functions_descending(const struct functions *f)
+{
+    bool textual = f->col == SORT_ROUTINE || f->col == SORT_MODULE;
+    return textual ? f->ascending : !f->ascending;
+}
+
 static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 {
     struct functions *f = state;
@@ -138,8 +155,8 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     for (size_t i = 0; i < s->nfuncs; i++)
         accounted += s->funcs[i].samples;
     char info[96];
-    snprintf(info, sizeof info, "%zu routines, sorted by %s%s", f->n, sort_names[f->col],
-             f->ascending ? " (inverted)" : "");
+    snprintf(info, sizeof info, "%zu routine%s, sorted by %s%s", f->n, f->n == 1 ? "" : "s",
+             sort_names[f->col], f->ascending ? " (inverted)" : "");
     draw_title(win, "Functions", info, ctx->focused, ctx->colors);
     if (rows <= 0)
         return;
@@ -150,30 +167,40 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     int namew = w - (10 + 1 + 8 + 1 + 8 + 1 + (wide ? 9 + 1 + modw : 0)) - 1;
     if (namew < 8)
         namew = 8;
-    char line[512];
+    /* The column heads, the sorted one marked with its direction. */
+    static const int widths[SORT_COUNT] = { 10, 0, 8, 8, 9, 0 };
+    static const bool right[SORT_COUNT] = { false, false, true, true, true, false };
+    const char *mark = functions_descending(f) ? (draw_utf8() ? "\xe2\x96\xbc" : "v")
+                                               : (draw_utf8() ? "\xe2\x96\xb2" : "^");
+    char line[512] = "";
+    for (int c = 0; c < (wide ? SORT_COUNT : SORT_SAMPLES); c++) {
+        char head[32];
+        snprintf(head, sizeof head, "%s%s", sort_names[c], c == (int)f->col ? mark : "");
+        int cw = c == SORT_ROUTINE ? namew : c == SORT_MODULE ? modw : widths[c];
+        functions_cell(line, sizeof line, head, cw, right[c]);
+    }
     wattron(win, A_BOLD);
-    if (wide)
-        snprintf(line, sizeof line, "%-10s %-*s %8s %8s %9s %-*s", "Time", namew, "Routine",
-                 "% Total", "% Acc", "Samples", modw, "Module");
-    else
-        snprintf(line, sizeof line, "%-10s %-*s %8s %8s", "Time", namew, "Routine", "% Total",
-                 "% Acc");
     draw_text(win, 1, 0, w, line);
     wattroff(win, A_BOLD);
     for (int r = 0; r < (int)f->rows && f->top + (size_t)r < f->n; r++) {
         size_t row = f->top + (size_t)r;
         const struct func *fn = &s->funcs[f->order[row]];
-        char t[32];
+        char t[32], num[32];
         report_time(t, sizeof t, fn->samples, s->interval_us);
         double pt = s->c.total ? 100.0 * (double)fn->samples / (double)s->c.total : 0;
         double pa = accounted ? 100.0 * (double)fn->samples / (double)accounted : 0;
-        if (wide)
-            snprintf(line, sizeof line, "%-10s %-*.*s %7.2f%% %7.2f%% %9" PRIu64 " %-*.*s", t,
-                     namew, namew, fn->name, pt, pa, fn->samples, modw, modw,
-                     s->modules[fn->module]->name);
-        else
-            snprintf(line, sizeof line, "%-10s %-*.*s %7.2f%% %7.2f%%", t, namew, namew, fn->name,
-                     pt, pa);
+        line[0] = '\0';
+        functions_cell(line, sizeof line, t, 10, false);
+        functions_cell(line, sizeof line, fn->name, namew, false);
+        snprintf(num, sizeof num, "%7.2f%%", pt);
+        functions_cell(line, sizeof line, num, 8, true);
+        snprintf(num, sizeof num, "%7.2f%%", pa);
+        functions_cell(line, sizeof line, num, 8, true);
+        if (wide) {
+            snprintf(num, sizeof num, "%" PRIu64, fn->samples);
+            functions_cell(line, sizeof line, num, 9, true);
+            functions_cell(line, sizeof line, s->modules[fn->module]->name, modw, false);
+        }
         bool selected = row == f->sel && ctx->focused;
         if (selected)
             wattron(win, ctx->colors ? COLOR_PAIR(PAIR_SELECT) : A_REVERSE);
@@ -184,14 +211,19 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     }
 }
 
-static int functions_search(void *state, const char *text, bool next, struct view_ctx *ctx)
+/* Find TEXT in the routine names from the selection (DIR 0), after it (1) or
+ * before it (-1), wrapping around. */
+static int functions_search(void *state, const char *text, int dir, struct view_ctx *ctx)
 {
     struct functions *f = state;
     const struct session *s = ctx->s;
     functions_refresh(f, s, false);
-    snprintf(f->search, sizeof f->search, "%s", text);
-    for (size_t k = next ? 1 : 0; k <= f->n && f->n > 0; k++) {
-        size_t row = (f->sel + k) % f->n;
+    if (text == NULL || text[0] == '\0') {
+        snprintf(ctx->status, sizeof ctx->status, "no search yet: / searches the routines");
+        return VIEW_REDRAW;
+    }
+    for (size_t k = dir != 0 ? 1 : 0; k <= f->n && f->n > 0; k++) {
+        size_t row = dir < 0 ? (f->sel + f->n - k % f->n) % f->n : (f->sel + k) % f->n;
         if (strcasestr(s->funcs[f->order[row]].name, text) != NULL) {
             f->sel = row;
             functions_remember(f, s);
@@ -215,21 +247,9 @@ static int functions_key(void *state, int key, struct view_ctx *ctx)
     }
     switch (key) {
     case KEY_F(6):
-    case '>':
-    case '.':
-        f->col = (f->col + 1) % SORT_COUNT;
-        break;
-    case '<':
-    case ',':
-        f->col = (f->col + SORT_COUNT - 1) % SORT_COUNT;
-        break;
-    case 'I':
-        f->ascending = !f->ascending;
-        break;
-    case 'n':
-        if (f->search[0] == '\0')
-            return VIEW_SEARCH;
-        return functions_search(f, f->search, true, ctx);
+    case '>': f->col = (f->col + 1) % SORT_COUNT; break;
+    case '<': f->col = (f->col + SORT_COUNT - 1) % SORT_COUNT; break;
+    case 'I': f->ascending = !f->ascending; break;
     case '\n':
     case '\r':
     case KEY_ENTER:

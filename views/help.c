@@ -4,30 +4,28 @@
 #include "views/view.h"
 
 static const char *const help_lines[] = {
-    "Keys (htop and less habits)",
-    "",
-    "  1 2 3 4 5    Histogram, Functions, Timeline, Counters, Output",
-    "  Tab          next view (or the other panel side by side)",
-    "  ? F1         this help; any key leaves it",
+    "  1 2 3 4 5    Histogram, Functions, Timeline, Counters, Output;  Tab  next",
+    "  h ? F1       this help; Esc or any key leaves it",
     "  q F10        quit: asks first while the program still runs",
-    "",
-    "  Up Down j k  move;  PgUp PgDn  a page;  Home End  first, last",
-    "  /  n         search routines (bucket symbols in the histogram), next match",
+    "  Up Down j k  move;  PgUp PgDn  a page;  Home End  first, last;  mouse wheel",
+    "  / F3         search routines (bucket labels in the histogram); Esc cancels",
+    "  n N          that search again, forward or back; in the histogram with no",
+    "               search yet, the next or previous bucket with samples",
     "",
     "  Histogram    z +  halve the bucket size;  Z -  double it (re-bucketed live)",
-    "               e    hide or show empty buckets;  h  jump to the hottest bucket",
-    "  Functions    F6 > .  next sort column;  < ,  previous;  I  invert the order",
+    "               e  hide or show empty buckets;  H  back to the hottest bucket",
+    "  Functions    F6 >  next sort column;  <  previous;  I  invert the order",
     "               Enter  show the routine's buckets in the histogram",
-    "  Timeline     Left Right  scroll in time;  End  follow the live end",
+    "  Timeline     Left Right  scroll in time;  Home  the start;  End  the newest",
     "",
-    "  p            pause or resume the clock (the program keeps running)",
-    "  c            clear all counters;  s  save a snapshot to the output file now",
+    "  p Space      pause or resume: the clock (live), the playback (replay)",
+    "  . ,          step one frame (100 ms) forward or back (replay)",
+    "  ] [  g  G    faster, slower;  go to a time;  go to the end (replay)",
+    "  c  s         clear all counters;  save a snapshot to the output file now",
     "  i            type to the program (its keyboard);  Ctrl-]  gives the keys back",
     "  Ctrl-C       goes to the program, as it did under PROFIL",
     "",
-    "Counters: Program = the program's own code (the buckets); DOS = shared",
-    "libraries, loader, vDSO; I/O = kernel, or blocked in a system call; high =",
-    "anonymous or unknown code.  See profil(1).",
+    "The counters and what they mean: the Counters view (4).  See profil(1).",
 };
 
 static void *help_create(void)
@@ -42,9 +40,10 @@ static void help_destroy(void *state)
 static void help_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 {
     int w = getmaxx(win), h = getmaxy(win);
-    draw_title(win, "Help", "profil " PACKAGE_VERSION, true, ctx->colors);
-    for (int i = 0; i < (int)(sizeof help_lines / sizeof help_lines[0]) && i + 2 < h; i++)
-        draw_text(win, i + 2, 1, w - 1, help_lines[i]);
+    draw_title(win, "Help: keys (htop and less habits)", "profil " PACKAGE_VERSION, true,
+               ctx->colors);
+    for (int i = 0; i < (int)(sizeof help_lines / sizeof help_lines[0]) && i + 1 < h; i++)
+        draw_text(win, i + 1, 1, w - 1, help_lines[i]);
 }
 
 const struct view_ops view_help_ops = {

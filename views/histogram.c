@@ -1,5 +1,6 @@
-/* The bucket histogram: PROFIL's buckets, one row each, with the symbol that
- * starts in the bucket (or the one it falls in) and a bar. */
+/* The bucket histogram: PROFIL's buckets, one row each, labelled by the
+ * function with the most samples in the bucket, with a count and a bar.  It
+ * opens on the hottest bucket and follows it until the user moves. */
 #include "config.h"
 
 #include "session/xmalloc.h"
@@ -9,16 +10,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A visible row's label, kept while its bucket's count stands still. */
+struct label {
+    size_t bucket; /* SIZE_MAX: nothing kept */
+    uint64_t count;
+    const char *name; /* borrowed from the program's symbols */
+    size_t others;
+};
+
 struct histogram {
-    size_t sel;       /* selected bucket index */
-    size_t top;       /* first row shown */
-    size_t rows;      /* rows last drawn */
+    size_t sel;  /* selected bucket index */
+    bool moved;  /* the user moved: stop following the hottest bucket */
+    size_t top;  /* first row shown */
+    size_t rows; /* rows last drawn */
+    int y0;      /* the line of the column heads, the rows below it */
     bool hide_empty;
     size_t *cand;     /* sorted indices of the buckets holding any hit entry */
     size_t ncand;
     size_t *nonempty; /* those of them not empty now */
     size_t nnonempty;
-    uint64_t max;     /* the hottest bucket's count */
+    uint64_t max;         /* the hottest bucket's count */
+    size_t hottest;       /* the first bucket with that count */
+    struct label *labels; /* one per row last drawn */
+    size_t nlabels;
+    size_t label_nhits; /* what the labels were computed under */
+    uint32_t label_paragraphs;
+    uint64_t label_total;
     uint64_t seen_program; /* cache keys */
     size_t seen_nbuckets;
     size_t seen_nhits;
@@ -38,6 +55,7 @@ static void histogram_destroy(void *state)
     struct histogram *h = state;
     free(h->cand);
     free(h->nonempty);
+    free(h->labels);
     free(h);
 }
 
@@ -84,13 +102,16 @@ static void histogram_refresh(struct histogram *h, const struct session *s)
     h->seen_program = s->c.program;
     h->nnonempty = 0;
     h->max = 0;
+    h->hottest = 0;
     for (size_t i = 0; i < h->ncand; i++) {
         uint64_t c = s->buckets[h->cand[i]];
         if (c == 0)
             continue;
         h->nonempty[h->nnonempty++] = h->cand[i];
-        if (c > h->max)
+        if (c > h->max) {
             h->max = c;
+            h->hottest = h->cand[i];
+        }
     }
 }
 
@@ -120,6 +141,95 @@ static size_t histogram_row_of(const struct histogram *h, size_t b)
     return lo < h->nnonempty ? lo : (h->nnonempty ? h->nnonempty - 1 : 0);
 }
 
+/* Bucket B's label for visible row R: computed again only when the bucket's
+ * count, the hit table or the bucket size changed, so a redraw costs the
+ * buckets that moved, not the screen times the bucket size. */
+static const char *histogram_label(struct histogram *h, const struct session *s, size_t r, size_t b,
+                                   size_t *others)
+{
+    if (h->label_nhits != s->nhits || h->label_paragraphs != s->bucket_paragraphs ||
+        s->c.total < h->label_total) { /* a new PC, a new size, a clear */
+        for (size_t i = 0; i < h->nlabels; i++)
+            h->labels[i].bucket = SIZE_MAX;
+        h->label_nhits = s->nhits;
+        h->label_paragraphs = s->bucket_paragraphs;
+    }
+    h->label_total = s->c.total;
+    struct label *l = &h->labels[r];
+    if (l->bucket != b || l->count != s->buckets[b]) {
+        l->bucket = b;
+        l->count = s->buckets[b];
+        l->name = session_bucket_label(s, b, &l->others);
+    }
+    *others = l->others;
+    return l->name;
+}
+
+/* Whether NAME is the function bucket B falls in, started in an earlier bucket. */
+static bool histogram_continues(const struct session *s, size_t b, const char *name)
+{
+    const struct module *m = s->nmodules ? s->modules[0] : NULL;
+    uint64_t off;
+    if (m == NULL || name == NULL ||
+        !module_vaddr_to_offset(m, s->prog_low + b * 16 * (uint64_t)s->bucket_paragraphs, &off))
+        return false;
+    long k = module_find_symbol(m, off);
+    return k >= 0 && m->syms[k].start < off && m->syms[k].name == name;
+}
+
+/* When the program's own code has (next to) nothing, say where the samples
+ * went: the histogram alone would look like a broken profile.  Returns the
+ * rows used. */
+static int histogram_elsewhere(WINDOW *win, int y, int w, int rows, const struct session *s)
+{
+    const struct {
+        uint64_t v;
+        const char *where;
+    } k[] = {
+        {s->c.dos, "in shared libraries (DOS)"},
+        {s->c.io, "in the kernel or blocked in system calls (I/O)"},
+        {s->c.high, "outside every file (high)"},
+    };
+    size_t top = 0;
+    for (size_t i = 1; i < sizeof k / sizeof k[0]; i++) {
+        if (k[i].v > k[top].v)
+            top = i;
+    }
+    bool ranked = false; /* functions elsewhere to look at? */
+    for (size_t i = 0; i < s->nfuncs && !ranked; i++)
+        ranked = s->funcs[i].module != 0 && s->funcs[i].samples > 0;
+    char msg[256], own[64] = "No samples";
+    double pct = 100.0 * (double)s->c.program / (double)s->c.total;
+    if (s->c.program > 0) /* never "0.0%" for some */
+        snprintf(own, sizeof own, "Only %.*f%% of the samples", pct < 0.1 ? 2 : 1, pct);
+    snprintf(msg, sizeof msg, "%s in the program's own code: %.1f%% %s. See %s.", own,
+             100.0 * (double)k[top].v / (double)s->c.total, k[top].where,
+             ranked ? "Functions (2)" : "Counters (4)");
+    /* Word-wrapped to the panel. */
+    int used = 0, width = w > 2 ? w - 1 : 1;
+    const char *p = msg;
+    while (*p != '\0' && used < rows) {
+        int len = (int)strlen(p);
+        if (len > width) {
+            len = width;
+            while (len > 0 && p[len] != ' ')
+                len--;
+            if (len == 0)
+                len = width;
+        }
+        char line[256];
+        snprintf(line, sizeof line, "%.*s", len, p);
+        wattron(win, A_BOLD);
+        draw_text(win, y + used, 1, width, line);
+        wattroff(win, A_BOLD);
+        used++;
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+    return used;
+}
+
 static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 {
     struct histogram *h = state;
@@ -127,49 +237,79 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     histogram_refresh(h, s);
     int w = getmaxx(win), rows = getmaxy(win) - 2;
     char info[96];
-    snprintf(info, sizeof info, "%zu buckets of %u paragraph%s%s", s->nbuckets,
-             s->bucket_paragraphs, s->bucket_paragraphs == 1 ? "" : "s",
-             h->hide_empty ? ", empty hidden" : "");
+    snprintf(info, sizeof info, "%zu bucket%s of %u paragraph%s%s", s->nbuckets,
+             s->nbuckets == 1 ? "" : "s", s->bucket_paragraphs,
+             s->bucket_paragraphs == 1 ? "" : "s", h->hide_empty ? ", empty hidden" : "");
     draw_title(win, "Histogram", info, ctx->focused, ctx->colors);
+    if (rows <= 0)
+        return;
+    int y0 = 1;
+    if (s->c.total > 0 && s->c.program * 100 < s->c.total) { /* under 1 % */
+        int used = histogram_elsewhere(win, 1, w, rows - 1, s);
+        y0 += used + 1;
+        rows -= used + 1;
+    }
+    h->y0 = y0;
     if (rows <= 0)
         return;
     h->rows = (size_t)rows;
     size_t n = histogram_rows(h, s);
+    if (!h->moved && h->max > 0) {
+        /* Follow the hottest bucket, in the middle of the panel, until the user moves. */
+        h->sel = h->hottest;
+        size_t row = histogram_row_of(h, h->sel);
+        h->top = row > (size_t)rows / 2 ? row - (size_t)rows / 2 : 0;
+    }
     size_t sel_row = histogram_row_of(h, h->sel);
     h->top = scroll_top(h->top, sel_row, n, (size_t)rows);
+    if (h->nlabels < (size_t)rows) {
+        h->labels = xreallocarray(h->labels, (size_t)rows, sizeof *h->labels);
+        for (size_t i = h->nlabels; i < (size_t)rows; i++)
+            h->labels[i].bucket = SIZE_MAX;
+        h->nlabels = (size_t)rows;
+    }
     int namew = w >= 70 ? 24 : w >= 50 ? 14 : 8;
-    int barw = w - (12 + 1 + namew + 1 + 9 + 1 + 7 + 1);
+    int countx = 13 + namew + 1;
+    int barx = countx + 18;
+    int barw = w - barx - 1; /* a blank column keeps the bar off the next panel */
+    char line[128];
     wattron(win, A_BOLD);
-    mvwprintw(win, 1, 0, "%-12s %-*s %9s %7s", "Address", namew, "Symbol", "Count", "%");
+    snprintf(line, sizeof line, "%-12s %-*s %9s %7s", "Address", namew, "Function", "Count", "%");
+    draw_text(win, y0, 0, w, line);
     wattroff(win, A_BOLD);
     for (int r = 0; r < rows && h->top + (size_t)r < n; r++) {
         size_t b = histogram_bucket_at(h, h->top + (size_t)r);
         uint64_t count = s->buckets[b];
         uint64_t addr = s->prog_low + b * 16 * (uint64_t)s->bucket_paragraphs;
-        bool starts;
-        const char *sym = session_bucket_symbol(s, b, &starts);
-        char name[64];
-        snprintf(name, sizeof name, "%s%s", sym && !starts ? ". " : "", sym ? sym : "");
+        size_t others;
+        const char *sym = histogram_label(h, s, (size_t)r, b, &others);
+        char more[32] = "", name[128], fitted[128];
+        if (others > 0)
+            snprintf(more, sizeof more, " +%zu", others);
+        snprintf(name, sizeof name, "%s%s", sym && histogram_continues(s, b, sym) ? ". " : "",
+                 sym ? sym : "");
+        /* The name gives way to the count of the others, never the reverse. */
+        draw_fit(fitted, sizeof fitted, name, namew - (int)strlen(more));
+        snprintf(name, sizeof name, "%s%s", fitted, more);
         bool selected = b == h->sel && ctx->focused;
         bool lit = b >= h->hl_first && b <= h->hl_last;
-        int y = r + 2;
+        int y = y0 + 1 + r;
         if (selected)
             wattron(win, ctx->colors ? COLOR_PAIR(PAIR_SELECT) : A_REVERSE);
         else if (lit)
             wattron(win, A_BOLD);
         else if (count == 0)
             wattron(win, ctx->colors ? COLOR_PAIR(PAIR_DIM) : A_DIM);
-        char line[64];
         snprintf(line, sizeof line, "%012" PRIx64 " ", addr);
         draw_text(win, y, 0, 13, line);
         draw_text(win, y, 13, namew + 1, name);
         snprintf(line, sizeof line, "%9" PRIu64 " %6.2f%% ", count,
                  s->c.total ? 100.0 * (double)count / (double)s->c.total : 0.0);
-        draw_text(win, y, 13 + namew + 1, 18, line);
+        draw_text(win, y, countx, 18, line);
         wattrset(win, A_NORMAL);
         if (barw > 0)
-            draw_bar(win, y, w - barw, barw, h->max ? (double)count / (double)h->max : 0,
-                     PAIR_PROGRAM, ctx->colors);
+            draw_bar(win, y, barx, barw, h->max ? (double)count / (double)h->max : 0, PAIR_PROGRAM,
+                     ctx->colors);
     }
 }
 
@@ -202,6 +342,7 @@ static int histogram_key(void *state, int key, struct view_ctx *ctx)
     if (scroll_key(key, &row, n, h->rows)) {
         if (n > 0)
             h->sel = histogram_bucket_at(h, row);
+        h->moved = true;
         return VIEW_REDRAW;
     }
     switch (key) {
@@ -216,13 +357,11 @@ static int histogram_key(void *state, int key, struct view_ctx *ctx)
         if (h->hide_empty && h->nnonempty > 0)
             h->sel = h->nonempty[histogram_row_of(h, h->sel)];
         return VIEW_REDRAW;
-    case 'h':
-        for (size_t i = 0; i < h->nnonempty; i++) {
-            if (s->buckets[h->nonempty[i]] == h->max) {
-                h->sel = h->nonempty[i];
-                break;
-            }
-        }
+    case 'H':
+        /* Back to the hottest bucket, and follow it again. */
+        h->moved = false;
+        if (h->max > 0)
+            h->sel = h->hottest;
         return VIEW_REDRAW;
     }
     return VIEW_IGNORED;
@@ -232,9 +371,11 @@ static int histogram_click(void *state, int row, struct view_ctx *ctx)
 {
     struct histogram *h = state;
     size_t n = histogram_rows(h, ctx->s);
-    if (row < 2 || h->top + (size_t)(row - 2) >= n)
+    int first = h->y0 + 1;
+    if (row < first || h->top + (size_t)(row - first) >= n)
         return VIEW_IGNORED;
-    h->sel = histogram_bucket_at(h, h->top + (size_t)(row - 2));
+    h->sel = histogram_bucket_at(h, h->top + (size_t)(row - first));
+    h->moved = true;
     return VIEW_REDRAW;
 }
 
@@ -255,25 +396,41 @@ static int histogram_jump(void *state, struct view_ctx *ctx)
     h->hl_last = (size_t)((hi - s->prog_low) / size);
     h->sel = h->hl_first;
     h->top = h->hide_empty ? histogram_row_of(h, h->sel) : h->sel;
+    h->moved = true;
     return VIEW_REDRAW;
 }
 
-/* Search the symbols of the buckets for TEXT. */
-static int histogram_search(void *state, const char *text, bool next, struct view_ctx *ctx)
+/* Search the bucket labels for TEXT, from the selection (DIR 0), after it (1)
+ * or before it (-1), wrapping.  Without TEXT, n and N step to the next or
+ * previous non-empty bucket. */
+static int histogram_search(void *state, const char *text, int dir, struct view_ctx *ctx)
 {
     struct histogram *h = state;
     const struct session *s = ctx->s;
+    histogram_refresh(h, s);
     size_t n = histogram_rows(h, s), row = histogram_row_of(h, h->sel);
-    for (size_t k = next ? 1 : 0; k <= n; k++) {
-        size_t b = histogram_bucket_at(h, (row + k) % (n ? n : 1));
-        bool starts;
-        const char *sym = session_bucket_symbol(s, b, &starts);
-        if (sym != NULL && starts && strcasestr(sym, text) != NULL) {
+    bool any = text == NULL || text[0] == '\0';
+    if (any && h->nnonempty == 0) {
+        snprintf(ctx->status, sizeof ctx->status, "no bucket has samples");
+        return VIEW_REDRAW;
+    }
+    for (size_t k = dir != 0 ? 1 : 0; n > 0 && k <= n; k++) {
+        size_t r = dir < 0 ? (row + n - k % n) % n : (row + k) % n;
+        size_t b = histogram_bucket_at(h, r), others;
+        bool match;
+        if (any) {
+            match = s->buckets[b] > 0;
+        } else {
+            const char *name = session_bucket_label(s, b, &others);
+            match = name != NULL && strcasestr(name, text) != NULL;
+        }
+        if (match) {
             h->sel = b;
+            h->moved = true;
             return VIEW_REDRAW;
         }
     }
-    snprintf(ctx->status, sizeof ctx->status, "no bucket symbol matches '%s'", text);
+    snprintf(ctx->status, sizeof ctx->status, "no bucket label matches '%s'", text);
     return VIEW_REDRAW;
 }
 

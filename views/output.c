@@ -25,23 +25,29 @@ static void output_destroy(void *state)
     free(state);
 }
 
+/* Lines of output: a last line still empty is the cursor's, not output. */
+static size_t output_lines(const struct outbuf *ob)
+{
+    size_t n = ob->count;
+    if (n > 0 && outbuf_line(ob, n - 1)[0] == '\0')
+        n--;
+    return n;
+}
+
 static void output_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 {
     struct output *o = state;
     const struct outbuf *ob = ctx->out;
     int w = getmaxx(win), rows = getmaxy(win) - 1;
     char info[96];
+    size_t n = ob != NULL ? output_lines(ob) : 0;
     if (ob != NULL)
-        snprintf(info, sizeof info, "%zu lines%s%s", ob->count,
+        snprintf(info, sizeof info, "%zu line%s%s%s", n, n == 1 ? "" : "s",
                  ob->dropped ? " (oldest dropped)" : "", o->follow ? ", following" : "");
     draw_title(win, "Output", ob ? info : "not recorded in a replay", ctx->focused, ctx->colors);
     if (rows <= 0 || ob == NULL)
         return;
     o->rows = (size_t)rows;
-    size_t n = ob->count;
-    /* A last line still empty is the cursor's, not output. */
-    if (n > 0 && outbuf_line(ob, n - 1)[0] == '\0')
-        n--;
     if (o->follow)
         o->top = n > o->rows ? n - o->rows : 0;
     for (int r = 0; r < rows && o->top + (size_t)r < n; r++)
@@ -53,7 +59,7 @@ static int output_key(void *state, int key, struct view_ctx *ctx)
     struct output *o = state;
     if (ctx->out == NULL)
         return VIEW_IGNORED;
-    size_t n = ctx->out->count, last = n > o->rows ? n - o->rows : 0;
+    size_t n = output_lines(ctx->out), last = n > o->rows ? n - o->rows : 0;
     size_t sel = o->top;
     if (key == KEY_END) {
         o->follow = true;

@@ -41,8 +41,10 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             max = sum;
     }
     char info[96];
+    /* "live" only while a program runs and the view follows it. */
     snprintf(info, sizeof info, "samples per 100 ms (# program d DOS i I/O h high), %.1f-%.1f s%s",
-             (double)first / 10, (double)end / 10, t->end ? "" : " (live)");
+             (double)first / 10, (double)end / 10,
+             t->end == 0 && ctx->mode == VIEW_LIVE ? " (live)" : "");
     draw_title(win, "Timeline", info, ctx->focused, ctx->colors);
     if (h <= 0 || cols <= 0)
         return;

@@ -15,11 +15,17 @@
 
 /* What a key did, for the shell to act on. */
 enum {
-    VIEW_IGNORED = 0,    /* not this view's key */
+    VIEW_IGNORED = 0, /* not this view's key */
     VIEW_REDRAW = 1 << 0,
     VIEW_REBUCKET = 1 << 1, /* ctx->want_paragraphs */
     VIEW_JUMP = 1 << 2,     /* ctx->jump_*: show this function's buckets */
-    VIEW_SEARCH = 1 << 3,   /* ask for a search string, then call search */
+};
+
+/* Where the session shown comes from. */
+enum view_mode {
+    VIEW_LIVE = 0, /* a program runs under the clock */
+    VIEW_ENDED,    /* it ran under the clock and has ended */
+    VIEW_REPLAY,   /* a saved session, replayed */
 };
 
 /* Colour pairs, set up by tui when the terminal has colours. */
@@ -39,6 +45,7 @@ struct outbuf;
 struct view_ctx {
     const struct session *s;
     const struct outbuf *out; /* the program's output, or NULL (replay) */
+    enum view_mode mode;
     bool focused;
     bool colors;
     /* Requests from a view to the shell. */
@@ -59,8 +66,9 @@ struct view_ops {
     int (*key)(void *state, int key, struct view_ctx *ctx);
     /* A click at ROW (0 = first line of the view). */
     int (*click)(void *state, int row, struct view_ctx *ctx);
-    /* Find TEXT from the selection on (NEXT: after it); NULL when not searchable. */
-    int (*search)(void *state, const char *text, bool next, struct view_ctx *ctx);
+    /* Find TEXT from the selection on (DIR 0), after it (1) or before it (-1),
+     * wrapping; TEXT "" is n or N before any search.  NULL when not searchable. */
+    int (*search)(void *state, const char *text, int dir, struct view_ctx *ctx);
     /* Show the function of ctx->jump_*; NULL when the view cannot. */
     int (*jump)(void *state, struct view_ctx *ctx);
 };
@@ -77,8 +85,20 @@ extern const struct view_ops view_help_ops;
 /* A bar of WIDTH cells, FRACTION of it filled, in colour PAIR. */
 void draw_bar(WINDOW *win, int y, int x, int width, double fraction, int pair, bool colors);
 
-/* Print at (y, x) at most WIDTH columns of TEXT, padded with blanks. */
+/* Print at (y, x) at most WIDTH columns of TEXT, padded with blanks; text
+ * cut short ends in an ellipsis. */
 void draw_text(WINDOW *win, int y, int x, int width, const char *text);
+
+/* TEXT cut to at most WIDTH columns into DST, ending in an ellipsis ("…",
+ * or "..." outside a UTF-8 locale) when something other than blanks was cut;
+ * control bytes become '?'.  Returns DST. */
+const char *draw_fit(char *dst, size_t size, const char *text, int width);
+
+/* Columns TEXT takes (one per character). */
+int draw_width(const char *text);
+
+/* Whether the locale writes UTF-8 (else ASCII stand-ins are used). */
+bool draw_utf8(void);
 
 /* A title line for a view: NAME, and INFO right-aligned. */
 void draw_title(WINDOW *win, const char *name, const char *info, bool focused, bool colors);

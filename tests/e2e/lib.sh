@@ -308,6 +308,35 @@ use_tmux() {
 }
 tm() { tmux -L "$SOCK" "$@"; }
 screen() { tm capture-pane -p -t s; }
+# selected: the reverse-video row of a list (a view's cursor under NO_COLOR),
+# from where the reverse video starts, escapes taken out.
+selected() {
+    _e=$(printf '\033')
+    tm capture-pane -p -e -t s |
+        sed -n "s/^.*$_e\[\([0-9]*;\)*7m\(\($_e\[[0-9;]*m\)*[0-9]\)/\2/p" |
+        sed 's/\x1b\[[0-9;]*m//g' | grep -Ev '^[0-9][A-Z]' | head -n 1
+}
+# wait_for_selected ERE [SECONDS]: poll until the selected row matches.
+wait_for_selected() {
+    _n=$(( ${2:-10} * 10 ))
+    while [ "$_n" -gt 0 ]; do
+        selected | grep -Eq -- "$1" && return 0
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    diag "selected: $(selected)"
+    return 1
+}
+# gone ERE [SECONDS]: poll until no line of the pane matches.
+gone() {
+    _n=$(( ${2:-10} * 10 ))
+    while [ "$_n" -gt 0 ]; do
+        screen | grep -Eq -- "$1" || return 0
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    return 1
+}
 wait_for() {
     _n=$(( ${2:-10} * 10 ))
     while [ "$_n" -gt 0 ]; do

@@ -19,7 +19,7 @@ io=$(json s.PRF .counters.io)
 program=$(json s.PRF .counters.program)
 
 # Replay on the screen: it streams, steps, seeks, and ends at the saved state.
-tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' sh"
+tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 NO_COLOR=1 sh"
 tm send-keys -t s "cd '$T'; $PROFIL s.PRF; echo EXIT=\$?" Enter
 ok "profil FILE.PRF opens the replay" wait_for '^ profil REPLAY' 5
 ok "the header says where the replay is" wait_for 'frame [0-9]+/[0-9]+' 3
@@ -28,14 +28,19 @@ S=$(screen)
 like "$S" "samples $total " "at the end the header has the saved total ($total)"
 like "$S" "^I/O .* $io( |$)" "and the I/O meter the saved I/O count ($io)"
 like "$S" "^Program .* $program( |$)" "and the Program meter the saved count ($program)"
-tm send-keys -t s Home
-ok "Home goes back to the start, paused as the end left it" wait_for ' frame 0/.*replay paused' 3
+like "$S" "samples $total \\([0-9]+/s avg\\)" "at the end the rate is the run's average"
+unlike "$S" '\(live\)' "nothing in a replay says live"
+tm send-keys -t s 2 Home
+ok "Home moves in the focused view, as it does live" wait_for_selected '^[0-9:.]+ +spin' 3
+like "$(screen)" 'replay end' "and leaves the replay where it was"
+tm send-keys -t s 1 g 0 Enter
+ok "g 0 goes back to the start, paused as the end left it" wait_for ' frame 0/.*replay paused' 3
 tm send-keys -t s ' '
 ok "space plays" wait_for 'replay playing' 3
 tm send-keys -t s ' '
 ok "space pauses" wait_for 'replay paused' 3
-tm send-keys -t s End ,
-ok "End then , steps back one frame from the end" wait_for 'replay paused' 3
+tm send-keys -t s G ,
+ok "G then , steps back one frame from the end" wait_for 'replay paused' 3
 S=$(screen)
 unlike "$S" 'replay end' "after a step back it is no longer at the end"
 tm send-keys -t s .
@@ -43,11 +48,31 @@ ok ". steps forward to the end again" wait_for 'replay end' 3
 tm send-keys -t s g 0 . 5 Enter
 ok "g goes to a time" wait_for ' 0\.5 / ' 3
 tm send-keys -t s ']' ']'
-ok "] doubles the speed" wait_for 'x4' 3
+ok "] doubles the speed" wait_for ' 4× *$' 3
+tm send-keys -t s '[' '[' '[' '[' '[' '['
+ok "[ halves it, down to 1/16× (not x0.0625)" wait_for ' 1/16× *$' 3
+tm send-keys -t s p
+ok "p plays on, as it resumes the clock live" wait_for 'replay playing' 3
+tm send-keys -t s p
+ok "and p pauses the playback again" wait_for 'replay paused' 3
 tm send-keys -t s 2
 ok "the view keys work in a replay: the ranking" wait_for 'spin' 3
 tm send-keys -t s q
 ok "q leaves the replay" wait_for '^EXIT=0' 3
+
+# A session whose program never ran its own code, with lost ticks.
+"$PROGS/../views/mkprf" "$PROGS/sieve" lib.PRF 0 50
+tm send-keys -t s "clear; $PROFIL lib.PRF; echo EXIT=\$?" Enter
+ok "a library-bound session replays" wait_for 'replay end' 8
+S=$(screen)
+like "$S" "No samples in the program's own code: 100\\.0% in shared" \
+    "the histogram says the program's own code has no samples"
+like "$S" 'libraries \(DOS\)\. See Functions \(2\)\.' "where they are, and where to look"
+like "$S" 'lost 100 \(4\.8%\)' "the header gives the lost ticks and their share"
+tm send-keys -t s 4
+ok "so does the Counters view" wait_for '^ Lost +100 +4\.8% ' 3
+tm send-keys -t s q
+ok "q leaves" wait_for '^EXIT=0' 3
 
 # Classic PROFIL files.
 "$PROFIL" --export classic s.PRF -o c.PRF 2>err
@@ -60,6 +85,7 @@ is "$(json c.PRF .bucket_count)" "$nb" "and the bucket count"
 ok "a classic file exports again to the same bytes" cmp c.PRF c2.PRF
 tm send-keys -t s "clear; $PROFIL --replay c.PRF; echo EXIT=\$?" Enter
 ok "a classic file replays" wait_for 'replay end' 5
+unlike "$(screen)" '/s avg' "without a rate: a 1983 file has no duration"
 tm send-keys -t s q
 ok "and q leaves" wait_for '^EXIT=0' 3
 

@@ -6,8 +6,9 @@
 
 use_tmux
 
-# A shell in tmux, so that what profil leaves behind can be looked at.
-tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' sh"
+# A shell in tmux, so that what profil leaves behind can be looked at.  The
+# locale is fixed: names cut short end in "…" in UTF-8, in "..." elsewhere.
+tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
 tm send-keys -t s "cd '$T'; $PROFIL -b 2 -t 1000 $PROGS/sieve 6000; echo EXIT=\$?" Enter
 
 ok "the screen comes up with the program running" wait_for ' running *$' 10
@@ -46,11 +47,27 @@ ok "back at 120x40 both panels are side by side" wait_for 'Histogram .*Functions
 ok "after the program ends the screen says how" wait_for 'Program terminated normally *$' 20
 S=$(screen)
 has "$S" 'saved. q to quit' "the session was saved at the end"
+like "$(printf '%s\n' "$S" | head -n 1)" ' ended *$' "the title says the program ended"
+like "$S" 'samples [0-9]+ \([0-9]+/s avg\)' "the rate is the run's average, not the 0/s of now"
+like "$S" 'threads max [0-9]+' "the thread count is the run's most, named so"
+unlike "$S" '\(live\)' "nothing says live once the program has ended"
+# The histogram's bars stop short of the functions beside them (column 60).
+rows=$(printf '%s\n' "$S" | grep -E '^[0-9a-f]{12} ')
+cmp_ok "$(lines "$rows")" '>' 10 "the histogram's rows are on the screen"
+is "$(printf '%s\n' "$rows" | sed 's/…/./g' | awk 'substr($0, 60, 1) ~ /[^ ]/ { n++ } END { print n + 0 }')" 0 \
+    "no histogram bar runs into the next panel"
+like "$S" '^[0-9a-f]{12} [^|]*… ' "a name cut to fit its column ends in an ellipsis"
+tm send-keys -t s 5
+ok "the Output view counts the program's two lines, not the cursor's" \
+    wait_for 'Output .* 2 lines, following' 3
+tm send-keys -t s 1
 is "$(json "$T/sieve.PRF" '"\(.exit.status) \(.exit.code)"')" "terminated 0" \
     "the file saved at the end, screen still up, says how the program ended"
 tm send-keys -t s '?'
 ok "? shows the keys" wait_for 'halve the bucket size' 3
-tm send-keys -t s Escape q
+tm send-keys -t s Escape
+ok "Esc leaves the help" gone 'halve the bucket size' 1
+tm send-keys -t s q
 ok "q leaves the screen" wait_for '^EXIT=0' 5
 S=$(screen)
 like "$S" '^Program terminated normally$' "the termination message follows the screen"
@@ -76,6 +93,84 @@ tm send-keys -t s q y
 ok "q then y stops the program" wait_for '^Program aborted \(SIGTERM: Terminated\)$' 6
 ok "and profil ends with its status" wait_for '^EXIT=143' 5
 ok "and saves" test -s "$T/y.PRF"
+
+# 80x24, as a user would first see it: the header's fields never run into
+# each other, the histogram opens on the hottest code, the keys htop and less
+# users bring work.  NO_COLOR: the selection is the reverse-video row.
+tm resize-window -t s -x 80 -y 24
+tm send-keys -t s "clear; NO_COLOR=1 $PROFIL -b 1 -t 1000 -o w.PRF $PROGS/sieve 100000; echo EXIT=\$?" Enter
+ok "an 80x24 screen starts" wait_for ' running *$' 10
+ok "the histogram opens on the hottest code, not on empty _init buckets" \
+    wait_for '^[0-9a-f]{12} +(\. )?(markbit|testbit)' 5
+like "$(selected)" '^[0-9a-f]{12} +(\. )?(markbit|testbit)' "with the cursor on the hottest bucket"
+ok "the header's fields stand apart from each other and from the state" \
+    wait_for '^ pid [0-9]+  .*samples [0-9]+ \([0-9]+/s\)(  lost [0-9]+)?  +running *$' 3
+tm send-keys -t s Z Z
+ok "a bucket is labelled by the function with most samples in it, +N for the others" \
+    wait_for '^0000000012[89a-f]0 +markbit \+[0-9]+ ' 3
+unlike "$(screen)" '^[0-9a-f]{12} +frame_dummy' "not by the first symbol that starts in it"
+tm send-keys -t s z z
+ok "z z: back to 1 paragraph" wait_for 'buckets of 1 paragraph' 3
+before=$(selected | cut -c1-12)
+tm send-keys -t s -l "$(printf '\033[Ma*(')" # an X10 mouse report: the wheel, a notch down
+ok "the mouse wheel scrolls the histogram" wait_for_selected "^[0-9a-f]{12}" 1
+sleep 0.3
+isnt "$(selected | cut -c1-12)" "$before" "the wheel moved the histogram's cursor"
+tm send-keys -t s H / f i n d Enter
+ok "/ searches the bucket labels" wait_for_selected '^[0-9a-f]{12} +findnext ' 3
+tm send-keys -t s n
+ok "n finds the next bucket labelled so" wait_for_selected '^[0-9a-f]{12} +\. findnext ' 3
+tm send-keys -t s N
+ok "N goes back" wait_for_selected '^[0-9a-f]{12} +findnext ' 3
+tm send-keys -t s 2 n
+ok "n in Functions repeats the search made in the histogram" \
+    wait_for_selected '^[0-9:.]+ +findnext ' 3
+unlike "$(screen)" 'Search:' "without opening an empty prompt"
+tm send-keys -t s / m a r k Enter
+ok "/ in Functions finds the next routine from the cursor on" \
+    wait_for_selected '^[0-9:.]+ +markall ' 3
+tm send-keys -t s n
+ok "a second n goes to the next match, round to the top" \
+    wait_for_selected '^[0-9:.]+ +markbit ' 3
+tm send-keys -t s N
+ok "N searches backwards" wait_for_selected '^[0-9:.]+ +markall ' 3
+ok "the sort column is marked in the column heads" wait_for '^Time▼ ' 3
+tm send-keys -t s .
+ok ". is a replay's step, not a sort key" wait_for 'only a replay steps' 3
+like "$(screen)" 'sorted by Time' "so the sort stays"
+tm send-keys -t s F3
+ok "F3 searches, as in htop" wait_for '^Search: *$' 3
+tm send-keys -t s Escape
+ok "Esc closes the prompt at once" gone '^Search:' 1
+tm send-keys -t s F4 F5
+sleep 0.3
+S=$(screen)
+like "$S" '^1Histogram 2Functions .* h Help' "F4 and F5 leave nothing on the screen"
+tm send-keys -t s h
+ok "h shows the help, as in htop and less" wait_for 'Help: keys' 3
+tm send-keys -t s Escape
+ok "and Esc closes it at once" gone 'Help: keys' 1
+tm send-keys -t s ' '
+ok "Space pauses the clock, as it pauses a replay" wait_for 'paused *$' 3
+tm send-keys -t s ' '
+ok "and resumes it" wait_for 'running *$' 3
+tm send-keys -t s C-c
+ok "Ctrl-C ends the program; the screen stays" wait_for 'Program aborted \(SIGINT: Interrupt\) *$' 5
+like "$(screen | sed -n 2p)" 'samples [0-9]+ .*[^ ]  +Program aborted \(SIGINT: Interrupt\) *$' \
+    "at 80 columns the header keeps the samples, whole, beside a long state"
+tm send-keys -t s q
+ok "q ends the 80-column run" wait_for '^EXIT=130' 5
+
+# A program that lives in libc: the histogram says so, and where to look.
+tm send-keys -t s "clear; $PROFIL -b 1 -t 1000 -o l.PRF $PROGS/libcbound 100000; echo EXIT=\$?" Enter
+ok "a library-bound program's histogram says where the samples are" \
+    wait_for "program's own code: [0-9.]+% in shared" 10
+S=$(screen)
+like "$S" '(libraries|^ ) ?\(DOS\)\. See( |$)' "in shared libraries (DOS)"
+like "$S" 'See Functions \(2\)\.|^ Functions \(2\)\.' "and points to the Functions view"
+tm send-keys -t s q y
+ok "and q y ends it" wait_for '^EXIT=143' 6
+tm resize-window -t s -x 120 -y 40
 
 # NO_COLOR and a program that prints escapes do not tear the screen.
 tm send-keys -t s "clear; NO_COLOR=1 $PROFIL -b 1 -t 1000 -o e.PRF $PROGS/echoer --; echo EXIT=\$?" Enter

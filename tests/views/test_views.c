@@ -99,6 +99,26 @@ static bool window_has(WINDOW *win, const char *text)
     return false;
 }
 
+/* The line with the cursor (reverse video without colours), below the title. */
+static const char *selected_line(WINDOW *win)
+{
+    for (int y = 1; y < getmaxy(win); y++) {
+        if (mvwinch(win, y, 0) & A_REVERSE)
+            return line_of(win, y);
+    }
+    return "";
+}
+
+/* Whether WIN shows TEXT; when not, the window goes to the log. */
+static bool shows(WINDOW *win, const char *text)
+{
+    if (window_has(win, text))
+        return true;
+    for (int y = 0; y < getmaxy(win); y++)
+        printf("# |%s\n", line_of(win, y));
+    return false;
+}
+
 static void draw(const struct view_ops *ops, void *state, WINDOW *win, struct view_ctx *ctx)
 {
     werase(win);
@@ -117,6 +137,26 @@ static void test_histogram(WINDOW *win)
     if (!ok(window_has(win, "markall"), "a bucket shows the symbol that starts in it"))
         for (int y = 0; y < 16; y++)
             printf("# %s\n", line_of(win, y));
+    /* 0x1280..0x12bf holds frame_dummy (no samples), markbit (5) and testbit (3). */
+    ok(window_has(win, "markbit +1"),
+       "a bucket is labelled by its most sampled function, +1 other");
+    ok(!window_has(win, "frame_dummy"), "not by the first symbol that starts in it");
+    size_t b, others = 99;
+    uint64_t off = 0;
+    for (size_t i = 0; i < s->modules[0]->nsyms; i++) {
+        if (strcmp(s->modules[0]->syms[i].name, "markbit") == 0)
+            off = s->modules[0]->syms[i].start;
+    }
+    ok(session_bucket_of(s, off, &b), "markbit has a bucket");
+    is_str(session_bucket_label(s, b, &others), "markbit", "session_bucket_label names markbit");
+    is_u64(others, 1, "and counts testbit as the one other");
+    is_str(session_bucket_label(s, 0, &others), "_init",
+           "an empty bucket: the function at its start");
+    is_u64(others, 0, "with no others");
+    int edge = 0;
+    for (int y = 2; y < getmaxy(win); y++)
+        edge += (mvwinch(win, y, getmaxx(win) - 1) & A_CHARTEXT) != ' ';
+    is_u64(edge, 0, "no bar reaches the window's last column");
 
     /* z halves the bucket size: the shell re-buckets from the hit table. */
     int r = view_histogram_ops.key(h, 'z', &ctx);
@@ -140,9 +180,9 @@ static void test_histogram(WINDOW *win)
     for (size_t i = 0; i < s->nbuckets; i++)
         nonempty += s->buckets[i] > 0;
     is_u64(rows, nonempty, "one row per non-empty bucket");
-    view_histogram_ops.key(h, 'h', &ctx);
+    view_histogram_ops.key(h, 'H', &ctx);
     draw(&view_histogram_ops, h, win, &ctx);
-    ok(window_has(win, "55.56%"), "h keeps the hottest bucket (markbit, 5 of 9) in view");
+    ok(window_has(win, "55.56%"), "H keeps the hottest bucket (markbit, 5 of 9) in view");
 
     /* After a clear, buckets fill again from PCs already seen: they must show. */
     session_clear(s);
@@ -165,6 +205,117 @@ static void test_histogram(WINDOW *win)
     session_free(s);
 }
 
+/* The first screen: the hottest bucket in view, names cut with an ellipsis. */
+static void test_histogram_opens(void)
+{
+    struct session *s = make_session(1);
+    struct view_ctx ctx = { .s = s, .focused = true };
+    WINDOW *small = newwin(12, 50, 0, 0);
+    void *h = view_histogram_ops.create();
+    draw(&view_histogram_ops, h, small, &ctx);
+    ok(strstr(selected_line(small), " markbit ") != NULL,
+       "a short histogram opens with the cursor on the hottest bucket");
+    ok(shows(small, "__do_global..."), "a cut name ends in an ellipsis");
+    /* n and N without a search: the next and previous buckets with samples. */
+    view_histogram_ops.search(h, "", 1, &ctx);
+    draw(&view_histogram_ops, h, small, &ctx);
+    ok(strstr(selected_line(small), " testbit ") != NULL,
+       "n without a search steps to the next bucket with samples");
+    view_histogram_ops.search(h, "", -1, &ctx);
+    view_histogram_ops.search(h, "", -1, &ctx);
+    draw(&view_histogram_ops, h, small, &ctx);
+    ok(strstr(selected_line(small), " markall ") != NULL,
+       "N steps back, past markbit, round to the last one");
+    view_histogram_ops.search(h, "testbit", 0, &ctx);
+    draw(&view_histogram_ops, h, small, &ctx);
+    ok(strstr(selected_line(small), " testbit ") != NULL && ctx.status[0] == '\0',
+       "/ finds a bucket by its label");
+    view_histogram_ops.destroy(h);
+    delwin(small);
+    session_free(s);
+}
+
+/* A program whose own code has no samples: the histogram says where they are. */
+static void test_histogram_elsewhere(WINDOW *win)
+{
+    char *cause = NULL;
+    struct session *s = session_new(TEST_PROGS "/sieve", 1, 1000, &cause);
+    struct view_ctx ctx = { .s = s, .focused = true };
+    struct event smp = { .type = EVENT_SAMPLE, .pid = 1 };
+    smp.sample.mode = SAMPLE_KERNEL;
+    smp.sample.pc = 0xffffffff81000000ull;
+    smp.sample.count = 4;
+    session_ingest(s, &smp);
+    session_rank(s);
+    void *h = view_histogram_ops.create();
+    draw(&view_histogram_ops, h, win, &ctx);
+    ok(window_has(win, "No samples in the program's own code: 100.0% in the kernel"),
+       "a histogram without samples says where they went");
+    ok(shows(win, "Counters (4)."), "and, with no routine ranked, points to the Counters");
+    struct event mm = { .type = EVENT_MMAP, .pid = 1 };
+    mm.mmap.start = 0x7f0000000000ull;
+    mm.mmap.len = 0x200000;
+    mm.mmap.path = "/lib/x86_64-linux-gnu/libc.so.6";
+    session_ingest(s, &mm);
+    smp.sample.mode = SAMPLE_USER;
+    smp.sample.pc = mm.mmap.start + 0x28000;
+    smp.sample.count = 12;
+    session_ingest(s, &smp);
+    session_rank(s);
+    draw(&view_histogram_ops, h, win, &ctx);
+    ok(window_has(win, "No samples in the program's own code: 75.0% in shared libraries (DOS)."),
+       "a library-bound one says so");
+    ok(window_has(win, "See Functions (2)."), "and points to the Functions view");
+    view_histogram_ops.destroy(h);
+    session_free(s);
+}
+
+/* Lost and preempted ticks, with their share of all the ticks. */
+static void test_counters(WINDOW *win)
+{
+    struct session *s = make_session(1);
+    struct view_ctx ctx = { .s = s, .focused = true };
+    struct event ev = { .type = EVENT_LOST, .pid = 1 };
+    ev.lost.count = 1;
+    session_ingest(s, &ev);
+    draw(&view_counters_ops, NULL, win, &ctx);
+    ok(shows(win, "    10.0%  of the ticks: dropped"), "the Counters view gives the lost share");
+    ok(!window_has(win, "Preempted"), "no preempted line while there are none");
+    ev.type = EVENT_PREEMPTED;
+    ev.lost.count = 10;
+    session_ingest(s, &ev);
+    draw(&view_counters_ops, NULL, win, &ctx);
+    ok(shows(win, "Preempted         10    50.0%"), "and the preempted ticks when some are");
+    ok(window_has(win, "ready to run but no CPU ran it"), "with what they mean");
+    session_free(s);
+}
+
+/* Counts and plurals in the titles; the timeline says live only when it is. */
+static void test_titles(WINDOW *win)
+{
+    struct outbuf *ob = outbuf_new(10);
+    outbuf_feed(ob, "one line\n", 9);
+    struct session *s = make_session(1);
+    struct view_ctx ctx = { .s = s, .out = ob, .focused = true };
+    void *o = view_output_ops.create();
+    draw(&view_output_ops, o, win, &ctx);
+    ok(window_has(win, "1 line, following"), "the Output view counts one line as one line");
+    view_output_ops.destroy(o);
+    outbuf_free(ob);
+    void *t = view_timeline_ops.create();
+    ctx.mode = VIEW_LIVE;
+    draw(&view_timeline_ops, t, win, &ctx);
+    ok(window_has(win, "(live)"), "the timeline follows a live program");
+    ctx.mode = VIEW_REPLAY;
+    draw(&view_timeline_ops, t, win, &ctx);
+    ok(!window_has(win, "(live)"), "but a replay is not live");
+    ctx.mode = VIEW_ENDED;
+    draw(&view_timeline_ops, t, win, &ctx);
+    ok(!window_has(win, "(live)"), "nor a program that has ended");
+    view_timeline_ops.destroy(t);
+    session_free(s);
+}
+
 static void test_functions(WINDOW *win)
 {
     struct session *s = make_session(1);
@@ -175,6 +326,7 @@ static void test_functions(WINDOW *win)
     ok(strstr(line_of(win, 3), "testbit") != NULL, "then testbit");
     ok(strstr(line_of(win, 4), "markall") != NULL, "then markall");
     ok(strstr(line_of(win, 2), "55.56%") != NULL, "with its share of the total");
+    ok(strncmp(line_of(win, 1), "Timev ", 6) == 0, "the sort column is marked, most first");
 
     view_functions_ops.key(f, '>', &ctx);
     view_functions_ops.key(f, 'I', &ctx);
@@ -187,14 +339,21 @@ static void test_functions(WINDOW *win)
     ok(strstr(line_of(win, 2), "testbit") != NULL, "I inverts: testbit first");
 
     memset(ctx.status, 0, sizeof ctx.status);
-    view_functions_ops.search(f, "MARKB", false, &ctx);
+    view_functions_ops.search(f, "MARKB", 0, &ctx);
     int r = view_functions_ops.key(f, '\r', &ctx);
     ok(r & VIEW_JUMP, "Enter asks to show the routine's buckets");
     const struct module *m = s->modules[0];
     long k = module_find_symbol(m, ctx.jump_start);
     is_str(k >= 0 ? m->syms[k].name : NULL, "markbit", "search is case-blind and Enter names it");
-    view_functions_ops.search(f, "nothing-like-this", false, &ctx);
+    view_functions_ops.search(f, "nothing-like-this", 0, &ctx);
     ok(strstr(ctx.status, "no routine matches") != NULL, "a search that fails says so");
+    view_functions_ops.search(f, "bit", -1, &ctx);
+    r = view_functions_ops.key(f, '\r', &ctx);
+    k = module_find_symbol(m, ctx.jump_start);
+    is_str(k >= 0 ? m->syms[k].name : NULL, "testbit", "a search backwards finds the one before");
+    memset(ctx.status, 0, sizeof ctx.status);
+    view_functions_ops.search(f, "", 1, &ctx);
+    ok(strstr(ctx.status, "no search yet") != NULL, "n before any search says so");
     view_functions_ops.destroy(f);
     session_free(s);
 }
@@ -210,6 +369,10 @@ int main(void)
         return tap_done();
     WINDOW *win = newwin(30, 100, 0, 0);
     test_histogram(win);
+    test_histogram_opens();
+    test_histogram_elsewhere(win);
+    test_counters(win);
+    test_titles(win);
     test_functions(win);
     delwin(win);
     endwin();
