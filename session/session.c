@@ -841,6 +841,16 @@ static const struct hit **session_bucket_hits(const struct session *s, uint64_t 
     return out;
 }
 
+/* The label of bucket I when its samples name no function: the function
+ * covering its start (COVER, a symbol index, or -1), else one starting in it. */
+static const char *session_bucket_unsampled(const struct session *s, size_t i, long cover)
+{
+    if (cover >= 0)
+        return s->modules[0]->syms[cover].name;
+    bool starts;
+    return session_bucket_symbol(s, i, &starts);
+}
+
 const char *session_bucket_label(const struct session *s, size_t i, size_t *others)
 {
     *others = 0;
@@ -879,10 +889,7 @@ const char *session_bucket_label(const struct session *s, size_t i, size_t *othe
         if (best != NULL)
             return best;
     }
-    if (cover >= 0)
-        return m->syms[cover].name;
-    bool starts;
-    return session_bucket_symbol(s, i, &starts);
+    return session_bucket_unsampled(s, i, cover);
 }
 
 void session_set_exit(struct session *s, int wstatus)
@@ -973,10 +980,12 @@ struct bucket_label *session_bucket_labels(const struct session *s)
 {
     struct bucket_label *l = xcalloc(s->nbuckets ? s->nbuckets : 1, sizeof *l);
     session_label(s, SIZE_MAX, l);
-    for (size_t i = 0; i < s->nbuckets; i++) {
-        bool starts;
-        if (l[i].name == NULL)
-            l[i].name = session_bucket_symbol(s, i, &starts);
+    const struct module *m = s->nmodules > 0 ? s->modules[0] : NULL;
+    for (size_t i = 0; m != NULL && i < s->nbuckets; i++) {
+        uint64_t off;
+        if (l[i].name == NULL &&
+            module_vaddr_to_offset(m, s->prog_low + i * 16 * (uint64_t)s->bucket_paragraphs, &off))
+            l[i].name = session_bucket_unsampled(s, i, module_find_symbol(m, off));
     }
     return l;
 }

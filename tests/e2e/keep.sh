@@ -32,9 +32,9 @@ tm send-keys -t s "clear; $PROFIL c.PRF; echo EXIT=\$?" Enter
 ok "clear: the file replays to its end" wait_for 'replay end' 10
 S=$(screen)
 like "$S" 'samples 0 ' "clear: the replay ends as the screen did, cleared"
-tm send-keys -t s Home
+tm send-keys -t s g 0 Enter
 ok "clear: back at the start" wait_for ' frame 0/' 3
-tm send-keys -t s End ,
+tm send-keys -t s G ,
 ok "clear: one frame before the end, before the mark" wait_for 'replay paused' 3
 S=$(screen)
 like "$S" "samples $total " "clear: before the mark the replay shows the whole run ($total)"

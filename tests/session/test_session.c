@@ -161,6 +161,9 @@ int main(void)
     for (size_t i = 0; i < s->nbuckets; i++) {
         size_t o;
         const char *one = session_bucket_label(s, i, &o);
+        if (one != labels[i].name || o != labels[i].others)
+            printf("#   bucket %zu: %s +%zu, all at once %s +%zu\n", i, one ? one : "-", o,
+                   labels[i].name ? labels[i].name : "-", labels[i].others);
         mismatches += one != labels[i].name || o != labels[i].others;
         if (s->buckets[i] == 0 && labels[i].name != NULL && empty == SIZE_MAX)
             empty = i;
