@@ -1,42 +1,59 @@
 /*
  * The ptrace driver: profil traces the program and samples it from a timerfd.
- * On each tick every thread's /proc/PID/task/TID/syscall is read without
- * stopping it: a running (or preempted) thread is PTRACE_INTERRUPTed, its PC
- * read at the stop and the thread continued; a blocked one is an I/O tick in
- * wall-clock mode and nothing in cpu mode (cpu means state R, and "running"
- * in that file is exactly state R).  The interrupt stop happens on the way
- * back to user mode, so the PC is always a user PC: a thread busy in the
- * kernel (a long read from the page cache) is seen at the instruction after
- * its system call, which lands in DOS (libc), not in I/O as perf would say.
- * ptrace gives no mmap records: /proc/PID/maps is read at each exec and
- * whenever a sampled PC lies in no executable mapping known, so dlopen'd
- * libraries and JIT regions appear.
+ * A sample counts the CPU time its thread ran, not the ticks that passed.
+ *
+ * On each tick every thread's /proc/PID/task/TID/schedstat is read without
+ * stopping it (ns on a CPU, ns waiting for one, times put on one).  A thread
+ * that was put on a CPU since the last look and is runnable ("running" in
+ * .../syscall, which is exactly state R) is PTRACE_INTERRUPTed; at its stop
+ * its PC and schedstat are read (exact then: the kernel brings a thread's CPU
+ * time up to date when it leaves its CPU) and it is continued at once.  The
+ * sample counts the CPU time the thread ran since its last sample, in ticks
+ * rounded to the nearest, the rest carried to its next sample, so the samples
+ * add up to what getrusage says however late the tracer or the stop was.  A
+ * thread that did not move is not stopped: waiting for a CPU, or blocked.
+ * Time spent runnable but off every CPU (schedstat's second field) is handed
+ * over in whole ticks as EVENT_PREEMPTED: neither a sample nor lost.  A
+ * blocked thread is an I/O tick (one per timer expiration) in wall-clock mode
+ * and nothing in cpu mode.  Lost ticks are CPU time no sample stands for: at
+ * a thread's exit stop, whole ticks it ran since its last sample.
+ *
+ * The interrupt stop happens on the way back to user mode, so the PC is
+ * always a user PC: a thread busy in the kernel (a long read from the page
+ * cache) is seen at the instruction after its system call, which lands in DOS
+ * (libc), not in I/O as perf would say.  ptrace gives no mmap records:
+ * /proc/PID/maps is read at each exec and whenever a sampled PC lies in no
+ * executable mapping known, so dlopen'd libraries and JIT regions appear.
  *
  * Choices:
  * - PTRACE_O_EXITKILL: if profil dies (a crash, SIGKILL) the kernel kills the
  *   program rather than leave a traced process stopped forever or running on
  *   unseen; free() detaches the program's other processes first, so that
  *   only a profil that did not get to clean up takes the program with it.
- * - No PTRACE_O_TRACEEXIT: every traced thread's end is reported by waitpid
- *   anyway; an exit stop would cost one more stop per thread for nothing.
+ * - PTRACE_O_TRACEEXIT: one more stop per thread, to count as lost the CPU
+ *   time it ran after its last sample (a thread killed by a signal does not
+ *   stop there: its last ticks go unseen).
  * - Signals reach the program unchanged: a signal-delivery-stop is continued
  *   with the same signal; a group-stop (SIGSTOP, SIGTSTP, ...) is left in
  *   place with PTRACE_LISTEN, so job control keeps working.  When one Ctrl-Z
  *   stops profil and the program together and fg continues both, the kernel
  *   itself drops the SIGTSTP still held at its delivery stop.
- * - CPUs: a tracer sharing a CPU with the program skews what it sees
- *   (DESIGN.md).  With two or more CPUs profil moves itself to the last CPU
- *   of its mask and, before exec, the program to the others; the program
- *   keeps that narrower mask (given its full mask back after exec, it came
- *   back to the tracer's CPU and a tenth of the ticks were lost).  The price:
- *   on 2 CPUs a program's threads share one CPU (tests/progs/threads takes
- *   3.0 s instead of 1.5 s).  free() gives profil its own mask back.  On its
- *   own CPU the tracer polls for the stops of a tick for up to 100 us before
- *   it sleeps: woken from idle, this virtual CPU took a tick from 35-50 us
- *   to 150-300 us.
- * - The threads of a tick are stopped together and continued together, in
- *   an order that turns with each tick, so that no thread always comes first
- *   on a shared CPU.
+ * - The tracer must run when its timer fires: among 200 runnable processes
+ *   on 2 CPUs a plain process woke for a third to two thirds of its 1 kHz
+ *   ticks.  While the driver runs, profil takes SCHED_FIFO priority 1 where
+ *   it may (root, RLIMIT_RTPRIO), else a 0.1 ms time slice (EEVDF lets a
+ *   waking task with a shorter slice preempt); free() gives the old policy
+ *   back.  A late tracer costs resolution, not time: a late sample counts
+ *   the ticks it stands for.
+ * - No CPU pinning: the tracer and the program go where the scheduler puts
+ *   them.  Pinning them apart on 2 CPUs put all of a program's threads on
+ *   one CPU (64 threads ran 2.4 times slower) and, with other loads, waited
+ *   on whichever CPU was busiest.
+ * - Each stop is let go as soon as it is read.  A tick polls up to 20 us for
+ *   the stops that come at once (waiting awake beats a wake-up from idle on
+ *   this kind of virtual CPU); a thread that lost its CPU before the
+ *   interrupt reached it stops when it runs again, and drain takes it then,
+ *   with the CPU time it ran.  A tick never waits for a preempted thread.
  * - SIGCHLD is blocked while the driver runs and read from a signalfd, which
  *   with the timerfd makes up the epoll fd that the event loop polls; drain
  *   reaps with waitpid(-1, __WALL), so profil must have no other children.
@@ -58,6 +75,7 @@
 #include <sys/epoll.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -67,12 +85,23 @@
 
 #define PTRACE_OPTIONS                                                                             \
     (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |         \
-     PTRACE_O_EXITKILL)
-#define PTRACE_COLLECT_NS 20000000ull   /* longest wait for the threads of one tick to stop */
-#define PTRACE_SPIN_NS    100000ull     /* of it, how long to poll before sleeping */
-#define PTRACE_DETACH_NS  2000000000ull /* longest wait at free for the program to let go */
+     PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)
+#define PTRACE_SPIN_NS   20000ull      /* how long a tick polls for the stops that come at once */
+#define PTRACE_DETACH_NS 2000000000ull /* longest wait at free for the program to let go */
 
 enum { SLOT_EMPTY, SLOT_USED, SLOT_GONE };
+
+/* The kernel's struct sched_attr (linux/sched/types.h clashes with sched.h). */
+struct ptrace_sched_attr {
+    uint32_t size;
+    uint32_t sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime;
+    uint64_t sched_deadline;
+    uint64_t sched_period;
+};
 
 /* One executable mapping, as /proc/PID/maps shows it. */
 struct ptrace_map {
@@ -88,24 +117,24 @@ struct ptrace_proc {
     uint64_t reread_tick; /* the tick that last re-read the maps for an unknown PC */
 };
 
+/* What a thread was last seen doing, by its syscall file. */
+enum { SEEN_NOTHING, SEEN_RUNNABLE, SEEN_BLOCKED };
+
 struct ptrace_thread {
     pid_t tid;
     pid_t pid;
-    int sysfd; /* /proc/PID/task/TID/syscall, kept open */
+    int sysfd;   /* /proc/PID/task/TID/syscall, kept open */
+    int schedfd; /* /proc/PID/task/TID/schedstat, kept open */
     uint8_t slot;
+    uint8_t seen;
     bool live;   /* sampled: false only for the held child before its exec */
-    bool want;   /* interrupted by this tick, its stop not seen yet */
+    bool want;   /* interrupted, its stop not seen yet */
     bool detach; /* free() lets it go at its next stop */
-};
-
-/* A thread stopped by this tick: how to let it go, and what it was doing. */
-struct ptrace_held {
-    pid_t tid;
-    pid_t pid;
-    int req;
-    int sig;
-    uint64_t pc;
-    bool sampled;
+    /* schedstat as last read: ns on a CPU, ns waiting for one, times put on one */
+    uint64_t exec, delay, runs;
+    int64_t ran;     /* ns on a CPU not yet handed over as samples (less than
+                      * none when a sample was rounded up) */
+    uint64_t waited; /* ns runnable off every CPU not yet handed over as preempted ticks */
 };
 
 struct clockdrv_ptrace {
@@ -116,8 +145,8 @@ struct clockdrv_ptrace {
     int sigfd;
     sigset_t chld;
     bool unblock_chld; /* SIGCHLD was not blocked before us */
-    bool pinned;
-    cpu_set_t saved_cpus;
+    bool prioritized;  /* our scheduling policy was changed: saved_attr is the old one */
+    struct ptrace_sched_attr saved_attr;
 
     struct ptrace_thread *threads; /* open addressing by tid */
     size_t threads_alloc, threads_used, threads_gone;
@@ -125,12 +154,9 @@ struct clockdrv_ptrace {
     struct ptrace_proc **procs;
     size_t nprocs;
 
-    struct ptrace_held *held;
-    size_t nheld, held_alloc;
-    size_t nflushed; /* of the held, those whose sample was handed over */
-    size_t pending;  /* interrupted threads whose stop has not come */
-    bool collecting; /* inside a tick: hold interrupted threads */
-    bool freeing;    /* letting go of everything */
+    uint64_t interval_ns;
+    size_t pending; /* threads this tick interrupted whose stop has not come */
+    bool freeing;   /* letting go of everything */
     uint64_t tick;
     uint64_t now; /* the current tick's time */
 
@@ -143,15 +169,9 @@ struct clockdrv_ptrace {
     void *arg;
 };
 
-static void ptrace_flush(struct clockdrv_ptrace *d);
-
 /* Hand EV to the session, when a drain is under way to take it. */
 static void ptrace_emit(struct clockdrv_ptrace *d, const struct event *ev)
 {
-    /* Samples of this tick go after their threads are let go, but before
-     * anything that changes how their PCs read. */
-    if (ev->type == EVENT_EXEC || ev->type == EVENT_EXIT)
-        ptrace_flush(d);
     if (d->emit != NULL)
         d->emit(d->arg, ev);
 }
@@ -184,6 +204,18 @@ static int clockdrv_ptrace_probe(const struct clockdrv_config *cfg, char **cause
         *cause = xasprintf("ptrace: cannot read /proc/PID/syscall (%s)", strerror(err));
         return -err;
     }
+    /* The CPU time a sample stands for comes from schedstat; a kernel
+     * without scheduler statistics shows "0 0 0" there, or no file. */
+    unsigned long long exec, delay, runs = 0;
+    FILE *f = fopen("/proc/self/schedstat", "re");
+    if (f == NULL || fscanf(f, "%llu %llu %llu", &exec, &delay, &runs) != 3 || runs == 0) {
+        if (f != NULL)
+            fclose(f);
+        *cause = xstrdup("ptrace: the kernel keeps no scheduler statistics "
+                         "(/proc/PID/schedstat, CONFIG_SCHED_INFO)");
+        return -ENOTSUP;
+    }
+    fclose(f);
     /* Seccomp filters and LSMs can forbid it too: try on a child that waits. */
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0) {
@@ -262,10 +294,6 @@ static void ptrace_rehash(struct clockdrv_ptrace *d)
         }
     }
     free(old);
-    if (d->held_alloc < alloc) {
-        d->held_alloc = alloc;
-        d->held = xreallocarray(d->held, alloc, sizeof *d->held);
-    }
 }
 
 /* Add TID of process PID, not yet in the table. */
@@ -282,8 +310,13 @@ static struct ptrace_thread *ptrace_thread_add(struct clockdrv_ptrace *d, pid_t 
     }
     if (t->slot == SLOT_GONE)
         d->threads_gone--;
-    *t = (struct ptrace_thread){
-        .tid = tid, .pid = pid, .sysfd = -1, .slot = SLOT_USED, .live = true, .detach = d->freeing};
+    *t = (struct ptrace_thread){.tid = tid,
+                                .pid = pid,
+                                .sysfd = -1,
+                                .schedfd = -1,
+                                .slot = SLOT_USED,
+                                .live = true,
+                                .detach = d->freeing};
     d->threads_used++;
     d->base.threads++;
     if (d->base.threads > d->base.max_threads)
@@ -291,14 +324,39 @@ static struct ptrace_thread *ptrace_thread_add(struct clockdrv_ptrace *d, pid_t 
     return t;
 }
 
-/* Open the file that tells whether T runs, without stopping it. */
+/* Open the files that tell whether T runs and how long it ran, without
+ * stopping it. */
 static void ptrace_thread_open(struct ptrace_thread *t)
 {
     char path[64];
     if (t->sysfd >= 0)
         close(t->sysfd);
+    if (t->schedfd >= 0)
+        close(t->schedfd);
     snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)t->pid, (int)t->tid);
     t->sysfd = open(path, O_RDONLY | O_CLOEXEC);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)t->pid, (int)t->tid);
+    t->schedfd = open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Read T's schedstat: ns on a CPU, ns waiting for one, times put on one.  The
+ * first is exact only while T is off its CPU (the kernel brings it up to date
+ * at a context switch and at its scheduler tick), as it is at a ptrace stop. */
+static bool ptrace_schedstat(const struct ptrace_thread *t, uint64_t *exec, uint64_t *delay,
+                             uint64_t *runs)
+{
+    char buf[96];
+    if (t->schedfd < 0)
+        return false;
+    ssize_t r = pread(t->schedfd, buf, sizeof buf - 1, 0);
+    if (r <= 0)
+        return false;
+    buf[r] = '\0';
+    char *e;
+    *exec = strtoull(buf, &e, 10);
+    *delay = strtoull(e, &e, 10);
+    *runs = strtoull(e, &e, 10);
+    return true;
 }
 
 /* T's stop has come, or will not: the tick waits for it no longer. */
@@ -314,6 +372,8 @@ static void ptrace_thread_gone(struct clockdrv_ptrace *d, struct ptrace_thread *
 {
     if (t->sysfd >= 0)
         close(t->sysfd);
+    if (t->schedfd >= 0)
+        close(t->schedfd);
     ptrace_unwant(d, t);
     t->slot = SLOT_GONE;
     d->threads_used--;
@@ -532,6 +592,8 @@ static void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
     } else {
         t->live = true; /* the held child's own exec: the program starts here */
         ptrace_thread_open(t);
+        if (ptrace_schedstat(t, &t->exec, &t->delay, &t->runs))
+            t->seen = SEEN_RUNNABLE;
     }
     p->nmaps = 0;
     uint64_t keep = d->now;
@@ -586,8 +648,10 @@ static bool ptrace_pc(pid_t tid, uint64_t *pc)
     return true;
 }
 
-/* Hand over one sample, first reading the maps again if PC is in none known. */
-static void ptrace_sample(struct clockdrv_ptrace *d, pid_t pid, pid_t tid, uint64_t pc)
+/* Hand over one sample of COUNT ticks, first reading the maps again if PC is
+ * in none known. */
+static void ptrace_sample(struct clockdrv_ptrace *d, pid_t pid, pid_t tid, uint64_t pc,
+                          uint64_t time, uint64_t count)
 {
     struct ptrace_proc *p = ptrace_proc(d, pid);
     if (p != NULL && ptrace_map_find(p->maps, p->nmaps, pc) == NULL && p->reread_tick != d->tick) {
@@ -595,21 +659,60 @@ static void ptrace_sample(struct clockdrv_ptrace *d, pid_t pid, pid_t tid, uint6
         ptrace_maps(d, p);
     }
     struct event ev = {
-        .type = EVENT_SAMPLE, .pid = (uint32_t)pid, .tid = (uint32_t)tid, .time_ns = d->now};
+        .type = EVENT_SAMPLE, .pid = (uint32_t)pid, .tid = (uint32_t)tid, .time_ns = time};
     ev.sample.pc = pc;
     ev.sample.mode = SAMPLE_USER;
-    ev.sample.count = 1;
-    ptrace_emit(d, &ev);
+    while (count > 0) {
+        ev.sample.count = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+        count -= ev.sample.count;
+        ptrace_emit(d, &ev);
+    }
 }
 
-/* Hand over the samples of this tick taken so far, in the order taken. */
-static void ptrace_flush(struct clockdrv_ptrace *d)
+/* Hand over COUNT ticks of type TYPE (lost, preempted) of thread T. */
+static void ptrace_ticks(struct clockdrv_ptrace *d, const struct ptrace_thread *t,
+                         enum event_type type, uint64_t time, uint64_t count)
 {
-    while (d->nflushed < d->nheld) {
-        struct ptrace_held h = d->held[d->nflushed++];
-        if (h.sampled)
-            ptrace_sample(d, h.pid, h.tid, h.pc);
-    }
+    struct event ev = {
+        .type = type, .pid = (uint32_t)t->pid, .tid = (uint32_t)t->tid, .time_ns = time};
+    ev.lost.count = count;
+    if (count > 0)
+        ptrace_emit(d, &ev);
+}
+
+/* Read T's schedstat and add what it ran and waited since the last reading;
+ * whole ticks of waiting become preempted ticks.  *MOVED tells whether T was
+ * put on a CPU or ran since then; false if the file cannot be read. */
+static bool ptrace_look(struct clockdrv_ptrace *d, struct ptrace_thread *t, uint64_t time,
+                        bool *moved)
+{
+    uint64_t exec, delay, runs;
+    if (!ptrace_schedstat(t, &exec, &delay, &runs))
+        return false;
+    *moved = exec != t->exec || runs != t->runs;
+    if (exec > t->exec)
+        t->ran += (int64_t)(exec - t->exec);
+    if (delay > t->delay)
+        t->waited += delay - t->delay;
+    t->exec = exec;
+    t->delay = delay;
+    t->runs = runs;
+    uint64_t n = t->waited / d->interval_ns;
+    t->waited -= n * d->interval_ns;
+    ptrace_ticks(d, t, EVENT_PREEMPTED, time, n);
+    return true;
+}
+
+/* Take the ticks T has run since its last sample off its account, rounded to
+ * the nearest (a sample's share of a period cut by two ticks is carried to
+ * the next); at its end, only whole ticks. */
+static uint64_t ptrace_take(struct clockdrv_ptrace *d, struct ptrace_thread *t, bool end)
+{
+    int64_t iv = (int64_t)d->interval_ns;
+    int64_t ran = t->ran + (end ? 0 : iv / 2);
+    uint64_t n = ran > 0 ? (uint64_t)(ran / iv) : 0;
+    t->ran -= (int64_t)n * iv;
+    return n;
 }
 
 /* One waitpid report. */
@@ -625,6 +728,7 @@ static void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st)
     int sig = WSTOPSIG(st), event = (st >> 16) & 0xff;
     int req = PTRACE_CONT, inject = 0;
     unsigned long msg = 0;
+    bool moved;
     switch (event) {
     case 0:
         inject = sig; /* a signal for the program: deliver it unchanged */
@@ -642,6 +746,13 @@ static void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st)
             ptrace_adopt(d, (pid_t)msg, t->pid);
         break;
     case PTRACE_EVENT_EXEC: ptrace_exec(d, tid); break;
+    case PTRACE_EVENT_EXIT:
+        /* What it ran since its last sample, whole ticks of it, was seen by
+         * no sample: lost.  Less than a tick is a period never completed. */
+        ptrace_unwant(d, t);
+        if (t->live && !t->detach && ptrace_look(d, t, clockdrv_now_ns(), &moved))
+            ptrace_ticks(d, t, EVENT_LOST, clockdrv_now_ns(), ptrace_take(d, t, true));
+        break;
     }
     t = ptrace_thread(d, tid);
     if (t == NULL)
@@ -655,16 +766,17 @@ static void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st)
         ptrace(req, tid, 0, (long)inject);
         return;
     }
+    /* Our interrupt: the PC, and how much CPU time it stands for, read while
+     * the thread is stopped (so that its schedstat is exact), then let it go
+     * at once. */
     ptrace_unwant(d, t);
-    struct ptrace_held h = {tid, t->pid, req, inject, 0, false};
-    h.sampled = ptrace_pc(tid, &h.pc);
-    if (d->collecting && d->nheld < d->held_alloc) {
-        d->held[d->nheld++] = h; /* let go with the others, sampled after */
-        return;
-    }
+    uint64_t pc, now = clockdrv_now_ns();
+    bool sampled = ptrace_pc(tid, &pc);
+    bool looked = ptrace_look(d, t, now, &moved);
     ptrace(req, tid, 0, (long)inject);
-    if (h.sampled)
-        ptrace_sample(d, h.pid, h.tid, h.pc);
+    t->seen = req == PTRACE_LISTEN ? SEEN_BLOCKED : SEEN_RUNNABLE;
+    if (looked && sampled)
+        ptrace_sample(d, t->pid, tid, pc, now, ptrace_take(d, t, false));
 }
 
 /* Handle every report waiting. */
@@ -683,34 +795,59 @@ static void ptrace_wait_chld(struct clockdrv_ptrace *d, uint64_t ns)
     sigtimedwait(&d->chld, NULL, &ts);
 }
 
-/* One clock tick: sample every thread of every traced process. */
+/* Whether T is runnable (on a CPU or waiting for one), by its syscall file:
+ * "running" there is exactly state R. */
+static bool ptrace_runnable(struct ptrace_thread *t, bool *runnable)
+{
+    char buf[16];
+    if (t->sysfd < 0)
+        return false;
+    ssize_t r = pread(t->sysfd, buf, sizeof buf, 0);
+    if (r <= 0)
+        return false;
+    *runnable = r >= 7 && memcmp(buf, "running", 7) == 0;
+    t->seen = *runnable ? SEEN_RUNNABLE : SEEN_BLOCKED;
+    return true;
+}
+
+/* One clock tick, EXPIRATIONS timer periods after the last.  Each thread that
+ * was put on a CPU since the last look and is runnable is interrupted and
+ * sampled at its stop, its sample counting the CPU time it ran since its last
+ * one; a thread that did not move is not stopped; a blocked one is an I/O
+ * tick per period in wall-clock mode. */
 static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
 {
     d->tick++;
     d->now = clockdrv_now_ns();
-    if (expirations > 1) {
-        struct event ev = {.type = EVENT_LOST,
-                           .pid = (uint32_t)d->base.pid,
-                           .tid = (uint32_t)d->base.pid,
-                           .time_ns = d->now};
-        ev.lost.count = expirations - 1;
-        ptrace_emit(d, &ev);
-    }
     d->pending = 0;
     struct event blocked = {.type = EVENT_SAMPLE, .time_ns = d->now};
     blocked.sample.mode = SAMPLE_BLOCKED;
-    blocked.sample.count = 1;
-    /* Interrupt every running thread first, so that they stop together. */
+    blocked.sample.count = expirations > UINT32_MAX ? UINT32_MAX : (uint32_t)expirations;
     for (size_t i = 0; i < d->threads_alloc; i++) {
         struct ptrace_thread *t = &d->threads[i];
-        if (t->slot != SLOT_USED || !t->live || t->sysfd < 0 || t->want)
+        bool moved = true, runnable;
+        if (t->slot != SLOT_USED || !t->live)
             continue;
-        char buf[16];
-        ssize_t r = pread(t->sysfd, buf, sizeof buf, 0);
-        if (r <= 0)
+        if (t->want) {
+            /* Its stop is still to come: it waits for a CPU, or is in the
+             * kernel, perhaps blocked there in wall-clock mode. */
+            if (d->wall && ptrace_runnable(t, &runnable) && !runnable) {
+                blocked.pid = (uint32_t)t->pid;
+                blocked.tid = (uint32_t)t->tid;
+                ptrace_emit(d, &blocked);
+            }
             continue;
-        if (r >= 7 && memcmp(buf, "running", 7) == 0) {
-            if (ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
+        }
+        if (!ptrace_look(d, t, d->now, &moved))
+            continue;
+        /* Not put on a CPU since the last look, it is as it was: still waiting
+         * for a CPU (its wait is counted when it gets one), or still blocked. */
+        if (!moved && (t->seen == SEEN_RUNNABLE || (t->seen == SEEN_BLOCKED && !d->wall)))
+            continue;
+        if (!ptrace_runnable(t, &runnable))
+            continue;
+        if (runnable) {
+            if (moved && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
                 t->want = true;
                 d->pending++;
             }
@@ -720,30 +857,16 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
             ptrace_emit(d, &blocked);
         }
     }
-    /* Then collect their stops, holding each, let them all go, and only then
-     * hand their samples over. */
+    /* Collect the stops that come at once, each let go as soon as it is read;
+     * waiting awake beats a wake-up from idle.  The others come when their
+     * threads run again (they lost their CPU before the interrupt reached
+     * them, perhaps to us), and drain takes them then. */
     uint64_t asked = clockdrv_now_ns();
-    d->collecting = true;
-    d->nheld = d->nflushed = 0;
-    uint64_t deadline = d->now + PTRACE_COLLECT_NS;
     for (;;) {
         ptrace_reap(d);
-        uint64_t now = clockdrv_now_ns();
-        if (d->pending == 0 || now >= deadline)
+        if (d->pending == 0 || clockdrv_now_ns() - asked >= PTRACE_SPIN_NS)
             break;
-        if (d->pinned && now - asked < PTRACE_SPIN_NS)
-            continue; /* our own CPU: waiting awake beats a wake-up from idle */
-        ptrace_wait_chld(d, deadline - now);
     }
-    d->collecting = false;
-    /* In turn, so that threads sharing a CPU take turns at running first. */
-    size_t first = d->nheld ? (size_t)(d->tick % d->nheld) : 0;
-    for (size_t k = 0; k < d->nheld; k++) {
-        size_t i = (first + k) % d->nheld;
-        ptrace(d->held[i].req, d->held[i].tid, 0, (long)d->held[i].sig);
-    }
-    ptrace_flush(d);
-    d->nheld = d->nflushed = 0;
 }
 
 /* Reap every stop and end waiting, then run the tick if the timer expired. */
@@ -827,8 +950,12 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
         ptrace_wait_chld(d, deadline - now);
     }
     for (size_t i = 0; i < d->threads_alloc; i++) {
-        if (d->threads[i].slot == SLOT_USED && d->threads[i].sysfd >= 0)
+        if (d->threads[i].slot != SLOT_USED)
+            continue;
+        if (d->threads[i].sysfd >= 0)
             close(d->threads[i].sysfd);
+        if (d->threads[i].schedfd >= 0)
+            close(d->threads[i].schedfd);
     }
     for (size_t i = 0; i < d->nprocs; i++) {
         free(d->procs[i]->maps);
@@ -836,7 +963,6 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
     }
     free(d->procs);
     free(d->threads);
-    free(d->held);
     free(d->buf);
     free(d->scratch);
     if (d->base.fd >= 0)
@@ -847,38 +973,36 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
         close(d->sigfd);
     if (d->unblock_chld)
         sigprocmask(SIG_UNBLOCK, &d->chld, NULL);
-    if (d->pinned)
-        sched_setaffinity(0, sizeof d->saved_cpus, &d->saved_cpus);
+    if (d->prioritized)
+        syscall(SYS_sched_setattr, 0, &d->saved_attr, 0);
     free(d->base.note);
     free(d);
 }
 
-/* Put profil on the last CPU it may use and the held child on the others. */
-static void ptrace_pin(struct clockdrv_ptrace *d, pid_t child)
+/* Let the tracer run as soon as its timer or a stop wakes it, even among
+ * many runnable threads: the lowest real-time priority where we may have it,
+ * else a short time slice. */
+static void ptrace_prioritize(struct clockdrv_ptrace *d)
 {
-    cpu_set_t mine, tracer, rest;
-    if (sched_getaffinity(0, sizeof mine, &mine) < 0 || CPU_COUNT(&mine) < 2)
+    struct ptrace_sched_attr a = {.size = sizeof a};
+    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) < 0 || a.sched_policy != SCHED_OTHER)
         return;
-    int last = -1;
-    for (int c = 0; c < CPU_SETSIZE; c++) {
-        if (CPU_ISSET(c, &mine))
-            last = c;
-    }
-    CPU_ZERO(&tracer);
-    CPU_SET(last, &tracer);
-    rest = mine;
-    CPU_CLR(last, &rest);
-    if (sched_setaffinity(child, sizeof rest, &rest) < 0)
-        return;
-    if (sched_setaffinity(0, sizeof tracer, &tracer) < 0) {
-        sched_setaffinity(child, sizeof mine, &mine);
+    d->saved_attr = a;
+    struct ptrace_sched_attr rt = {.size = sizeof rt,
+                                   .sched_policy = SCHED_FIFO,
+                                   .sched_flags = 1, /* SCHED_FLAG_RESET_ON_FORK */
+                                   .sched_priority = 1};
+    if (syscall(SYS_sched_setattr, 0, &rt, 0) == 0) {
+        d->prioritized = true;
         return;
     }
-    d->pinned = true;
-    d->saved_cpus = mine;
+    a.sched_runtime = 100000;
+    a.sched_flags = 0;
+    if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+        d->prioritized = true;
 }
 
-/* Fork the program, move it off our CPU, seize it, then let it exec. */
+/* Fork the program, seize it, then let it exec. */
 static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
                                               const struct launch *l, char **cause)
 {
@@ -889,8 +1013,7 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
     d->wall = cfg->clock == CLOCK_KIND_WALL;
     d->threads_alloc = 64;
     d->threads = xcalloc(d->threads_alloc, sizeof *d->threads);
-    d->held_alloc = d->threads_alloc;
-    d->held = xcalloc(d->held_alloc, sizeof *d->held);
+    d->interval_ns = (uint64_t)cfg->interval_us * 1000;
 
     sigset_t old;
     sigemptyset(&d->chld);
@@ -914,7 +1037,6 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
         clockdrv_ptrace_free(&d->base);
         return NULL;
     }
-    ptrace_pin(d, sp.pid);
     if (ptrace(PTRACE_SEIZE, sp.pid, 0, PTRACE_OPTIONS) < 0) {
         *cause = xasprintf("ptrace: cannot trace the program: %s", strerror(errno));
         spawn_abort(&sp);
@@ -933,6 +1055,7 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
         return NULL;
     }
     d->base.pid = sp.pid;
+    ptrace_prioritize(d);
     ptrace_arm(d, true);
     return &d->base;
 }

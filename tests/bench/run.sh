@@ -13,7 +13,7 @@
 #   CC                compiler for the generated programs of the scale part
 #   BENCH_RUNS        runs per measurement (default 5, at least 5 for the docs)
 #   BENCH_SECONDS     length of one run of a workload (default 1)
-#   BENCH_ONLY        some of: overhead sleeper frontend scale (default: all)
+#   BENCH_ONLY        some of: overhead sleeper loaded frontend scale (default: all)
 #   BENCH_GEN         where generated programs are cached (default: a
 #                     directory in $TMPDIR named after gen.sh's checksum)
 #   BENCH_KEEP=1      keep the raw data and say where it is
@@ -24,7 +24,7 @@ export LC_ALL=C
 SRC=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$SRC/../.." && pwd)
 : "${PROFIL:=$TOP/profil}" "${PROGS:=$TOP/tests/progs}" "${BENCH_BIN:=$TOP/tests/bench}"
-: "${CC:=cc}" "${BENCH_RUNS:=5}" "${BENCH_SECONDS:=1}" "${BENCH_ONLY:=overhead sleeper frontend scale}"
+: "${CC:=cc}" "${BENCH_RUNS:=5}" "${BENCH_SECONDS:=1}" "${BENCH_ONLY:=overhead sleeper loaded frontend scale}"
 RUNS=$BENCH_RUNS
 RUNSTAT=$BENCH_BIN/runstat
 SHARES=$BENCH_BIN/shares-timed
@@ -51,7 +51,9 @@ mkdir -p "$D"
 LOG=$W/log
 SOCK=profil-bench-$$
 tm() { tmux -L "$SOCK" "$@"; }
+LOADS=""
 cleanup() {
+    [ -n "$LOADS" ] && kill $LOADS 2>/dev/null
     tm kill-server 2>/dev/null
     if [ "${BENCH_KEEP:-0}" = 1 ]; then
         echo "bench: raw data kept in $W" >&2
@@ -147,11 +149,12 @@ machine() {
 
 # --- 1, 2, 5: overhead, accuracy and the sampling limit on shares ------------
 
-# prf_counts FILE: "err a b c total lost io" of a session of shares.
+# prf_counts FILE: "err a b c total lost io preempted" of a session of shares
+# (preempted: nan when the report does not have it).
 prf_counts() {
     "$PROFIL" --report --json "$1" 2>/dev/null | jq -r '
         ([.functions[] | select(.name | test("^work_[abc]$")) | {(.name): .samples}] | add // {}) as $f
-        | "\($f.work_a // 0) \($f.work_b // 0) \($f.work_c // 0) \(.counters.total) \(.counters.lost) \(.counters.io)"' |
+        | "\($f.work_a // 0) \($f.work_b // 0) \($f.work_c // 0) \(.counters.total) \(.counters.lost) \(.counters.io) \(.counters.preempted // "nan")"' |
         shares_line
 }
 # perf_counts FILE: the same from a perf.data file, through perf report.
@@ -160,27 +163,30 @@ perf_counts() {
     lost=$(perf report -i "$1" --stats 2>/dev/null | awk '/LOST events:/ { s += $3 } END { print s + 0 }')
     perf report -i "$1" --stdio -q -n --sort sym --percent-limit 0 2>/dev/null |
         awk -v lost="$lost" '{ t += $2 } / work_a$/ { a = $2 } / work_b$/ { b = $2 } / work_c$/ { c = $2 }
-            END { print a + 0, b + 0, c + 0, t + 0, lost, "nan" }' | shares_line
+            END { print a + 0, b + 0, c + 0, t + 0, lost, "nan", "nan" }' | shares_line
 }
-# shares_line: "a b c total lost io" samples -> "err %a %b %c total lost io",
-# err being the largest distance in points from 50/30/20 of the three.
+# shares_line: "a b c total lost io preempted" samples -> "err %a %b %c total
+# lost io preempted", err being the largest distance in points from 50/30/20
+# of the three.
 shares_line() {
     awk '{ s = $1 + $2 + $3
-           if (s == 0) { print "nan nan nan nan", $4, $5, $6; next }
+           if (s == 0) { print "nan nan nan nan", $4, $5, $6, $7; next }
            a = 100 * $1 / s; b = 100 * $2 / s; c = 100 * $3 / s
            e = a - 50; if (e < 0) e = -e; m = e
            e = b - 30; if (e < 0) e = -e; if (e > m) m = e
            e = c - 20; if (e < 0) e = -e; if (e > m) m = e
-           printf "%.3f %.2f %.2f %.2f %s %s %s\n", m, a, b, c, $4, $5, $6 }'
+           printf "%.3f %.2f %.2f %.2f %s %s %s %s\n", m, a, b, c, $4, $5, $6, $7 }'
 }
 
-# ov_run CFG ROUND: one run of shares.  Lines of $D/ov-CFG (columns):
+# ov_run CFG ROUND [PART]: one run of shares.  Lines of $D/PART-CFG (PART ov
+# by default; columns):
 #  1 round, 2-8 runstat: wall user sys maxrss status first start,
 #  9-12 the program's own: wall cpu start end (so 11 - 8 is the start-up
 #  before the program, 8 + 2 - 12 the time after it), and for profiled runs
-#  13 err, 14-16 a b c (% of the three), 17 total, 18 lost, 19 io.
+#  13 err, 14-16 a b c (% of the three), 17 total, 18 lost, 19 io,
+#  20 preempted.
 ov_run() {
-    local cfg=$1 r=$2 us drv extra=""
+    local cfg=$1 r=$2 part=${3:-ov} us drv extra=""
     local -a cmd
     case $cfg in
     bare) cmd=("$SHARES" "$ROUNDS") ;;
@@ -198,7 +204,7 @@ ov_run() {
     rec:*) extra=$(perf_counts "$W/p.data") ;;
     *) extra=$(prf_counts "$W/x.PRF") ;;
     esac
-    echo "$r $(cat "$W/rs" 2>/dev/null || echo nan nan nan nan 1 -1 nan) $(cat "$W/times" 2>/dev/null || echo nan nan nan nan) $extra" >>"$D/ov-$cfg"
+    echo "$r $(cat "$W/rs" 2>/dev/null || echo nan nan nan nan 1 -1 nan) $(cat "$W/times" 2>/dev/null || echo nan nan nan nan) $extra" >>"$D/$part-$cfg"
 }
 
 overhead() {
@@ -247,6 +253,27 @@ sleeper() {
             sl_run "${cfgs[$i]}" "$r"
         done
     done
+}
+
+# --- 2c: shares beside two CPU-bound loads --------------------------------------
+
+# The program waits for a CPU a third of its time or more, and the profiler
+# competes for one too.  Same runs as ov_run, into $D/ld-CFG.
+loaded() {
+    local cfgs=(perf:1000 ptrace:1000) r i
+    [ "$HAVE_PERF" = 1 ] && cfgs+=(rec:1000)
+    say "loaded: ${#cfgs[@]} configurations x $RUNS runs of shares beside two CPU-bound loads"
+    sh -c 'while :; do :; done' &
+    LOADS="$LOADS $!"
+    sh -c 'while :; do :; done' &
+    LOADS="$LOADS $!"
+    for ((r = 1; r <= RUNS; r++)); do
+        for i in $(rotate ${#cfgs[@]} "$r"); do
+            ov_run "${cfgs[$i]}" "$r" ld
+        done
+    done
+    kill $LOADS 2>/dev/null
+    LOADS=""
 }
 
 # --- 3: the front end's own CPU ------------------------------------------------
@@ -543,6 +570,33 @@ table_accuracy() {
     done
 }
 
+table_loaded() {
+    local cfg f name lost e y pre target v
+    for cfg in perf:1000 ptrace:1000 rec:1000; do
+        f=$D/ld-$cfg
+        [ -s "$f" ] || continue
+        case $cfg in
+        perf:*) name="perf driver" ;;
+        ptrace:*) name="ptrace driver" ;;
+        rec:*) name="perf record -e cpu-clock -c 1000000" ;;
+        esac
+        lost=$(medexpr "$f" '100 * $18 / ($17 + $18 > 0 ? $17 + $18 : 1)')
+        e=$(medexpr "$f" '$13')
+        # Samples per ms of the program's own CPU time: 100 % when a sample
+        # stands for a period of CPU time and none is missed.
+        y=$(medexpr "$f" '100 * ($17 - ($19 == "nan" ? 0 : $19)) / ($10 * 1000)')
+        pre=$(medexpr "$f" '$20')
+        target=- v=-
+        if [ "$cfg" = ptrace:1000 ]; then
+            target="lost < 5 %, error <= 2 points"
+            if ok "$lost" '<' 5 && ok "$e" '<=' 2; then v=met; else v=MISSED; fi
+        fi
+        row "2" "beside two CPU-bound loads, $name, 1000 us: lost share (median, max); largest error vs 50/30/20, points (median, max; shares a/b/c); CPU samples per ms of the program's CPU; preempted ticks; program's wall / cpu" \
+            "lost $(fmt '%.2f' "$lost") % ($(fmt '%.2f' "$(maxexpr "$f" '100 * $18 / ($17 + $18 > 0 ? $17 + $18 : 1)')") % max); error $(fmt '%.2f' "$e") ($(fmt '%.2f' "$(maxexpr "$f" '$13')") max; $(fmt '%.1f' "$(medexpr "$f" '$14')")/$(fmt '%.1f' "$(medexpr "$f" '$15')")/$(fmt '%.1f' "$(medexpr "$f" '$16')")); $(fmt '%.1f' "$y") %; preempted $(fmt '%d' "$pre"); $(fmt '%.2f' "$(medexpr "$f" '$9')") / $(fmt '%.2f' "$(medexpr "$f" '$10')") s" \
+            "$([ "$cfg" = rec:1000 ] && echo "(this row)" || echo "-")" "$target" "$v"
+    done
+}
+
 table_frontend() {
     local mode us n v ref target
     for mode in tui plain; do
@@ -663,7 +717,7 @@ SLICES=$(awk -v s="$BENCH_SECONDS" 'BEGIN { n = int(10 * s + 0.5); print (n < 1 
 tm -f /dev/null new-session -d -s keep -x 120 -y 40 "sleep 100000"
 
 machine | tee "$W/machine" >&2
-for part in overhead sleeper frontend scale; do
+for part in overhead sleeper loaded frontend scale; do
     if only "$part"; then
         t=$SECONDS
         "$part"
@@ -677,6 +731,7 @@ done
 } >"$TABLE"
 only overhead && table_overhead
 { only overhead || only sleeper; } && table_accuracy
+only loaded && table_loaded
 only frontend && table_frontend
 only scale && table_scale
 only overhead && table_limit
