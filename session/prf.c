@@ -278,7 +278,10 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
         prf_put_chunk(&out, "TIME", &p);
     }
 
+    /* (1.2) The end marker holds the CRC-32 of every byte before it, its
+     * chunk headers included, which the chunks' own CRCs do not cover. */
     p.len = 0;
+    buf_u32(&p, (uint32_t)crc32_z(0, out.data, out.len));
     prf_put_chunk(&out, "END ", &p);
     free(p.data);
     *data = out.data;
@@ -741,6 +744,32 @@ static int prf_check_timeline(const struct session *s, char **cause)
     return 0;
 }
 
+/* (1.2) The end marker's CRC-32 of the AT bytes of DATA before it: a
+ * damaged chunk header or a chunk type changed to an unknown one (which a
+ * reader skips) is caught here.  1.0 and 1.1 files have none. */
+static int prf_check_end(const uint8_t *data, size_t at, struct cursor *c, uint16_t minor,
+                         char **cause)
+{
+    if (c->left == 0 && minor < 2)
+        return 0;
+    uint32_t want = cur_u32(c);
+    if (c->bad) {
+        *cause = xstrdup("the end marker lacks the file's checksum");
+        return -1;
+    }
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION /* let the fuzzer past the checksum */
+    if ((uint32_t)crc32_z(0, data, at) != want) {
+        *cause = xstrdup("checksum mismatch: the file is damaged");
+        return -1;
+    }
+#else
+    (void)data;
+    (void)at;
+    (void)want;
+#endif
+    return 0;
+}
+
 /* Checked, inflated payload of one chunk; *owned is set when it was allocated. */
 static int prf_chunk_payload(const uint8_t *stored, uint64_t stored_len, uint32_t flags,
                              uint32_t raw_len, uint32_t crc, const uint8_t **out, size_t *out_len,
@@ -756,6 +785,10 @@ static int prf_chunk_payload(const uint8_t *stored, uint64_t stored_len, uint32_
     (void)crc;
 #endif
     if (!(flags & CHUNK_ZLIB)) {
+        if (raw_len != stored_len && !(raw_len == 0 && stored_len > UINT32_MAX)) {
+            *cause = xstrdup("its two lengths disagree");
+            return -1;
+        }
         *out = stored;
         *out_len = (size_t)stored_len;
         return 0;
@@ -809,6 +842,7 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
         char shown[5]; /* the type as messages may print it: no control bytes */
         for (int i = 0; i < 5; i++)
             shown[i] = i < 4 ? (type[i] >= 32 && type[i] < 127 ? type[i] : '?') : '\0';
+        size_t chunk_at = len - file.left; /* where this chunk's header starts */
         uint32_t flags = cur_u32(&file);
         uint64_t stored_len = cur_u64(&file);
         uint32_t raw_len = cur_u32(&file), crc = cur_u32(&file);
@@ -851,6 +885,9 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
             r = have_mods && s->nframes == 0 ? prf_parse_timeline(s, &c, &why) : -1;
         } else if (memcmp(type, "END ", 4) == 0) {
             have_end = true;
+            if (flags != 0)
+                why = xstrdup("the end marker is damaged");
+            r = flags != 0 ? -1 : prf_check_end(data, chunk_at - 4, &c, minor, &why);
         } /* unknown chunks are skipped: newer files open in older builds */
         free(owned);
         if (r < 0) {

@@ -13,17 +13,14 @@ if command -v ldd >/dev/null 2>&1 && ldd "$PROGS/shares" 2>/dev/null | grep -q l
     exit 1
 fi
 
-# skip DESC REASON: a TAP result that was not run.
-skip() {
-    _tap 0 "$1 # SKIP $2"
-}
-
 # profile NAME [PROFIL-OPTION...] PROG ARG|--: run PROG under the ptrace
-# driver at -b 1 -t 1000 into $T/NAME.PRF, its JSON report into $J.
+# driver at -b 1 -t $TICK (1000 unless set), behind $PIN (a command such as
+# taskset, or nothing), into $T/NAME.PRF, its JSON report into $J.
 profile() {
     _name=$1
     shift
-    run "$PROFIL" --no-tui --driver ptrace -b 1 -t 1000 -o "$T/$_name.PRF" "$@" </dev/null
+    # shellcheck disable=SC2086 # $PIN: a command prefix, or nothing
+    run $PIN "$PROFIL" --no-tui --driver ptrace -b 1 -t "${TICK:-1000}" -o "$T/$_name.PRF" "$@" </dev/null
     "$PROFIL" --report --json "$T/$_name.PRF" >"$T/$_name.json" 2>/dev/null
     J=$T/$_name.json
 }
@@ -52,6 +49,11 @@ has "$err" "auto, perf, ptrace" "--driver bogus: the message lists the drivers"
 
 # ---------------------------------------------------------------------------
 # 50/30/20: the split of a CPU-bound program.  (~2 s)
+# The split is checked at 250 us: at 1000 us the ticks beat against shares'
+# 0.38 ms slices and work_a's share moves by 1.2-1.5 points (sd) from run to
+# run, with the old driver as with this one, so +/- 3 failed one run in 20;
+# at 250 us it moves by 0.3.  The 1 kHz runs below check what is lost.
+TICK=250
 profile shares "$PROGS/shares" --
 is "$rc" 0 "shares: profil exits 0"
 has "$err" "with the ptrace driver" "shares: profil says it samples with ptrace"
@@ -61,7 +63,7 @@ set -- $(shares3 work_a work_b work_c)
 near "${1:-x}" 50 3 "shares: work_a has 50 % of the three (+/- 3)"
 near "${2:-x}" 30 3 "shares: work_b has 30 % of the three (+/- 3)"
 near "${3:-x}" 20 3 "shares: work_c has 20 % of the three (+/- 3)"
-cmp_ok "$(c total)" ">=" 1000 "shares: at least 1000 samples in ~2 s at 1000 us"
+cmp_ok "$(c total)" ">=" 4000 "shares: at least 4000 samples in ~2 s at 250 us"
 is "$(c total)" "$(($(c program) + $(c dos) + $(c io) + $(c high)))" \
     "shares: total == program + dos + io + high"
 cmp_ok "$(c program)" ">=" "$(calc "0.95 * $(c total)")" "shares: program >= 95 % of total"
@@ -75,10 +77,11 @@ cmp_ok "$(lost_pct)" "<" 5 "shares: under 5 % of the ticks lost"
 # or more.  Those ticks are preempted: neither samples nor lost, so the
 # samples still add up to the CPU time and the split stays.  (~6 s)
 LOADS=""
+# loads_start [taskset -c CPU]: two CPU-bound loads (on CPU, when given).
 loads_start() {
-    sh -c 'while :; do :; done' &
+    "$@" sh -c 'while :; do :; done' &
     LOADS="$LOADS $!"
-    sh -c 'while :; do :; done' &
+    "$@" sh -c 'while :; do :; done' &
     LOADS="$LOADS $!"
 }
 loads_stop() {
@@ -88,6 +91,7 @@ loads_stop() {
 trap 'loads_stop; cd /; rm -rf "$T"' EXIT
 loads_start
 profile loaded "$PROGS/shares" --
+TICK=1000
 is "$rc" 0 "loaded shares: profil exits 0"
 diag "loaded shares: $(jq -c .counters "$J") in $(jq -r .meta.duration_s "$J") s"
 set -- $(shares3 work_a work_b work_c)
@@ -96,7 +100,14 @@ near "${2:-x}" 30 3 "loaded shares: work_b has 30 % of the three (+/- 3)"
 near "${3:-x}" 20 3 "loaded shares: work_c has 20 % of the three (+/- 3)"
 cmp_ok "$(lost_pct)" "<" 5 "loaded shares: under 5 % of the ticks lost"
 
+# The spinner and both loads share CPU 0, so that it waits whatever the
+# scheduler makes of the other CPU (unpinned, the suite's own tests and
+# autogroups left it waiting under 12 % of its time in one run).
+loads_stop
+loads_start taskset -c 0
+PIN="taskset -c 0"
 profile loadedcpu --clock cpu "$PROGS/spinners" threads 1 1000
+PIN=""
 is "$rc" 0 "loaded spinner: profil exits 0"
 cpu=$(cpu_of)
 diag "loaded spinner: $(jq -c .counters "$J"), cpu ${cpu:-?} s in $(jq -r .meta.duration_s "$J") s"
@@ -253,7 +264,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
     cp "$PROGS/shares" "$T/user/shares"
     for drv in auto ptrace; do
         (cd "$T/user" && setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups \
-            ./profil --no-tui --driver $drv -b 1 -t 1000 -o "$T/user/$drv.PRF" ./shares --) \
+            ./profil --no-tui --driver $drv -b 1 -t 250 -o "$T/user/$drv.PRF" ./shares --) \
             </dev/null >"$T/.out" 2>"$T/.err"
         rc=$?
         is "$rc" 0 "nobody, --driver $drv: profil exits 0"
