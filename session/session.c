@@ -951,7 +951,8 @@ static void session_label(const struct session *s, size_t only, struct bucket_la
         }
         parts[n++] = (struct label_part){b, k, h->count};
     }
-    qsort(parts, n, sizeof *parts, label_part_cmp);
+    if (n > 1) /* qsort may not be given NULL, even for nothing */
+        qsort(parts, n, sizeof *parts, label_part_cmp);
     size_t first = 0;
     while (first < n) {
         size_t b = parts[first].bucket, end = first, distinct = 0;
