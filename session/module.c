@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/module.h"
+#include "session/symbols.h"
 #include "session/xmalloc.h"
 
 #include <elfutils/libdw.h>
@@ -18,9 +19,8 @@
 #include <unistd.h>
 
 struct module_elf {
-    int fd;         /* -1 for an image in memory */
+    int fd; /* -1 for an image in memory */
     Elf *elf;
-    Dwarf_CFI *cfi; /* .eh_frame of the image, for stripped code; may be NULL */
 };
 
 #if defined(__x86_64__)
@@ -61,8 +61,6 @@ static void module_close_elf(struct module *m)
 {
     if (m->elf == NULL)
         return;
-    if (m->elf->cfi != NULL)
-        dwarf_cfi_end(m->elf->cfi);
     if (m->elf->elf != NULL)
         elf_end(m->elf->elf);
     if (m->elf->fd >= 0)
@@ -79,6 +77,7 @@ void module_free(struct module *m)
     for (size_t i = 0; i < m->nsyms; i++)
         free(m->syms[i].name);
     free(m->syms);
+    free(m->fdes);
     free(m->segs);
     free(m->load_error);
     free(m->path);
@@ -164,7 +163,7 @@ void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const cha
         return;
     }
     memmove(&m->syms[pos + 1], &m->syms[pos], (m->nsyms - pos) * sizeof *m->syms);
-    m->syms[pos] = (struct symbol){ start, end > start ? end : start + 1, xstrdup(name), synthetic };
+    m->syms[pos] = (struct symbol){start, end > start ? end : start + 1, xstrdup(name), synthetic};
     m->nsyms++;
 }
 
@@ -232,8 +231,8 @@ static size_t module_read_symtab(struct module *m, Elf *elf, Elf_Scn *scn, const
         else
             sec_end += 1;
         *raw = xreallocarray(*raw, *nraw + 1, sizeof **raw);
-        (*raw)[(*nraw)++] = (struct raw_sym){ start, sym.st_size, sec_end, name,
-                                              raw_sym_rank(&sym, name) };
+        (*raw)[(*nraw)++] =
+            (struct raw_sym){start, sym.st_size, sec_end, name, raw_sym_rank(&sym, name)};
         added++;
     }
     return added;
@@ -285,8 +284,8 @@ static void module_settle_symbols(struct module *m, struct raw_sym *raw, size_t 
                 }
             }
         }
-        m->syms[m->nsyms++] = (struct symbol){ raw[i].start, end > raw[i].start ? end : raw[i].start + 1,
-                                               xstrdup(raw[i].name), false };
+        m->syms[m->nsyms++] = (struct symbol){
+            raw[i].start, end > raw[i].start ? end : raw[i].start + 1, xstrdup(raw[i].name), false};
     }
 }
 
@@ -314,6 +313,40 @@ static Elf *module_open_debug_file(const struct module *m, int *fdp)
     return elf;
 }
 
+/* Name each PLT entry after its target where no symbol names it already. */
+static void module_add_plt(struct module *m, Elf *elf)
+{
+    struct symbols_plt *plt;
+    size_t n = symbols_plt_entries(elf, &plt);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off;
+        if (module_vaddr_to_offset(m, plt[i].start, &off) && module_find_symbol(m, off) < 0)
+            module_add_symbol(m, off, off + plt[i].size, plt[i].name, false);
+        free(plt[i].name);
+    }
+    free(plt);
+}
+
+/* Keep every FDE's extent, in file offsets, for naming stripped code. */
+static void module_read_fdes(struct module *m, Elf *elf)
+{
+    struct symbols_range *r;
+    size_t n = symbols_fde_ranges(elf, &r), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t start, last;
+        if (!module_vaddr_to_offset(m, r[i].start, &start) ||
+            !module_vaddr_to_offset(m, r[i].end - 1, &last) || last < start)
+            continue;
+        /* Sorted by address, so by offset within one segment; drop overlaps. */
+        if (k > 0 && start < r[k - 1].end)
+            continue;
+        r[k++] = (struct symbols_range){start, last + 1};
+    }
+    free(m->fdes);
+    m->fdes = r;
+    m->nfdes = k;
+}
+
 /* Everything module_load and module_load_memory share once an Elf is open. */
 static int module_load_elf(struct module *m, Elf *elf, char **cause)
 {
@@ -334,8 +367,8 @@ static int module_load_elf(struct module *m, Elf *elf, char **cause)
         GElf_Phdr ph;
         if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
             continue;
-        m->segs[m->nsegs++] = (struct segment){ ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz,
-                                                ph.p_flags };
+        m->segs[m->nsegs++] =
+            (struct segment){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, ph.p_flags};
     }
 
     const void *id;
@@ -360,7 +393,8 @@ static int module_load_elf(struct module *m, Elf *elf, char **cause)
         elf_end(debug);
         close(dfd);
     }
-    m->elf->cfi = dwarf_getcfi_elf(elf);
+    module_add_plt(m, elf);
+    module_read_fdes(m, elf);
     return 0;
 }
 
@@ -429,35 +463,67 @@ int module_load_vdso(struct module *m, char **cause)
     return module_load_memory(m, image, size, cause);
 }
 
-/* Stripped code still has unwind tables: they give each function's extent. */
+/* The index of the first symbol starting after OFF. */
+static size_t module_symbol_after(const struct module *m, uint64_t off)
+{
+    size_t lo = 0, hi = m->nsyms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->syms[mid].start <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The index of the first FDE starting after OFF. */
+static size_t module_fde_after(const struct module *m, uint64_t off)
+{
+    size_t lo = 0, hi = m->nfdes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->fdes[mid].start <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Stripped code still has unwind tables: one FDE is one whole function.
+ * Where none covers OFF, the gap between the functions around it is one. */
 static const struct symbol *module_synthesize(struct module *m, uint64_t off)
 {
-    uint64_t vaddr, start_off, end_off;
-    if (m->elf == NULL || m->elf->cfi == NULL || !module_offset_to_vaddr(m, off, &vaddr))
-        return NULL;
-    Dwarf_Frame *frame = NULL;
-    if (dwarf_cfi_addrframe(m->elf->cfi, vaddr, &frame) != 0)
-        return NULL;
-    Dwarf_Addr start, end;
-    int r = dwarf_frame_info(frame, &start, &end, NULL);
-    free(frame);
-    if (r < 0 || !module_vaddr_to_offset(m, start, &start_off) ||
-        !module_vaddr_to_offset(m, end - 1, &end_off))
-        return NULL;
-    end_off += 1;
-    /* Never overlap a named symbol that starts inside the range. */
-    for (size_t i = 0; i < m->nsyms; i++) {
-        if (m->syms[i].start > start_off && m->syms[i].start < end_off) {
-            if (m->syms[i].start <= off) {
-                start_off = m->syms[i].start; /* cannot happen: find_symbol missed it */
-            } else {
-                end_off = m->syms[i].start;
-                break;
-            }
-        }
+    const struct segment *seg = NULL;
+    for (size_t i = 0; i < m->nsegs; i++) {
+        if (off >= m->segs[i].offset && off - m->segs[i].offset < m->segs[i].filesz &&
+            (m->segs[i].flags & PF_X))
+            seg = &m->segs[i];
     }
-    char *name = xasprintf("%s+0x%" PRIx64, m->name, start_off);
-    module_add_symbol(m, start_off, end_off, name, true);
+    if (seg == NULL)
+        return NULL;
+    uint64_t start = seg->offset, end = seg->offset + seg->filesz;
+    size_t f = module_fde_after(m, off);
+    if (f > 0 && off < m->fdes[f - 1].end) {
+        start = m->fdes[f - 1].start;
+        end = m->fdes[f - 1].end;
+    } else {
+        if (f > 0 && m->fdes[f - 1].end > start)
+            start = m->fdes[f - 1].end;
+        if (f < m->nfdes && m->fdes[f].start < end)
+            end = m->fdes[f].start;
+    }
+    /* Never overlap a named function: they bound the range on both sides. */
+    size_t a = module_symbol_after(m, off);
+    if (a < m->nsyms && m->syms[a].start < end)
+        end = m->syms[a].start;
+    if (a > 0 && m->syms[a - 1].end > start)
+        start = m->syms[a - 1].end;
+    if (start > off || end <= off)
+        return NULL;
+    char *name = xasprintf("%s+0x%" PRIx64, m->name, start);
+    module_add_symbol(m, start, end, name, true);
     free(name);
     long i = module_find_symbol(m, off);
     return i >= 0 ? &m->syms[i] : NULL;
@@ -492,7 +558,8 @@ int module_check_executable(const char *path, char **cause)
         *cause = xasprintf("%s: not an ELF executable (an object file or core dump)", path);
         goto out;
     }
-    if (ehdr.e_machine != NATIVE_MACHINE || gelf_getclass(elf) != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)) {
+    if (ehdr.e_machine != NATIVE_MACHINE ||
+        gelf_getclass(elf) != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32)) {
         *cause = xasprintf("%s: an ELF executable for another machine", path);
         goto out;
     }

@@ -32,11 +32,12 @@ struct segment {
 struct symbol {
     uint64_t start;
     uint64_t end;
-    char *name; /* owned */
+    char *name;     /* owned */
     bool synthetic; /* made up from unwind tables for stripped code */
 };
 
 struct module_elf; /* libelf/libdw handles kept while the module lives */
+struct symbols_range;
 
 struct module {
     uint32_t id;
@@ -50,6 +51,8 @@ struct module {
     struct symbol *syms; /* sorted by start, non-overlapping starts */
     size_t nsyms;
     size_t syms_alloc;
+    struct symbols_range *fdes; /* owned: FDE extents in file offsets, sorted */
+    size_t nfdes;
     uint8_t build_id[32];
     size_t build_id_len;
     struct module_elf *elf;
@@ -79,7 +82,9 @@ bool module_offset_to_vaddr(const struct module *m, uint64_t off, uint64_t *vadd
 bool module_vaddr_to_offset(const struct module *m, uint64_t vaddr, uint64_t *off);
 
 /* The function holding file offset OFF: a named symbol, or for stripped code a
- * synthetic "module+0xOFFSET" symbol made from the unwind tables.  Borrowed,
+ * synthetic "module+0xSTART" symbol (START its file offset, so that two
+ * sessions name it alike) spanning the whole FDE that covers OFF, or where no
+ * CFI covers it, the gap between the known functions around it.  Borrowed,
  * valid until the next call that adds symbols to M.  NULL if none. */
 const struct symbol *module_resolve(struct module *m, uint64_t off);
 

@@ -78,4 +78,39 @@ is "$(c lost)" 0 "cpu: nothing lost"
 is "$(c total)" "$(($(c program) + $(c dos) + $(c io) + $(c high)))" \
     "cpu: total == program + dos + io + high"
 
+# Stripped: tests/progs/framed is shares with a stack frame in each function,
+# so that its CFI has several rows.  Stripped, it has no .symtab: each
+# function is named from its FDE, whole, one entry per function, with the
+# shares of the unstripped build.
+run "$PROFIL" -b 1 -t 1000 -o "$T/stripped.PRF" "$PROGS/framed-stripped" -- </dev/null
+is "$rc" 0 "stripped: profil exits 0"
+"$PROFIL" --report --json "$T/stripped.PRF" >"$T/stripped.json"
+J=$T/stripped.json
+# The three work functions, named by their FDEs' starts: the file offsets of
+# the unstripped build's symbols (vaddr - p_vaddr + p_offset of their PT_LOAD).
+offset_of() {
+    _va=$((0x$(readelf -sW "$PROGS/framed" | awk -v f="$1" '$8 == f { print $2; exit }')))
+    readelf -lW "$PROGS/framed" | awk '$1 == "LOAD" { print $2, $3, $5 }' | while read -r _o _v _n; do
+        if [ "$_va" -ge $((_v)) ] && [ "$_va" -lt $((_v + _n)) ]; then
+            printf 'framed-stripped+0x%x\n' $((_va - _v + _o))
+        fi
+    done
+}
+a=$(offset_of work_a) b=$(offset_of work_b) cc=$(offset_of work_c)
+diag "stripped: work_a/b/c are $a $b $cc"
+for n in "$a" "$b" "$cc"; do
+    is "$(jq -r --arg n "$n" '[.functions[] | select(.name == $n)] | length' "$J")" 1 "stripped: $n is one entry"
+done
+is "$(jq -r '[.functions[] | select(.module == "framed-stripped" and .pct_total >= 5)] | length' "$J")" 3 \
+    "stripped: exactly three entries of 5 % or more in the program"
+set -- $(jq -r --arg a "$a" --arg b "$b" --arg c "$cc" \
+    '[.functions[] | {(.name): .samples}] | add | (.[$a] + .[$b] + .[$c]) as $s
+     | "\(100 * .[$a] / $s) \(100 * .[$b] / $s) \(100 * .[$c] / $s)"' "$J")
+run "$PROFIL" -b 1 -t 1000 -o "$T/framed.PRF" "$PROGS/framed" -- </dev/null
+"$PROFIL" --report --json "$T/framed.PRF" >"$T/framed.json"
+set -- "$@" $(shares "$T/framed.json")
+near "${1:-x}" "${4:-0}" 3 "stripped: work_a's share is the unstripped one (+/- 3)"
+near "${2:-x}" "${5:-0}" 3 "stripped: work_b's share is the unstripped one (+/- 3)"
+near "${3:-x}" "${6:-0}" 3 "stripped: work_c's share is the unstripped one (+/- 3)"
+
 done_testing

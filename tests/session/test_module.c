@@ -5,6 +5,7 @@
 #include "tests/tap.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Load PROG and return it; NULL (and a failed test) when it does not load. */
 static struct module *load(const char *prog, enum module_kind kind)
@@ -56,6 +57,160 @@ out:
     module_free(m);
 }
 
+/* Every function of the unstripped PROG, looked up in its stripped copy,
+ * is one synthetic symbol with the function's own extent (its FDE). */
+static void check_whole_functions(const char *prog, const char *stripped)
+{
+    struct module *named = load(prog, MODULE_PROGRAM);
+    struct module *m = load(stripped, MODULE_PROGRAM);
+    size_t whole = 0, total = 0;
+    for (size_t i = 0; i < named->nsyms; i++) {
+        const struct symbol *f = &named->syms[i];
+        if (f->end - f->start < 2 || find(m, f->name) != UINT64_MAX)
+            continue; /* still named in the stripped copy (.dynsym) */
+        /* crt's own helpers are written without CFI: their gap is one symbol. */
+        static const char *const crt[] = {"_init",
+                                          "_fini",
+                                          "deregister_tm_clones",
+                                          "register_tm_clones",
+                                          "__do_global_dtors_aux",
+                                          "frame_dummy"};
+        bool from_crt = false;
+        for (size_t k = 0; k < sizeof crt / sizeof *crt; k++)
+            from_crt |= strcmp(f->name, crt[k]) == 0;
+        if (from_crt)
+            continue;
+        total++;
+        const struct symbol *a = module_resolve(m, f->start);
+        uint64_t a_start = a ? a->start : 0, a_end = a ? a->end : 0;
+        const struct symbol *b = module_resolve(m, f->end - 1);
+        if (a != NULL && b != NULL && a_start == f->start && a_end == f->end &&
+            b->start == f->start)
+            whole++;
+        else
+            printf("#   %s [%#" PRIx64 ", %#" PRIx64 ") became [%#" PRIx64 ", %#" PRIx64 ")\n",
+                   f->name, f->start, f->end, a_start, a_end);
+    }
+    ok(total > 5 && whole == total,
+       "%s: each of %zu unnamed functions is one whole symbol (%zu are)", stripped, total, whole);
+    module_free(m);
+    module_free(named);
+}
+
+/* Every "<name@plt>" that objdump -d shows in PATH is named so by profil. */
+static void check_plt(const char *path)
+{
+    char *cmd = NULL;
+    if (asprintf(&cmd, "objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null", path) < 0)
+        abort();
+    FILE *p = popen(cmd, "r");
+    free(cmd);
+    struct module *m = module_new(0, path, MODULE_LIBRARY);
+    char *cause = NULL;
+    ok(module_load(m, &cause) == 0, "%s loads", path);
+    free(cause);
+    char line[512];
+    size_t seen = 0, named = 0;
+    while (p != NULL && fgets(line, sizeof line, p) != NULL) {
+        unsigned long long addr;
+        char name[256];
+        if (sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2 || strstr(name, "@plt") == NULL ||
+            strstr(name, "@plt-") != NULL || name[0] == '*')
+            continue; /* PLT0 ("f@plt-0x10") and IRELATIVE slots ("*ABS*+0x...") are not named */
+        seen++;
+        uint64_t off;
+        const struct symbol *s =
+            module_vaddr_to_offset(m, addr, &off) ? module_resolve(m, off) : NULL;
+        if (s != NULL && strcmp(s->name, name) == 0 && s->start == off)
+            named++;
+        else
+            printf("#   %s at %#llx: profil says %s\n", name, addr, s ? s->name : "(nothing)");
+    }
+    if (p != NULL)
+        pclose(p);
+    ok(seen > 0 && named == seen, "%s: %zu of %zu PLT entries named as objdump names them", path,
+       named, seen);
+    module_free(m);
+}
+
+/* A copy of PROG with random bytes written over its sections named in
+ * SECTIONS, ROUNDS times: loading and resolving every copy must not crash. */
+static void check_hostile(const char *prog, const char *sections)
+{
+    char *src = NULL, *dst = NULL, *cmd = NULL;
+    if (asprintf(&src, "%s/%s", TEST_PROGS, prog) < 0 ||
+        asprintf(&dst, "%s/hostile-XXXXXX", P_tmpdir) < 0)
+        abort();
+    int fd = mkstemp(dst);
+    if (fd < 0)
+        abort();
+    close(fd);
+    /* Where each section lies in the file, from readelf: "[Nr] Name Type Addr Off Size". */
+    if (asprintf(&cmd,
+                 "readelf -SW '%s' | sed -n 's/^ *\\[ *[0-9]*\\] *\\([^ ]*\\) *[A-Z_]* *[0-9a-f]* "
+                 "\\([0-9a-f]*\\) \\([0-9a-f]*\\).*/\\1 \\2 \\3/p'",
+                 src) < 0)
+        abort();
+    FILE *p = popen(cmd, "r");
+    struct {
+        uint64_t off, size;
+    } spans[8];
+    size_t nspans = 0;
+    char name[64];
+    unsigned long long off, size;
+    while (p != NULL && nspans < 8 && fscanf(p, "%63s %llx %llx", name, &off, &size) == 3) {
+        char want[80];
+        snprintf(want, sizeof want, " %s ", name);
+        if (strstr(sections, want) != NULL && size > 0)
+            spans[nspans].off = off, spans[nspans++].size = size;
+    }
+    if (p != NULL)
+        pclose(p);
+    FILE *in = fopen(src, "rb");
+    fseek(in, 0, SEEK_END);
+    long len = ftell(in);
+    rewind(in);
+    unsigned char *image = malloc((size_t)len), *copy = malloc((size_t)len);
+    if (image == NULL || copy == NULL || fread(image, 1, (size_t)len, in) != (size_t)len)
+        abort();
+    fclose(in);
+    unsigned seed = 12345;
+    size_t loaded = 0, rounds = 300;
+    for (size_t r = 0; r < rounds; r++) {
+        memcpy(copy, image, (size_t)len);
+        for (size_t k = 0; k < nspans; k++) {
+            /* Some rounds flip a few bytes, others fill with 0xff (huge lengths). */
+            size_t flips = r % 3 == 0 ? spans[k].size : 1 + r % 8;
+            for (size_t j = 0; j < flips; j++) {
+                seed = seed * 1103515245 + 12345;
+                size_t at = spans[k].off + (r % 3 == 0 ? j : (seed >> 8) % spans[k].size);
+                if (at < (size_t)len)
+                    copy[at] = r % 3 == 0 ? 0xff : (unsigned char)(seed >> 16);
+            }
+        }
+        FILE *out = fopen(dst, "wb");
+        fwrite(copy, 1, (size_t)len, out);
+        fclose(out);
+        struct module *m = module_new(0, dst, MODULE_PROGRAM);
+        char *cause = NULL;
+        if (module_load(m, &cause) == 0) {
+            loaded++;
+            for (uint64_t o = 0; o < (uint64_t)len; o += 7)
+                module_resolve(m, o);
+        }
+        free(cause);
+        module_free(m);
+    }
+    ok(nspans > 0 && loaded > 0, "%s with damaged%s: %zu of %zu copies load, none crash", prog,
+       sections, loaded, rounds);
+    unlink(dst);
+    free(image);
+    free(copy);
+    free(cmd);
+    free(src);
+    free(dst);
+}
+
 int main(void)
 {
     check_named("sieve");
@@ -76,6 +231,13 @@ int main(void)
        "stripped: the same function resolves to the same symbol");
     module_free(m);
     module_free(named);
+
+    check_whole_functions("sieve", "sieve-stripped");
+    check_plt(TEST_PROGS "/sieve");
+    check_plt(TEST_PROGS "/sieve-nopie");
+    check_plt(TEST_PROGS "/../../profil");
+    check_hostile("sieve-stripped", " .eh_frame .eh_frame_hdr ");
+    check_hostile("sieve", " .rela.plt .rela.dyn .plt .plt.got .dynsym ");
 
     /* One symbol per start, whatever adds them: files need strictly sorted starts. */
     struct module *t = module_new(2, "/x/t", MODULE_LIBRARY);
