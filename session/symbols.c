@@ -4,6 +4,8 @@
 #include "session/xmalloc.h"
 
 #include <dwarf.h>
+#include <errno.h>
+#include <libiberty/demangle.h>
 #include <elfutils/libdw.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -373,4 +375,159 @@ size_t symbols_plt_entries(Elf *elf, struct symbols_plt **out)
     free(plt_relocs);
     free(dyn_relocs);
     return n;
+}
+
+char *symbols_demangle(const char *raw)
+{
+    if (raw == NULL || raw[0] != '_')
+        return NULL; /* every scheme libiberty knows starts with '_' */
+    char *d = cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+    if (d == NULL && raw[1] == 'D')
+        d = cplus_demangle(raw, DMGL_PARAMS | DMGL_DLANG); /* AUTO does not try D */
+    if (d == NULL)
+        return NULL;
+    char *owned = xstrdup(d); /* libiberty's malloc, our xmalloc: keep them apart */
+    free(d);
+    return owned;
+}
+
+void symbols_text_free(struct symbols_text *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(t[i].name);
+        free(t[i].owner);
+    }
+    free(t);
+}
+
+static int symbols_text_cmp(const void *a, const void *b)
+{
+    const struct symbols_text *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return strcmp(x->name, y->name); /* aliases in a fixed order, whatever qsort does */
+}
+
+/* Append one entry to a growing table. */
+static void symbols_text_add(struct symbols_text **out, size_t *n, size_t *alloc, uint64_t start,
+                             uint64_t end, const char *name, size_t name_len, const char *owner,
+                             size_t owner_len)
+{
+    if (*n == *alloc) {
+        *alloc = *alloc ? 2 * *alloc : 1024;
+        *out = xreallocarray(*out, *alloc, sizeof **out);
+    }
+    (*out)[(*n)++] = (struct symbols_text){start, end, xstrndup(name, name_len),
+                                           owner ? xstrndup(owner, owner_len) : NULL};
+}
+
+size_t symbols_read_kallsyms(FILE *file, struct symbols_text **out, bool *hidden)
+{
+    size_t n = 0, alloc = 0, zero = 0, lines = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    *out = NULL;
+    while (getline(&line, &cap, file) > 0) {
+        char *p = line, *end;
+        errno = 0;
+        uint64_t addr = strtoull(p, &end, 16);
+        if (end == p || errno != 0 || *end != ' ')
+            continue;
+        p = end + 1;
+        char type = *p;
+        if (type == '\0' || p[1] != ' ')
+            continue;
+        p += 2;
+        size_t len = strcspn(p, " \t\n");
+        if (len == 0)
+            continue;
+        lines++;
+        if (addr == 0)
+            zero++;
+        if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+            continue; /* text only: data symbols are never a PC */
+        const char *owner = NULL;
+        size_t owner_len = 0;
+        char *open = strchr(p + len, '[');
+        if (open != NULL) {
+            owner = open + 1;
+            owner_len = strcspn(owner, "]\n");
+        }
+        symbols_text_add(out, &n, &alloc, addr, 0, p, len, owner, owner_len);
+    }
+    free(line);
+    *hidden = lines > 0 && zero == lines;
+    if (*hidden || n == 0) {
+        symbols_text_free(*out, n);
+        *out = NULL;
+        return 0;
+    }
+    /* Of aliases at one address (_stext, _text) keep the first by name, so
+     * that two runs agree. */
+    qsort(*out, n, sizeof **out, symbols_text_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k > 0 && (*out)[k - 1].start == (*out)[i].start) {
+            free((*out)[i].name);
+            free((*out)[i].owner);
+            continue;
+        }
+        (*out)[k++] = (*out)[i];
+    }
+    /* Each ends where the next begins; the last gets a page. */
+    for (size_t i = 0; i < k; i++)
+        (*out)[i].end = i + 1 < k ? (*out)[i + 1].start : (*out)[i].start + 4096;
+    return k;
+}
+
+size_t symbols_read_perf_map(FILE *file, struct symbols_text **out)
+{
+    size_t n = 0, alloc = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    *out = NULL;
+    while (getline(&line, &cap, file) > 0) {
+        char *p = line, *end;
+        errno = 0;
+        uint64_t start = strtoull(p, &end, 16);
+        if (end == p || errno != 0 || *end != ' ')
+            continue;
+        p = end + 1;
+        uint64_t size = strtoull(p, &end, 16);
+        if (end == p || errno != 0 || *end != ' ' || size == 0 || start + size < start)
+            continue;
+        p = end + 1;
+        size_t len = strcspn(p, "\n");
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
+            len--;
+        if (len == 0)
+            continue;
+        symbols_text_add(out, &n, &alloc, start, start + size, p, len, NULL, 0);
+    }
+    free(line);
+    if (n == 0)
+        return 0;
+    /* Later lines win, as a JIT reuses memory: sort by start keeping each
+     * line's number, and drop every entry that a later one overlaps. */
+    struct order {
+        struct symbols_text t;
+        size_t line;
+    } *o = xreallocarray(NULL, n, sizeof *o);
+    for (size_t i = 0; i < n; i++)
+        o[i] = (struct order){(*out)[i], i};
+    qsort(o, n, sizeof *o, symbols_text_cmp); /* t comes first: compares starts */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        while (k > 0 && o[k - 1].t.end > o[i].t.start && o[k - 1].line < o[i].line)
+            free(o[--k].t.name);
+        if (k > 0 && o[k - 1].t.end > o[i].t.start) {
+            free(o[i].t.name); /* an older line under a newer one */
+            continue;
+        }
+        o[k++] = o[i];
+    }
+    for (size_t i = 0; i < k; i++)
+        (*out)[i] = o[i].t;
+    free(o);
+    return k;
 }

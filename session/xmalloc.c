@@ -32,6 +32,16 @@ void *xcalloc(size_t nmemb, size_t size)
     return p;
 }
 
+/* libiberty's demangler calls xmalloc, xrealloc and xstrdup and lets the
+ * program provide them: these, so that its own xmalloc.o is never linked. */
+void *xrealloc(void *ptr, size_t size)
+{
+    void *p = realloc(ptr, size ? size : 1);
+    if (p == NULL)
+        xmalloc_fail();
+    return p;
+}
+
 void *xreallocarray(void *ptr, size_t nmemb, size_t size)
 {
     void *p = reallocarray(ptr, nmemb ? nmemb : 1, size ? size : 1);
