@@ -13,6 +13,7 @@ enum mode { MODE_PROFILE, MODE_REPORT, MODE_REPLAY, MODE_EXPORT };
 struct options {
     enum mode mode;
     bool json;
+    bool no_demangle;    /* --no-demangle: raw symbol names */
     int hist;            /* --hist: 1 the buckets with samples, 2 (--hist=all) every one */
     uint32_t bucket;     /* 0: ask */
     uint32_t interval;   /* 0: ask */
@@ -37,6 +38,13 @@ int options_parse(int argc, char **argv, struct options *o);
 /* Find PROGRAM as a shell would: a name with a slash as is, else along PATH.
  * The caller owns the result; NULL when there is no such file. */
 char *launcher_resolve(const char *program);
+
+/* When PATH is a script (#!), the program that really runs it, as the
+ * kernel would find it: its interpreter, an interpreter's interpreter (up
+ * to four), or for #!/usr/bin/env NAME, NAME along PATH.  0 and *INTERP
+ * (owned); 1 when PATH is not a script; -1 and *CAUSE (owned) when its
+ * interpreter cannot run. */
+int launcher_interpreter(const char *path, char **interp, char **cause);
 
 /* The output file for PROGRAM's session: -o, else PROFDIR/PID.NAME.PRF, else
  * NAME.PRF in the current directory; PID is filled in when known (0: "PID"). */

@@ -81,20 +81,22 @@ int launcher_check_output(const char *path)
 }
 
 /* Read the session file PATH, or say in one line why not. */
-static struct session *main_read(const char *path)
+static struct session *main_read(const char *path, const struct options *o)
 {
     char *cause = NULL;
     struct session *s = prf_read_file(path, &cause);
     if (s == NULL) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
+    } else {
+        s->raw_names = o->no_demangle;
     }
     return s;
 }
 
 static int main_report(const struct options *o)
 {
-    struct session *s = main_read(o->target);
+    struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
     if (o->hist) {
@@ -164,8 +166,8 @@ static char *main_session_path(const char *name)
 static int main_replay(const struct options *o)
 {
     char *cause = NULL;
-    struct session *file = main_read(o->target);
-    struct session *copy = file ? main_read(o->target) : NULL;
+    struct session *file = main_read(o->target, o);
+    struct session *copy = file ? main_read(o->target, o) : NULL;
     if (copy == NULL) {
         session_free(file);
         return 1;
@@ -194,7 +196,7 @@ static int main_replay(const struct options *o)
 static int main_export(const struct options *o)
 {
     char *cause = NULL;
-    struct session *s = main_read(o->target);
+    struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
     uint8_t *data;
@@ -285,9 +287,14 @@ int main(int argc, char **argv)
         free(path);
         return 1;
     }
-    if (module_check_executable(path, &cause) < 0) {
+    /* A script runs as the kernel runs it; its interpreter's code is the
+     * program area. */
+    char *interp = NULL;
+    if (launcher_interpreter(path, &interp, &cause) < 0 ||
+        module_check_executable(interp ? interp : path, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
+        free(interp);
         free(path);
         return 1;
     }
@@ -322,7 +329,7 @@ int main(int argc, char **argv)
         status = r < 0 ? 1 : r;
         goto out;
     }
-    s = session_new(path, o.bucket, o.interval, &cause);
+    s = session_new(interp ? interp : path, o.bucket, o.interval, &cause);
     if (s == NULL) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
@@ -334,11 +341,14 @@ int main(int argc, char **argv)
     free(s->program);
     s->program = xstrdup(o.target);
     s->comment = o.comment ? xstrdup(o.comment) : NULL;
+    s->interpreter = interp ? xstrdup(interp) : NULL;
+    s->raw_names = o.no_demangle;
     status = launcher_run(s, &o, path, &a, output);
 out:
     session_free(s);
     args_free(&a);
     free(output);
+    free(interp);
     free(path);
     return status;
 }

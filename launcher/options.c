@@ -32,6 +32,7 @@ static void options_usage(FILE *out)
             "                       or ptrace\n"
             "      --no-tui         run on this terminal and print the report at the end\n"
             "                       (also when standard output is not a terminal)\n"
+            "      --no-demangle    show C++, Rust and D functions by their symbols' names\n"
             "  -d, --delay=TENTHS   refresh the live screen every TENTHS/10 s (1..100, default 1)\n"
             "  -c, --comment=TEXT   store a comment with the session\n"
             "      --report         print the PROF report of FILE.PRF\n"
@@ -66,7 +67,8 @@ enum {
     OPT_JSON,
     OPT_REPLAY,
     OPT_EXPORT,
-    OPT_HIST
+    OPT_HIST,
+    OPT_NO_DEMANGLE
 };
 static const struct option longopts[] = {
     {"bucket", required_argument, NULL, 'b'},
@@ -76,6 +78,7 @@ static const struct option longopts[] = {
     {"clock", required_argument, NULL, OPT_CLOCK},
     {"driver", required_argument, NULL, OPT_DRIVER},
     {"no-tui", no_argument, NULL, OPT_NO_TUI},
+    {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
     {"delay", required_argument, NULL, 'd'},
     {"comment", required_argument, NULL, 'c'},
     {"report", no_argument, NULL, OPT_REPORT},
@@ -138,6 +141,7 @@ static int options_scan(int argc, char **argv, struct options *o)
         case OPT_NO_TUI:
             o->no_tui = true;
             break;
+        case OPT_NO_DEMANGLE: o->no_demangle = true; break;
         case OPT_REPORT:
             o->mode = MODE_REPORT;
             break;

@@ -44,6 +44,12 @@ char *meta_to_json(const struct session *s)
         cJSON_AddItemToArray(args, cJSON_CreateString(s->args[i]));
     meta_set(obj, "args", args);
     meta_set(obj, "comment", meta_string_or_null(s->comment));
+    meta_set(obj, "interpreter", meta_string_or_null(s->interpreter));
+    const char *kernel_note = s->kernel_module != UINT32_MAX && s->kernel_module < s->nmodules
+                                  ? s->modules[s->kernel_module]->load_error
+                                  : NULL;
+    meta_set(obj, "kernel_note",
+             kernel_note ? cJSON_CreateString(kernel_note) : cJSON_CreateNull());
     char date[64] = "";
     time_t t = (time_t)s->start_time;
     struct tm tm;
@@ -99,6 +105,22 @@ static int meta_get_string(const cJSON *obj, const char *key, char **out)
     return 0;
 }
 
+/* Why the kernel has no names, saved with its module: where the reader
+ * finds the kernel module (MODS comes before META). */
+static int meta_get_kernel_note(struct session *s, const cJSON *obj)
+{
+    char *note = NULL;
+    if (meta_get_string(obj, "kernel_note", &note) < 0)
+        return -1;
+    if (note != NULL && s->kernel_module < s->nmodules) {
+        free(s->modules[s->kernel_module]->load_error);
+        s->modules[s->kernel_module]->load_error = note;
+    } else {
+        free(note);
+    }
+    return 0;
+}
+
 int meta_from_json(struct session *s, const char *json, char **cause)
 {
     cJSON *obj = cJSON_Parse(json);
@@ -110,7 +132,8 @@ int meta_from_json(struct session *s, const char *json, char **cause)
     int r = -1;
     if (meta_get_string(obj, "program", &s->program) < 0 ||
         meta_get_string(obj, "comment", &s->comment) < 0 ||
-        meta_get_string(obj, "driver", &s->driver) < 0) {
+        meta_get_string(obj, "interpreter", &s->interpreter) < 0 ||
+        meta_get_kernel_note(s, obj) < 0 || meta_get_string(obj, "driver", &s->driver) < 0) {
         *cause = xstrdup("metadata has a field of the wrong type");
         goto out;
     }

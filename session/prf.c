@@ -571,9 +571,11 @@ static int prf_parse_modules(struct session *s, struct cursor *c, char **cause)
         free(path);
         m->loaded = true; /* the file's symbols are the truth; never read the disk */
         s->modules[s->nmodules++] = m;
-        if (kind == MODULE_ANON)
+        if (kind == MODULE_ANON && strcmp(m->path, "[anon]") == 0)
             s->anon_module = i;
-        if (kind == MODULE_KERNEL)
+        if (kind == MODULE_ANON && strcmp(m->path, "[JIT]") == 0)
+            s->jit_module = i;
+        if (kind == MODULE_KERNEL && strcmp(m->path, "[kernel]") == 0)
             s->kernel_module = i;
         m->build_id_len = cur_u8(c);
         if (m->build_id_len > sizeof m->build_id)

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The widest the text report's Routine column grows. */
+#define REPORT_NAME_MAX 80
+
 const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t interval_us)
 {
     uint64_t ms = (samples * (uint64_t)interval_us + 500) / 1000;
@@ -98,6 +101,8 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         for (size_t i = 0; i < s->nargs; i++)
             fprintf(out, " %s", s->args[i]);
         fprintf(out, "\n");
+        if (s->interpreter != NULL)
+            fprintf(out, "     Run: by %s, whose code is the program area\n", s->interpreter);
     }
     if (s->comment != NULL)
         fprintf(out, " Comment: %s\n", s->comment);
@@ -106,6 +111,11 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
                 s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     fprintf(out, "   Ended: %s\n", report_termination(s, end, sizeof end));
     report_clears(s, out);
+    for (size_t i = 0; i < s->nmodules; i++) {
+        if (s->modules[i]->kind == MODULE_KERNEL && s->modules[i]->load_error != NULL)
+            fprintf(out, "  Kernel: %s: its samples rank as one routine, [kernel]\n",
+                    s->modules[i]->load_error);
+    }
     double lost_pct = report_lost_pct(&s->c);
     if (lost_pct > REPORT_LOST_WARN_PCT)
         fprintf(out,
@@ -128,21 +138,36 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         report_counters(s, out, lost_pct);
         return;
     }
-    fprintf(out, "%-11s %-32s %10s %15s %9s  %s\n", "Time", "Routine", "% of Total",
+    /* The Routine column widens to the longest name shown, up to 80; a
+     * longer one (C++) keeps its start and its end. */
+    int namew = 32;
+    for (size_t k = 0; k < n && (limit == 0 || k < limit); k++) {
+        size_t len = strlen(s->funcs[order[k]].name);
+        if ((int)len > namew)
+            namew = len > REPORT_NAME_MAX ? REPORT_NAME_MAX : (int)len;
+    }
+    fprintf(out, "%-11s %-*s %10s %15s %9s  %s\n", "Time", namew, "Routine", "% of Total",
             "% of Accounted", "Samples", "Module");
     for (size_t k = 0; k < n; k++) {
         const struct func *f = &s->funcs[order[k]];
         if (limit != 0 && k == limit) {
-            fprintf(out, "%-11s (%zu more routines: profil --report shows them all)\n", "...",
-                    n - k);
+            fprintf(out, "%-11s (%zu more routine%s: profil --report shows them all)\n", "...",
+                    n - k, n - k == 1 ? "" : "s");
             break;
         }
-        fprintf(out, "%-11s %-32s %9.2f%% %14.2f%% %9" PRIu64 "  %s\n",
-                report_time(t, sizeof t, f->samples, s->interval_us), f->name,
+        char name[REPORT_NAME_MAX + 1];
+        size_t len = strlen(f->name);
+        if (len > REPORT_NAME_MAX)
+            snprintf(name, sizeof name, "%.*s...%s", (REPORT_NAME_MAX - 3) / 2 + 1, f->name,
+                     f->name + len - (REPORT_NAME_MAX - 3) / 2);
+        else
+            snprintf(name, sizeof name, "%s", f->name);
+        fprintf(out, "%-11s %-*s %9.2f%% %14.2f%% %9" PRIu64 "  %s\n",
+                report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
                 report_pct(f->samples, total), report_pct(f->samples, accounted), f->samples,
                 s->modules[f->module]->name);
     }
-    fprintf(out, "%-11s %-32s %9.2f%%\n", report_time(t, sizeof t, accounted, s->interval_us),
+    fprintf(out, "%-11s %-*s %9.2f%%\n", report_time(t, sizeof t, accounted, s->interval_us), namew,
             "Total", report_pct(accounted, total));
     free(order);
     report_counters(s, out, lost_pct);
@@ -189,6 +214,8 @@ char *report_json(struct session *s)
         cJSON_AddItemToArray(args, cJSON_CreateString(s->args[i]));
     cJSON_AddItemToObject(o, "comment",
                           s->comment ? cJSON_CreateString(s->comment) : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "interpreter",
+                          s->interpreter ? cJSON_CreateString(s->interpreter) : cJSON_CreateNull());
     cJSON_AddStringToObject(o, "driver", s->driver ? s->driver : "");
     cJSON_AddStringToObject(o, "clock", s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     cJSON_AddNumberToObject(o, "interval_us", s->interval_us);
@@ -229,6 +256,7 @@ char *report_json(struct session *s)
         const struct func *f = &s->funcs[order[k]];
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "name", f->name);
+        cJSON_AddStringToObject(j, "raw_name", f->raw ? f->raw : f->name);
         cJSON_AddStringToObject(j, "module", s->modules[f->module]->name);
         cJSON_AddNumberToObject(j, "samples", (double)f->samples);
         cJSON_AddNumberToObject(j, "seconds",
@@ -242,6 +270,12 @@ char *report_json(struct session *s)
     cJSON *buckets = cJSON_AddArrayToObject(o, "buckets");
     for (size_t i = 0; i < s->nbuckets; i++)
         cJSON_AddItemToArray(buckets, cJSON_CreateNumber((double)s->buckets[i]));
+
+    cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+    for (size_t i = 0; i < s->nmodules; i++) {
+        if (s->modules[i]->kind == MODULE_KERNEL && s->modules[i]->load_error != NULL)
+            cJSON_AddItemToArray(notes, cJSON_CreateString(s->modules[i]->load_error));
+    }
 
     cJSON *meta = s->meta_json ? cJSON_Parse(s->meta_json) : NULL;
     cJSON_AddItemToObject(o, "meta", meta ? meta : cJSON_CreateNull());

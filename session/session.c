@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/session.h"
+#include "session/symbols.h"
 #include "session/xmalloc.h"
 
 #include <limits.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 /* One executable mapping of a live process. */
@@ -44,6 +46,7 @@ struct session *session_new_empty(void)
     hit_table_clear(s->hits, s->hits_alloc);
     s->anon_module = UINT32_MAX;
     s->kernel_module = UINT32_MAX;
+    s->jit_module = UINT32_MAX;
     return s;
 }
 
@@ -82,15 +85,19 @@ void session_free(struct session *s)
         free(s->args[i]);
     free(s->args);
     free(s->comment);
+    free(s->interpreter);
     free(s->driver);
+    free(s->jit);
     free(s->buckets);
     free(s->buckets_before_clear);
     for (size_t i = 0; i < s->nmodules; i++)
         module_free(s->modules[i]);
     free(s->modules);
     free(s->hits);
-    for (size_t i = 0; i < s->nfuncs; i++)
+    for (size_t i = 0; i < s->nfuncs; i++) {
         free(s->funcs[i].name);
+        free(s->funcs[i].raw);
+    }
     free(s->funcs);
     free(s->func_index);
     for (size_t i = 0; i < s->nspaces; i++) {
@@ -427,6 +434,17 @@ static void session_count(struct session *s, uint32_t module, uint64_t offset, u
     session_add_hit(s, module, offset, n);
 }
 
+/* Remember that PID ran anonymous code: its JIT may keep a perf map. */
+static void session_note_jit(struct session *s, uint32_t pid)
+{
+    for (size_t i = 0; i < s->njit; i++) {
+        if (s->jit[i].pid == pid)
+            return;
+    }
+    s->jit = xreallocarray(s->jit, s->njit + 1, sizeof *s->jit);
+    s->jit[s->njit++] = (struct session_jit){pid, -1, -1};
+}
+
 /* Which module a user-mode PC lies in, by the process's mappings. */
 static void session_classify_user(struct session *s, const struct event *ev)
 {
@@ -436,6 +454,7 @@ static void session_classify_user(struct session *s, const struct event *ev)
     if (m == NULL || s->modules[m->module]->kind == MODULE_ANON) {
         if (s->anon_module == UINT32_MAX)
             s->anon_module = session_module(s, "[anon]", MODULE_ANON);
+        session_note_jit(s, ev->pid);
         session_count(s, s->anon_module, pc, ev->sample.count);
         return;
     }
@@ -678,7 +697,9 @@ static int64_t session_func(struct session *s, uint32_t module, uint64_t start, 
     if (*slot != 0)
         return (int64_t)*slot - 1;
     s->funcs = xreallocarray(s->funcs, s->nfuncs + 1, sizeof *s->funcs);
-    s->funcs[s->nfuncs] = (struct func){ module, start, end, xstrdup(name), 0 };
+    char *pretty = s->raw_names ? NULL : symbols_demangle(name);
+    s->funcs[s->nfuncs] = (struct func){
+        module, start, end, pretty ? pretty : xstrdup(name), pretty ? xstrdup(name) : NULL, 0};
     *slot = (uint32_t)++s->nfuncs;
     return (int64_t)s->nfuncs - 1;
 }
@@ -696,23 +717,132 @@ static void session_load_module(struct module *m)
     free(cause);
 }
 
+/* The kernel's functions, the first time a kernel PC needs a name: its own
+ * in [kernel], a loaded module's in a module of its own, [ext4].  Where the
+ * addresses are hidden the whole kernel is one function, [kernel]. */
+static void session_load_kernel(struct session *s, struct module *k)
+{
+    k->loaded = true;
+    FILE *f = fopen(s->kallsyms ? s->kallsyms : "/proc/kallsyms", "re");
+    if (f == NULL) {
+        k->load_error = xstrdup("kernel symbols unreadable (/proc/kallsyms)");
+        module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
+        return;
+    }
+    struct symbols_text *t;
+    bool hidden = false;
+    size_t n = symbols_read_kallsyms(f, &t, &hidden);
+    fclose(f);
+    if (n == 0) {
+        k->load_error = xstrdup(hidden ? "kernel symbols hidden (kernel.kptr_restrict)"
+                                       : "no kernel symbols in /proc/kallsyms");
+        module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct module *m = k;
+        if (t[i].owner != NULL) {
+            char *path = xasprintf("[%s]", t[i].owner);
+            uint32_t id = session_module(s, path, MODULE_KERNEL); /* may move s->modules */
+            m = s->modules[id];
+            m->loaded = true;
+            free(path);
+        }
+        module_add_symbol(m, t[i].start, t[i].end, t[i].name, false);
+    }
+    symbols_text_free(t, n);
+}
+
+/* The kernel function holding PC, and in *MODULE the module that names it. */
+static const struct symbol *session_kernel_symbol(struct session *s, uint32_t kernel, uint64_t pc,
+                                                  uint32_t *module)
+{
+    struct module *k = s->modules[kernel];
+    if (!k->loaded)
+        session_load_kernel(s, k);
+    else if (k->nsyms == 0) /* a file saved before kernel names: the kernel is one */
+        module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
+    for (size_t i = 0; i < s->nmodules; i++) {
+        struct module *m = i == 0 ? k : s->modules[i];
+        if (i > 0 && (m->kind != MODULE_KERNEL || i == kernel))
+            continue;
+        long j = module_find_symbol(m, pc);
+        if (j >= 0) {
+            *module = i == 0 ? kernel : (uint32_t)i;
+            return &m->syms[j];
+        }
+    }
+    return NULL;
+}
+
+/* Read again the perf map (/tmp/perf-PID.map) of each process that ran
+ * anonymous code, where it changed since: a JIT writes it as it compiles.
+ * Its functions go to the [JIT] module. */
+static void session_load_jit(struct session *s)
+{
+    for (size_t i = 0; i < s->njit; i++) {
+        char path[64];
+        struct stat st;
+        snprintf(path, sizeof path, "/tmp/perf-%u.map", s->jit[i].pid);
+        if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+            (st.st_size == s->jit[i].size && st.st_mtime == s->jit[i].mtime))
+            continue;
+        s->jit[i].size = st.st_size;
+        s->jit[i].mtime = st.st_mtime;
+        FILE *f = fopen(path, "re");
+        if (f == NULL)
+            continue;
+        struct symbols_text *t;
+        size_t n = symbols_read_perf_map(f, &t);
+        fclose(f);
+        if (s->jit_module == UINT32_MAX)
+            s->jit_module = session_module(s, "[JIT]", MODULE_ANON);
+        struct module *m = s->modules[s->jit_module];
+        m->loaded = true;
+        for (size_t k = 0; k < n; k++) {
+            if (module_find_symbol(m, t[k].start) < 0)
+                module_add_symbol(m, t[k].start, t[k].end, t[k].name, false);
+        }
+        symbols_text_free(t, n);
+    }
+}
+
+/* The name of anonymous code at PC, from a JIT's map; NULL when none. */
+static const struct symbol *session_jit_symbol(struct session *s, uint64_t pc)
+{
+    if (s->jit_module == UINT32_MAX)
+        return NULL;
+    struct module *m = s->modules[s->jit_module];
+    long j = module_find_symbol(m, pc);
+    return j >= 0 ? &m->syms[j] : NULL;
+}
+
 void session_rank(struct session *s)
 {
     if (!s->funcs_dirty || s->nhits == 0)
         return;
+    session_load_jit(s);
     for (size_t i = 0; i < s->hits_alloc; i++) {
         struct hit *h = &s->hits[i];
         if (h->module == UINT32_MAX || h->func != -1)
             continue;
         struct module *m = s->modules[h->module];
-        if (m->kind == MODULE_ANON || m->kind == MODULE_KERNEL) {
-            h->func = -2;
-            continue;
+        uint32_t module = h->module;
+        const struct symbol *sym;
+        if (m->kind == MODULE_ANON) {
+            /* Unnamed anonymous code stays unranked, and is tried again
+             * next time: the JIT may name it later. */
+            if ((sym = session_jit_symbol(s, h->offset)) == NULL)
+                continue;
+            module = s->jit_module;
+        } else if (m->kind == MODULE_KERNEL) {
+            sym = session_kernel_symbol(s, h->module, h->offset, &module);
+        } else {
+            session_load_module(m);
+            sym = module_resolve(m, h->offset);
         }
-        session_load_module(m);
-        const struct symbol *sym = module_resolve(m, h->offset);
         if (sym != NULL) {
-            h->func = session_func(s, h->module, sym->start, sym->end, sym->name);
+            h->func = session_func(s, module, sym->start, sym->end, sym->name);
         } else {
             char *name = xasprintf("%s+0x%llx", m->name, (unsigned long long)h->offset);
             module_add_symbol(m, h->offset, h->offset + 1, name, true);
@@ -894,6 +1024,7 @@ const char *session_bucket_label(const struct session *s, size_t i, size_t *othe
 
 void session_set_exit(struct session *s, int wstatus)
 {
+    s->funcs_dirty = true; /* a JIT's map is read once more, now it is complete */
     if (WIFSIGNALED(wstatus)) {
         s->exit_kind = EXIT_ABORTED;
         s->exit_signal = WTERMSIG(wstatus);

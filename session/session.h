@@ -95,7 +95,8 @@ struct func {
     uint32_t module;
     uint64_t start; /* file offsets */
     uint64_t end;
-    char *name;     /* owned */
+    char *name; /* owned: as shown, demangled (C++, Rust, D) unless raw_names */
+    char *raw;  /* owned: the symbol as the file names it, when name is demangled; else NULL */
     uint64_t samples;
 };
 
@@ -134,6 +135,7 @@ struct session {
     char **args;         /* owned: the parameters, without argv[0] */
     size_t nargs;
     char *comment;       /* owned, may be NULL */
+    char *interpreter;   /* owned: what runs the program when it is a #! script, or NULL */
     uint32_t interval_us;
     uint32_t bucket_paragraphs; /* the size shown: z and Z change it (a view) */
     uint32_t asked_paragraphs;  /* the size asked for, which the file keeps (0: the same) */
@@ -190,6 +192,15 @@ struct session {
     size_t nspaces;
     uint32_t anon_module;
     uint32_t kernel_module;
+    uint32_t jit_module;  /* [JIT]: anonymous code a JIT's perf map names, or UINT32_MAX */
+    bool raw_names;       /* --no-demangle: functions keep their symbols' names */
+    const char *kallsyms; /* borrowed: another /proc/kallsyms to read (tests), or NULL */
+    struct session_jit {  /* each process that ran anonymous code: its perf map as last read */
+        uint32_t pid;
+        int64_t size;
+        int64_t mtime;
+    } * jit; /* owned; live sessions only: a file's [JIT] names come with it */
+    size_t njit;
 
     /* What happened. */
     uint64_t start_ns;   /* CLOCK_MONOTONIC when the clock started, or of the first event */

@@ -57,6 +57,38 @@ const char *draw_fit(char *dst, size_t size, const char *text, int width)
     return dst;
 }
 
+const char *draw_fit_middle(char *dst, size_t size, const char *text, int width)
+{
+    bool utf8 = draw_utf8();
+    int ellw = utf8 ? 1 : 3, total = draw_width(text);
+    if (total <= width || width < ellw + 2 || size < 8)
+        return draw_fit(dst, size, text, width);
+    /* The head and the tail, one column more to the head when odd. */
+    int tail = (width - ellw) / 2, head = width - ellw - tail;
+    const char *p = text, *tail_at = NULL;
+    int cols = 0;
+    for (; *p != '\0'; p++) {
+        if (!draw_starts_char((unsigned char)*p, utf8))
+            continue;
+        if (cols == total - tail && tail_at == NULL)
+            tail_at = p;
+        cols++;
+    }
+    char a[512], b[512];
+    size_t hb = 0, n = 0;
+    for (const char *q = text; *q != '\0'; q++) { /* bytes of the first HEAD columns */
+        if (draw_starts_char((unsigned char)*q, utf8) && n++ == (size_t)head)
+            break;
+        hb++;
+    }
+    snprintf(a, sizeof a, "%.*s", (int)(hb < sizeof a ? hb : sizeof a - 1), text);
+    draw_fit(b, sizeof b, tail_at ? tail_at : "", tail); /* control bytes become '?' */
+    char headfit[512];
+    draw_fit(headfit, sizeof headfit, a, head);
+    snprintf(dst, size, "%s%s%s", headfit, utf8 ? "\xe2\x80\xa6" : "...", b);
+    return dst;
+}
+
 int draw_width(const char *text)
 {
     bool utf8 = draw_utf8();

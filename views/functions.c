@@ -127,15 +127,29 @@ static void functions_remember(struct functions *f, const struct session *s)
     }
 }
 
+/* Append FIT, padded to WIDTH columns (to the left when RIGHT), and a blank. */
+static void functions_put(char *line, size_t size, const char *fit, int width, bool right)
+{
+    int pad = width - draw_width(fit);
+    size_t len = strlen(line);
+    snprintf(line + len, size - len, "%*s%s%*s ", right ? pad : 0, "", fit, right ? 0 : pad, "");
+}
+
 /* Append TEXT to LINE in a cell WIDTH columns wide (right-aligned if RIGHT),
  * cut with an ellipsis when it is longer, and a blank after it. */
 static void functions_cell(char *line, size_t size, const char *text, int width, bool right)
 {
     char fit[256];
     draw_fit(fit, sizeof fit, text, width);
-    int pad = width - draw_width(fit);
-    size_t len = strlen(line);
-    snprintf(line + len, size - len, "%*s%s%*s ", right ? pad : 0, "", fit, right ? 0 : pad, "");
+    functions_put(line, size, fit, width, right);
+}
+
+/* A routine's name: long ones lose their middle, not their end. */
+static void functions_name_cell(char *line, size_t size, const char *text, int width)
+{
+    char fit[256];
+    draw_fit_middle(fit, sizeof fit, text, width);
+    functions_put(line, size, fit, width, false);
 }
 
 /* Whether the rows run from the largest value down (numbers by default). */
@@ -150,7 +164,9 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     struct functions *f = state;
     const struct session *s = ctx->s;
     functions_refresh(f, s, false);
-    int w = getmaxx(win), rows = getmaxy(win) - 2;
+    /* Title, column heads, the rows, and a detail line: the selected
+     * routine whole, whose name a narrow column may have cut. */
+    int w = getmaxx(win), rows = getmaxy(win) - 3;
     uint64_t accounted = 0;
     for (size_t i = 0; i < s->nfuncs; i++)
         accounted += s->funcs[i].samples;
@@ -191,7 +207,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         double pa = accounted ? 100.0 * (double)fn->samples / (double)accounted : 0;
         line[0] = '\0';
         functions_cell(line, sizeof line, t, 10, false);
-        functions_cell(line, sizeof line, fn->name, namew, false);
+        functions_name_cell(line, sizeof line, fn->name, namew);
         snprintf(num, sizeof num, "%7.2f%%", pt);
         functions_cell(line, sizeof line, num, 8, true);
         snprintf(num, sizeof num, "%7.2f%%", pa);
@@ -208,6 +224,16 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             wattron(win, COLOR_PAIR(PAIR_DOS));
         draw_text(win, r + 2, 0, w, line);
         wattrset(win, A_NORMAL);
+    }
+    if (f->sel < f->n) {
+        const struct func *fn = &s->funcs[f->order[f->sel]];
+        char detail[1024];
+        snprintf(detail, sizeof detail, "%s  (%s+0x%" PRIx64 "%s%s)", fn->name,
+                 s->modules[fn->module]->name, fn->start, fn->raw ? ", " : "",
+                 fn->raw ? fn->raw : "");
+        wattron(win, A_BOLD);
+        draw_text(win, rows + 2, 0, w, detail);
+        wattroff(win, A_BOLD);
     }
 }
 

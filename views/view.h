@@ -94,6 +94,10 @@ void draw_text(WINDOW *win, int y, int x, int width, const char *text);
  * control bytes become '?'.  Returns DST. */
 const char *draw_fit(char *dst, size_t size, const char *text, int width);
 
+/* TEXT fit to WIDTH columns with the ellipsis in the middle, keeping its
+ * start and its end (a C++ name's class and its parameters).  Returns DST. */
+const char *draw_fit_middle(char *dst, size_t size, const char *text, int width);
+
 /* Columns TEXT takes (one per character). */
 int draw_width(const char *text);
 

@@ -33,10 +33,12 @@ refuse "bare name not in PATH" 1 "no-such-program-$$: File not found" \
 mkdir "$T/adir"
 refuse "a directory" 1 "$T/adir: .*directory" "$PROFIL" "$T/adir"
 
-printf '#!/bin/sh\necho should not run\n' >"$T/script.sh"
+# A script runs as the kernel runs it (names.sh), unless its interpreter cannot.
+printf '#!/nonexistent/interp -x\necho should not run\n' >"$T/script.sh"
 chmod +x "$T/script.sh"
-refuse "a shell script" 1 "script.sh: not an ELF" "$PROFIL" "$T/script.sh"
-hasnt "$out" "should not run" "a shell script: it is not run"
+refuse "a script whose interpreter is missing" 1 \
+    "script.sh: its interpreter /nonexistent/interp: No such file or directory" "$PROFIL" "$T/script.sh"
+hasnt "$out" "should not run" "a script whose interpreter is missing: it is not run"
 
 printf 'just some text\n' >"$T/text.txt"
 chmod +x "$T/text.txt"

@@ -57,14 +57,14 @@ done <<'EOF'
 .meta object
 EOF
 is "$(jq -r 'keys_unsorted | join(" ")' "$J")" \
-    "program args comment driver clock interval_us bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions buckets meta" \
+    "program args comment interpreter driver clock interval_us bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions buckets notes meta" \
     "JSON: exactly these top-level keys, in this order"
 is "$(jq -r '.exit | keys_unsorted | join(" ")' "$J")" "status code signal" "JSON: exit has exactly status, code, signal"
 is "$(jq -r '.counters | keys_unsorted | join(" ")' "$J")" "program dos io high total lost preempted lost_pct" \
     "JSON: counters has exactly program, dos, io, high, total, lost, preempted, lost_pct"
 is "$(jq -r '[.functions[] | keys_unsorted | join(" ")] | unique | join("|")' "$J")" \
-    "name module samples seconds pct_total pct_accounted" \
-    "JSON: every function has exactly name, module, samples, seconds, pct_total, pct_accounted"
+    "name raw_name module samples seconds pct_total pct_accounted" \
+    "JSON: every function has exactly name, raw_name, module, samples, seconds, pct_total, pct_accounted"
 is "$(jq -r '[.args[] | type] | unique | join(" ")' "$J")" string "JSON: args are strings"
 is "$(jq -r '[.buckets[] | select(type != "number" or . < 0 or . != floor)] | length' "$J")" 0 \
     "JSON: buckets are whole numbers"

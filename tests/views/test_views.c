@@ -242,8 +242,8 @@ static void test_histogram_elsewhere(WINDOW *win)
     struct session *s = session_new(TEST_PROGS "/sieve", 1, 1000, &cause);
     struct view_ctx ctx = { .s = s, .focused = true };
     struct event smp = { .type = EVENT_SAMPLE, .pid = 1 };
-    smp.sample.mode = SAMPLE_KERNEL;
-    smp.sample.pc = 0xffffffff81000000ull;
+    smp.sample.mode = SAMPLE_BLOCKED; /* I/O without a PC: no routine to rank (a kernel PC
+                                       * would be one, named from /proc/kallsyms) */
     smp.sample.count = 4;
     session_ingest(s, &smp);
     session_rank(s);
@@ -358,9 +358,23 @@ static void test_functions(WINDOW *win)
     session_free(s);
 }
 
+/* Long C++ names keep their start and their end: the ellipsis goes between. */
+static void test_fit_middle(void)
+{
+    const char *name = "geo::Matrix<double>::multiply(geo::Matrix<double> const&, long) const";
+    char fit[128];
+    draw_fit_middle(fit, sizeof fit, name, 30);
+    is_u64((uint64_t)draw_width(fit), 30, "a long name fits its 30 columns");
+    ok(strncmp(fit, "geo::Matrix<do", 14) == 0, "it keeps its start (%s)", fit);
+    ok(strlen(fit) > 11 && strcmp(fit + strlen(fit) - 11, "long) const") == 0, "and its end");
+    draw_fit_middle(fit, sizeof fit, "main", 30);
+    is_str(fit, "main", "a short name is left whole");
+}
+
 int main(void)
 {
     test_scroll();
+    test_fit_middle();
     test_outbuf();
     setenv("TERM", "xterm", 1);
     FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
