@@ -74,8 +74,10 @@ void module_free(struct module *m)
     if (m == NULL)
         return;
     module_close_elf(m);
-    for (size_t i = 0; i < m->nsyms; i++)
+    for (size_t i = 0; i < m->nsyms; i++) {
         free(m->syms[i].name);
+        free(m->syms[i].pretty);
+    }
     free(m->syms);
     free(m->fdes);
     free(m->segs);
@@ -129,6 +131,18 @@ bool module_exec_span(const struct module *m, uint64_t *low, uint64_t *high)
     return found;
 }
 
+const char *module_symbol_name(const struct module *m, size_t k, bool raw)
+{
+    struct symbol *sym = (struct symbol *)&m->syms[k];
+    if (raw)
+        return sym->name;
+    if (!sym->pretty_done) {
+        sym->pretty = symbols_demangle(sym->name);
+        sym->pretty_done = true;
+    }
+    return sym->pretty ? sym->pretty : sym->name;
+}
+
 long module_find_symbol(const struct module *m, uint64_t off)
 {
     size_t lo = 0, hi = m->nsyms;
@@ -143,6 +157,15 @@ long module_find_symbol(const struct module *m, uint64_t off)
         return -1;
     const struct symbol *s = &m->syms[lo - 1];
     return off < s->end ? (long)(lo - 1) : -1;
+}
+
+void module_clear_symbols(struct module *m)
+{
+    for (size_t i = 0; i < m->nsyms; i++) {
+        free(m->syms[i].name);
+        free(m->syms[i].pretty);
+    }
+    m->nsyms = 0;
 }
 
 void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const char *name,
@@ -163,7 +186,8 @@ void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const cha
         return;
     }
     memmove(&m->syms[pos + 1], &m->syms[pos], (m->nsyms - pos) * sizeof *m->syms);
-    m->syms[pos] = (struct symbol){start, end > start ? end : start + 1, xstrdup(name), synthetic};
+    m->syms[pos] = (struct symbol){
+        .start = start, .end = end > start ? end : start + 1, .name = xstrdup(name), .synthetic = synthetic};
     m->nsyms++;
 }
 
@@ -284,8 +308,9 @@ static void module_settle_symbols(struct module *m, struct raw_sym *raw, size_t 
                 }
             }
         }
-        m->syms[m->nsyms++] = (struct symbol){
-            raw[i].start, end > raw[i].start ? end : raw[i].start + 1, xstrdup(raw[i].name), false};
+        m->syms[m->nsyms++] = (struct symbol){ .start = raw[i].start,
+                                               .end = end > raw[i].start ? end : raw[i].start + 1,
+                                               .name = xstrdup(raw[i].name) };
     }
 }
 

@@ -32,8 +32,10 @@ struct segment {
 struct symbol {
     uint64_t start;
     uint64_t end;
-    char *name;     /* owned */
-    bool synthetic; /* made up from unwind tables for stripped code */
+    char *name;       /* owned */
+    bool synthetic;   /* made up from unwind tables for stripped code */
+    bool pretty_done; /* pretty was looked for: see module_symbol_name */
+    char *pretty;     /* owned: the demangled name, or NULL */
 };
 
 struct module_elf; /* libelf/libdw handles kept while the module lives */
@@ -88,8 +90,16 @@ bool module_vaddr_to_offset(const struct module *m, uint64_t vaddr, uint64_t *of
  * valid until the next call that adds symbols to M.  NULL if none. */
 const struct symbol *module_resolve(struct module *m, uint64_t off);
 
+/* The name of symbol K as shown: demangled (C++, Rust, D) unless RAW.  The
+ * demangled form is made on first use and kept with the symbol, so this
+ * writes through a const module: a cache, not a change of meaning. */
+const char *module_symbol_name(const struct module *m, size_t k, bool raw);
+
 /* The symbol index holding OFF, or -1; never synthesizes. */
 long module_find_symbol(const struct module *m, uint64_t off);
+
+/* Forget every symbol (a JIT's map read anew). */
+void module_clear_symbols(struct module *m);
 
 /* Add a symbol (used by the .PRF reader); keeps the table sorted. */
 void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const char *name,

@@ -357,15 +357,16 @@ int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, boo
     if (err == 0 && keep_old && (err = prf_keep_old(path, tmp, kept, &moved)) != 0) {
         /* Neither file may be lost: the new one goes beside the old, as .new. */
         char *fresh = xasprintf("%s.new", path);
-        if (link(tmp, fresh) == 0)
+        if (link(tmp, fresh) == 0) {
             *cause = xasprintf("%s: cannot keep the previous file as %s.old (%s): this run is "
                                "saved as %s",
                                path, path, strerror(err), fresh);
-        else
-            *cause = xasprintf("%s: cannot keep the previous file as %s.old (%s), nor save this "
-                               "run as %s (%s)",
-                               path, path, strerror(err), fresh, strerror(errno));
-        unlink(tmp);
+            unlink(tmp);
+        } else { /* no links here, or a .new already: the temporary file stays */
+            *cause = xasprintf("%s: cannot keep the previous file as %s.old (%s): this run is "
+                               "saved as %s",
+                               path, path, strerror(err), tmp);
+        }
         free(fresh);
         free(tmp);
         return -err;
@@ -595,6 +596,13 @@ static int prf_parse_modules(struct session *s, struct cursor *c, char **cause)
             sg->offset = cur_u64(c);
             sg->filesz = cur_u64(c);
             sg->flags = cur_u32(c);
+            /* A segment that wraps past the top of the address space maps
+             * one bucket onto offsets in the wrong order. */
+            if (sg->vaddr + sg->memsz < sg->vaddr || sg->offset + sg->filesz < sg->offset ||
+                sg->vaddr + sg->filesz < sg->vaddr) {
+                *cause = xasprintf("module %u has a damaged segment table", i);
+                return -1;
+            }
         }
         m->nsegs = nsegs;
         uint32_t nsyms = cur_u32(c);
@@ -614,7 +622,8 @@ static int prf_parse_modules(struct session *s, struct cursor *c, char **cause)
                 *cause = xasprintf("module %u has a damaged symbol table", i);
                 return -1;
             }
-            m->syms[m->nsyms++] = (struct symbol){ start, end, name, synthetic != 0 };
+            m->syms[m->nsyms++] =
+                (struct symbol){ .start = start, .end = end, .name = name, .synthetic = synthetic != 0 };
         }
     }
     if (c->bad || n == 0) {

@@ -4,6 +4,7 @@
 #include "session/symbols.h"
 #include "session/xmalloc.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 /* One executable mapping of a live process. */
 struct mapping {
@@ -762,43 +765,86 @@ static const struct symbol *session_kernel_symbol(struct session *s, uint32_t ke
         session_load_kernel(s, k);
     else if (k->nsyms == 0) /* a file saved before kernel names: the kernel is one */
         module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
+    /* A loaded module's functions first: a file's [kernel] may be only the
+     * catch-all above, which must not swallow them. */
     for (size_t i = 0; i < s->nmodules; i++) {
-        struct module *m = i == 0 ? k : s->modules[i];
-        if (i > 0 && (m->kind != MODULE_KERNEL || i == kernel))
+        struct module *m = s->modules[i];
+        if (m->kind != MODULE_KERNEL || i == kernel)
             continue;
         long j = module_find_symbol(m, pc);
         if (j >= 0) {
-            *module = i == 0 ? kernel : (uint32_t)i;
+            *module = (uint32_t)i;
             return &m->syms[j];
         }
+    }
+    long j = module_find_symbol(k, pc);
+    if (j >= 0) {
+        *module = kernel;
+        return &k->syms[j];
     }
     return NULL;
 }
 
-/* Read again the perf map (/tmp/perf-PID.map) of each process that ran
- * anonymous code, where it changed since: a JIT writes it as it compiles.
- * Its functions go to the [JIT] module. */
+/* The perf map of PID, opened as perf opens it: a regular file of ours, not
+ * a link or a FIFO another user planted in /tmp; -1 when there is none. */
+static int session_open_jit_map(uint32_t pid, struct stat *st)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/perf-%u.map", pid);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid())) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* Read again the perf maps (/tmp/perf-PID.map) of the processes that ran
+ * anonymous code, when one changed: at most once a second while the
+ * program runs (a JIT appends as it compiles), and once more when it has
+ * ended.  The [JIT] module is made anew from them, later lines winning, so
+ * that memory a JIT reused takes its new name. */
 static void session_load_jit(struct session *s)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    bool ended = s->exit_kind != EXIT_NONE;
+    if (s->njit == 0 || (s->jit_ended && ended) ||
+        (!ended && s->jit_read_ns != 0 && now - s->jit_read_ns < 1000000000u))
+        return;
+    s->jit_read_ns = now;
+    s->jit_ended = ended;
+    bool changed = false;
     for (size_t i = 0; i < s->njit; i++) {
-        char path[64];
         struct stat st;
-        snprintf(path, sizeof path, "/tmp/perf-%u.map", s->jit[i].pid);
-        if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
-            (st.st_size == s->jit[i].size && st.st_mtime == s->jit[i].mtime))
+        int fd = session_open_jit_map(s->jit[i].pid, &st);
+        if (fd < 0)
             continue;
+        close(fd);
+        changed |= st.st_size != s->jit[i].size || st.st_mtime != s->jit[i].mtime;
         s->jit[i].size = st.st_size;
         s->jit[i].mtime = st.st_mtime;
-        FILE *f = fopen(path, "re");
-        if (f == NULL)
+    }
+    if (!changed)
+        return;
+    if (s->jit_module == UINT32_MAX)
+        s->jit_module = session_module(s, "[JIT]", MODULE_ANON);
+    struct module *m = s->modules[s->jit_module];
+    m->loaded = true;
+    module_clear_symbols(m);
+    for (size_t i = 0; i < s->njit; i++) {
+        struct stat st;
+        int fd = session_open_jit_map(s->jit[i].pid, &st);
+        FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+        if (f == NULL) {
+            if (fd >= 0)
+                close(fd);
             continue;
+        }
         struct symbols_text *t;
         size_t n = symbols_read_perf_map(f, &t);
         fclose(f);
-        if (s->jit_module == UINT32_MAX)
-            s->jit_module = session_module(s, "[JIT]", MODULE_ANON);
-        struct module *m = s->modules[s->jit_module];
-        m->loaded = true;
         for (size_t k = 0; k < n; k++) {
             if (module_find_symbol(m, t[k].start) < 0)
                 module_add_symbol(m, t[k].start, t[k].end, t[k].name, false);
@@ -912,10 +958,10 @@ const char *session_bucket_symbol(const struct session *s, size_t i, bool *start
     }
     if (a < m->nsyms && m->syms[a].start <= off_hi && !m->syms[a].synthetic) {
         *starts_here = true;
-        return m->syms[a].name;
+        return module_symbol_name(m, a, s->raw_names);
     }
     long k = module_find_symbol(m, off_lo);
-    return k >= 0 ? m->syms[k].name : NULL;
+    return k >= 0 ? module_symbol_name(m, (size_t)k, s->raw_names) : NULL;
 }
 
 /* The hit at (MODULE, OFFSET), or NULL; a lookup that never inserts. */
@@ -944,6 +990,10 @@ static int hit_offset_cmp(const void *a, const void *b)
 static const struct hit **session_bucket_hits(const struct session *s, uint64_t lo, uint64_t hi,
                                               size_t *n)
 {
+    if (hi < lo || hi - lo == UINT64_MAX) { /* a damaged file's segments */
+        *n = 0;
+        return xcalloc(1, sizeof(const struct hit *));
+    }
     uint64_t span = hi - lo + 1;
     size_t alloc = span < 64 ? (size_t)span : 64, k = 0;
     const struct hit **out = xcalloc(alloc, sizeof *out);
@@ -976,7 +1026,7 @@ static const struct hit **session_bucket_hits(const struct session *s, uint64_t 
 static const char *session_bucket_unsampled(const struct session *s, size_t i, long cover)
 {
     if (cover >= 0)
-        return s->modules[0]->syms[cover].name;
+        return module_symbol_name(s->modules[0], (size_t)cover, s->raw_names);
     bool starts;
     return session_bucket_symbol(s, i, &starts);
 }
@@ -1011,7 +1061,7 @@ const char *session_bucket_label(const struct session *s, size_t i, size_t *othe
             groups++;
             if (sum > best_count) {
                 best_count = sum;
-                best = k >= 0 ? m->syms[k].name : NULL;
+                best = k >= 0 ? module_symbol_name(m, (size_t)k, s->raw_names) : NULL;
             }
         }
         free(hits);
@@ -1101,7 +1151,7 @@ static void session_label(const struct session *s, size_t only, struct bucket_la
             }
         }
         struct bucket_label *l = &out[only == SIZE_MAX ? b : 0];
-        l->name = m->syms[best].name;
+        l->name = module_symbol_name(m, (size_t)best, s->raw_names);
         l->others = distinct - 1;
         first = end;
     }

@@ -201,6 +201,8 @@ struct session {
         int64_t mtime;
     } * jit; /* owned; live sessions only: a file's [JIT] names come with it */
     size_t njit;
+    uint64_t jit_read_ns; /* CLOCK_MONOTONIC when the perf maps were last looked at */
+    bool jit_ended;       /* ... and whether the program had ended then */
 
     /* What happened. */
     uint64_t start_ns;   /* CLOCK_MONOTONIC when the clock started, or of the first event */

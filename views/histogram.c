@@ -174,7 +174,7 @@ static bool histogram_continues(const struct session *s, size_t b, const char *n
         !module_vaddr_to_offset(m, s->prog_low + b * 16 * (uint64_t)s->bucket_paragraphs, &off))
         return false;
     long k = module_find_symbol(m, off);
-    return k >= 0 && m->syms[k].start < off && m->syms[k].name == name;
+    return k >= 0 && m->syms[k].start < off && module_symbol_name(m, (size_t)k, s->raw_names) == name;
 }
 
 /* When the program's own code has (next to) nothing, say where the samples

@@ -104,6 +104,13 @@ like "$err" '^profil: sieve\.PRF: cannot keep the previous file as sieve\.PRF\.o
     ".old: and says why and where this run went in one line"
 ok ".old: sieve.PRF is untouched" cmp -s first.PRF sieve.PRF
 is "$(json sieve.PRF.new .bucket_paragraphs)" 2 ".old: sieve.PRF.new holds this run"
+# ... and when sieve.PRF.new is taken too, the run stays in its temporary file.
+run "$PROFIL" -b 3 -t 1000 --no-tui "$PROGS/sieve" 200 </dev/null
+isnt "$rc" 0 ".old and .new taken: profil fails"
+kept=$(printf '%s\n' "$err" | sed -n 's/^profil: sieve\.PRF: cannot keep the previous file as sieve\.PRF\.old (.*): this run is saved as \(.*\)$/\1/p')
+ok ".old and .new taken: this run is saved, and the line says where ($kept)" test -s "${kept:-/nonexistent}"
+is "$(json "${kept:-/nonexistent}" .bucket_paragraphs)" 3 ".old and .new taken: that file holds this run"
+ok ".old and .new taken: sieve.PRF.new is untouched" test "$(json sieve.PRF.new .bucket_paragraphs)" = 2
 cd "$T" || exit 1
 
 done_testing

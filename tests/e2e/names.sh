@@ -100,6 +100,9 @@ like "$(printf '%s' "$out" | jq -r '.functions[0].name')" '^_ZNK3geo6MatrixIdE8m
 run "$PROFIL" --report "$T/cxx.PRF"
 like "$out" 'geo::Matrix<double>::multiply\(geo::Matr.*long\) const' \
     "cxx: the text report shows the name, its middle cut when long"
+run "$PROFIL" --hist "$T/cxx.PRF"
+has "$out" "geo::Matrix<double>::multiply(geo::Matrix<double> const&, long) const" \
+    "cxx: the bucket histogram labels its buckets demangled too"
 
 # ---------------------------------------------------------------------------
 # Scripts run as the kernel runs them: the interpreter's code is the program.

@@ -279,10 +279,52 @@ static void test_keep_old(void)
     rmdir(dir);
 }
 
+/* Segments read from a file are not trusted: one that wraps past the top of
+ * the address space is refused; ones in a hostile order (a bucket's start at a
+ * higher offset than its end) still label every bucket without a crash. */
+static void test_hostile_segments(void)
+{
+    struct session *s = make_session();
+    struct segment keep = s->modules[0]->segs[0];
+    s->modules[0]->segs[0].offset = UINT64_MAX - 8;
+    uint8_t *data;
+    size_t len;
+    prf_write_buffer(s, &data, &len);
+    char *cause = NULL;
+    struct session *r = prf_read_buffer(data, len, &cause);
+    ok(r == NULL && cause != NULL && strstr(cause, "segment") != NULL,
+       "a segment that wraps is refused: %s", cause ? cause : "(read)");
+    session_free(r);
+    free(cause);
+    free(data);
+    s->modules[0]->segs[0] = keep;
+
+    /* Every executable byte's bucket start maps high, its end low. */
+    struct module *m = s->modules[0];
+    for (size_t i = 0; i < m->nsegs; i++) {
+        if (m->segs[i].flags & 1) {
+            struct segment *x = &m->segs[i];
+            m->segs = realloc(m->segs, (m->nsegs + 1) * sizeof *m->segs);
+            x = &m->segs[i];
+            m->segs[m->nsegs] = (struct segment){ x->vaddr + 8, x->memsz, 0, x->filesz, x->flags };
+            x->offset += 0x100000; /* the first 8 bytes of each bucket: far above */
+            x->filesz = 8;
+            m->nsegs++;
+            break;
+        }
+    }
+    size_t others, named = 0;
+    for (size_t b = 0; b < s->nbuckets; b++)
+        named += session_bucket_label(s, b, &others) != NULL;
+    ok(1, "labels of %zu buckets over hostile segments, no crash (%zu named)", s->nbuckets, named);
+    session_free(s);
+}
+
 int main(void)
 {
     test_round_trip();
     test_files();
     test_keep_old();
+    test_hostile_segments();
     return tap_done();
 }
