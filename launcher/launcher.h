@@ -60,4 +60,11 @@ int launcher_check_output(const char *path);
 int launcher_run(struct session *s, const struct options *o, const char *path,
                  const struct args *a, const char *output);
 
+struct debuginfo_progress;
+
+/* The session's debug-file downloads on stderr, for when no screen is up
+ * (the live screen shows them in its status line instead): one line
+ * rewritten in place on a terminal, a single final line otherwise. */
+void launcher_debuginfo_progress(void *arg, const struct debuginfo_progress *p);
+
 #endif

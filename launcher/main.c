@@ -4,6 +4,7 @@
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
 #include "session/classic.h"
+#include "session/debuginfo.h"
 #include "session/prf.h"
 #include "session/replay.h"
 #include "session/report.h"
@@ -275,6 +276,7 @@ int main(int argc, char **argv)
     if (main_is_session(o.target))
         return main_replay(&o);
 
+    debuginfo_set_progress(launcher_debuginfo_progress, NULL, NULL, NULL);
     char *path = launcher_resolve(o.target);
     if (path == NULL) {
         fprintf(stderr, "profil: %s: File not found\n", o.target);

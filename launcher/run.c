@@ -2,6 +2,7 @@
 
 #include "clockdrv/clockdrv.h"
 #include "launcher/launcher.h"
+#include "session/debuginfo.h"
 #include "session/prf.h"
 #include "session/report.h"
 #include "session/xmalloc.h"
@@ -101,6 +102,33 @@ static int run_save(void *arg, struct session *s, char **cause)
     if (kept)
         fprintf(stderr, "profil: kept the previous %s as %s.old\n", rs->name, rs->name);
     return r;
+}
+
+void launcher_debuginfo_progress(void *arg, const struct debuginfo_progress *p)
+{
+    static bool open_line; /* a terminal line is being rewritten */
+    bool tty = isatty(STDERR_FILENO);
+    if (p->state == DEBUGINFO_DOWNLOADING) {
+        if (!tty)
+            return;
+        if (p->total > 0)
+            fprintf(stderr, "\rprofil: downloading debug info for %s from debuginfod: %ld%%",
+                    p->name, p->done * 100 / p->total);
+        else
+            fprintf(stderr, "\rprofil: downloading debug info for %s from debuginfod...", p->name);
+        open_line = true;
+    } else {
+        if (open_line)
+            fputs("\r\033[K", stderr);
+        open_line = false;
+        if (p->found)
+            fprintf(stderr, "profil: downloading debug info for %s from debuginfod: 100%%\n",
+                    p->name);
+        else if (p->error != NULL)
+            fprintf(stderr, "profil: no debug info for %s from debuginfod: %s\n", p->name,
+                    p->error);
+    }
+    fflush(stderr);
 }
 
 /* The title line of the screen: the program and its parameters. */

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include "session/debuginfo.h"
 #include "session/module.h"
 #include "session/symbols.h"
 #include "session/xmalloc.h"
@@ -314,28 +315,14 @@ static void module_settle_symbols(struct module *m, struct raw_sym *raw, size_t 
     }
 }
 
-/* A stripped image may have a separate debug file installed by build id. */
-static Elf *module_open_debug_file(const struct module *m, int *fdp)
+/* A stripped image may have a separate debug file: by build id, by
+ * .gnu_debuglink, or from a debuginfod server (session/debuginfo.c). */
+static bool module_open_debug_file(const struct module *m, Elf *elf, struct debuginfo_file *f)
 {
-    if (m->build_id_len < 2)
-        return NULL;
-    char path[256];
-    int n = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/", m->build_id[0]);
-    for (size_t i = 1; i < m->build_id_len && n < (int)sizeof path - 8; i++)
-        n += snprintf(path + n, sizeof path - (size_t)n, "%02x", m->build_id[i]);
-    snprintf(path + n, sizeof path - (size_t)n, ".debug");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    if (elf == NULL || elf_kind(elf) != ELF_K_ELF) {
-        if (elf != NULL)
-            elf_end(elf);
-        close(fd);
-        return NULL;
-    }
-    *fdp = fd;
-    return elf;
+    GElf_Word crc = 0;
+    const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
+    struct debuginfo_query q = {m->path, m->name, m->build_id, m->build_id_len, link, crc};
+    return debuginfo_find(&q, f) == 0;
 }
 
 /* Name each PLT entry after its target where no symbol names it already. */
@@ -405,19 +392,15 @@ static int module_load_elf(struct module *m, Elf *elf, char **cause)
 
     struct raw_sym *raw = NULL;
     size_t nraw = 0;
-    int dfd = -1;
-    Elf *debug = NULL;
+    struct debuginfo_file debug = {-1, NULL, NULL};
     if (module_scan_symbols(m, elf, false, &raw, &nraw) == 0 &&
-        (debug = module_open_debug_file(m, &dfd)) != NULL)
-        module_scan_symbols(m, debug, false, &raw, &nraw);
+        module_open_debug_file(m, elf, &debug))
+        module_scan_symbols(m, debug.elf, false, &raw, &nraw);
     if (nraw == 0)
         module_scan_symbols(m, elf, true, &raw, &nraw);
     module_settle_symbols(m, raw, nraw);
     free(raw);
-    if (debug != NULL) {
-        elf_end(debug);
-        close(dfd);
-    }
+    debuginfo_file_close(&debug);
     module_add_plt(m, elf);
     module_read_fdes(m, elf);
     return 0;

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include "session/debuginfo.h"
 #include "session/replay.h"
 #include "session/report.h"
 #include "session/xmalloc.h"
@@ -913,6 +914,27 @@ static void tui_drain(struct tui *t)
 }
 
 /* The loop both the live screen and the replay run. */
+/* A debug file downloads while the screen is up (a library first sampled
+ * needs its names): say so in the status line, drawn now, since the loop
+ * waits for the download. */
+static void tui_debuginfo_progress(void *arg, const struct debuginfo_progress *p)
+{
+    struct tui *t = arg;
+    if (p->state == DEBUGINFO_DOWNLOADING && p->total > 0)
+        tui_status(t, "downloading debug info for %s from debuginfod: %ld%%", p->name,
+                   p->done * 100 / p->total);
+    else if (p->state == DEBUGINFO_DOWNLOADING)
+        tui_status(t, "downloading debug info for %s from debuginfod...", p->name);
+    else if (p->found)
+        tui_status(t, "downloaded debug info for %s from debuginfod", p->name);
+    else if (p->error != NULL)
+        tui_status(t, "no debug info for %s from debuginfod: %s", p->name, p->error);
+    else
+        tui_status(t, "debuginfod has no debug info for %s", p->name);
+    tui_draw_status(t);
+    refresh();
+}
+
 static int tui_run(struct tui *t0, char **cause)
 {
     sigset_t mask, old;
@@ -956,6 +978,9 @@ static int tui_run(struct tui *t0, char **cause)
     t->rate_at = clockdrv_now_ns();
     tui_layout(t);
     tui_draw(t); /* at once: the first refresh tick is a whole delay away */
+    debuginfo_progress_fn *old_progress;
+    void *old_progress_arg;
+    debuginfo_set_progress(tui_debuginfo_progress, t, &old_progress, &old_progress_arg);
 
     while (!t->quit) {
         struct pollfd pfd[5];
@@ -1032,6 +1057,7 @@ static int tui_run(struct tui *t0, char **cause)
     }
     if (t->help_win != NULL)
         delwin(t->help_win);
+    debuginfo_set_progress(old_progress, old_progress_arg, NULL, NULL);
     screen_stop();
     outbuf_free(t->out);
     if (t->pty >= 0)

@@ -45,7 +45,7 @@ cd "$T" || {
     echo "Bail out! cannot cd to $T"
     exit 1
 }
-unset PROFDIR
+unset PROFDIR DEBUGINFOD_URLS # no test asks a server it did not start
 
 for _lib_tool in "$PROFIL" "$PTYRUN"; do
     if [ ! -x "$_lib_tool" ]; then

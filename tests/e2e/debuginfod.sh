@@ -1,0 +1,124 @@
+#!/bin/sh
+# debuginfod.sh - a stripped program whose debug file only a debuginfod
+# server has gets its real names when DEBUGINFOD_URLS names the server: a
+# real server (Debian's debuginfod) serving a local directory on 127.0.0.1.
+# The download says how far it got, lands in libdebuginfod's cache (as
+# debuginfod-find keeps it) and is not fetched again.  A server that does not
+# answer costs one line at most, and the names fall back.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+prog=sieve-stripped # strip(1) of tests/progs/sieve: same build id, no debuglink
+line="profil: downloading debug info for $prog from debuginfod: 100%"
+
+# profile NAME [VAR=VALUE...]: run $prog at -b 1 -t 1000 with the environment
+# VAR=VALUE into $T/NAME.PRF, its JSON report into $J.
+profile() {
+    _name=$1
+    shift
+    run env "$@" "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/$_name.PRF" "$PROGS/$prog" 1500 </dev/null
+    "$PROFIL" --report --json "$T/$_name.PRF" >"$T/$_name.json" 2>/dev/null
+    J=$T/$_name.json
+}
+names() { jq -r --arg m "$prog" '[.functions[] | select(.module == $m) | .name] | sort | join(" ")' "$J"; }
+real_names() {
+    for f in markbit testbit; do
+        has " $(names) " " $f " "$1: $f is named"
+    done
+    unlike "$(names | tr ' ' '\n')" "^$prog\\+0x" "$1: no routine is named $prog+0x..."
+}
+
+bid=$(readelf -n "$PROGS/$prog" 2>/dev/null | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
+why=""
+if ! command -v debuginfod >/dev/null 2>&1 || ! command -v debuginfod-find >/dev/null 2>&1; then
+    why="needs the debuginfod server and debuginfod-find (Debian package debuginfod)"
+elif [ -z "$bid" ]; then
+    why="needs a build id in tests/progs/$prog (a linker without --build-id)"
+elif [ -n "$(debug_file_of "$PROGS/$prog")" ]; then
+    why="$prog's debug file is installed in /usr/lib/debug: the server would not be asked"
+fi
+
+# Start the server on a free port: a port someone holds makes it exit.
+dpid=""
+stop_server() {
+    if [ -n "$dpid" ]; then
+        kill "$dpid" 2>/dev/null
+        wait "$dpid" 2>/dev/null
+        dpid=""
+    fi
+}
+trap 'stop_server; cd /; rm -rf "$T"' EXIT
+if [ -z "$why" ]; then
+    mkdir "$T/srv"
+    cp "$PROGS/sieve" "$T/srv/sieve" # unstripped: the server serves its debug info
+    for try in 1 2 3 4 5; do
+        port=$(awk -v s="$$$try" 'BEGIN { srand(s); print 20000 + int(rand() * 40000) }')
+        debuginfod -p "$port" -F "$T/srv" -d "$T/db.$try.sqlite" >"$T/debuginfod.log" 2>&1 &
+        dpid=$!
+        # Up once it listens; gone when the port was taken.
+        for _ in $(seq 1 50); do
+            grep -qs "started http server" "$T/debuginfod.log" && break
+            kill -0 "$dpid" 2>/dev/null || break
+            sleep 0.1
+        done
+        grep -qs "started http server" "$T/debuginfod.log" && kill -0 "$dpid" 2>/dev/null && break
+        stop_server
+    done
+    if [ -z "$dpid" ]; then
+        why="debuginfod cannot serve here: $(tail -n 1 "$T/debuginfod.log")"
+    fi
+fi
+if [ -n "$why" ]; then
+    skip "debuginfod: a stripped program gets its names from the server" "$why"
+    done_testing
+    exit 0
+fi
+url=http://127.0.0.1:$port
+
+# It has scanned the directory once it serves the file.  Each probe has a
+# cache of its own: libdebuginfod remembers a miss.
+served=""
+for i in $(seq 1 100); do
+    if DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$T/probe.$i debuginfod-find debuginfo "$bid" \
+        >/dev/null 2>&1; then
+        served=yes
+        break
+    fi
+    sleep 0.2
+done
+ok "debuginfod on $url serves sieve's debug info (build id $bid)" test -n "$served" ||
+    diag "$(tail -n 20 "$T/debuginfod.log")"
+
+profile fetched DEBUGINFOD_URLS="$url" DEBUGINFOD_CACHE_PATH="$T/cache"
+is "$rc" 0 "fetched: profil exits 0"
+diag "fetched: $(names)"
+real_names fetched
+ok "fetched: the debug file is in libdebuginfod's cache, as debuginfod-find keeps it" \
+    test -s "$T/cache/$bid/debuginfo"
+is "$(count_of "$err" "$line")" 1 "fetched: one progress line on a stderr that is no terminal: '$line'"
+is "$(count_of "$err" "debuginfod")" 1 "fetched: and nothing else about debuginfod"
+
+# On a terminal the line is rewritten in place as the bytes arrive.
+run env DEBUGINFOD_URLS="$url" DEBUGINFOD_CACHE_PATH="$T/cache.tty" \
+    "$PTYRUN" -t 60 -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/tty.PRF" "$PROGS/$prog" 1500
+is "$rc" 0 "on a terminal: profil exits 0"
+cr=$(printf '\r')
+has "$out" "${cr}profil: downloading debug info for $prog from debuginfod" \
+    "on a terminal: the progress line is rewritten in place (a carriage return before it)"
+has "$out" "$line" "on a terminal: it ends at 100%"
+
+# The cache answers from now on: no server, no download, the same names.
+stop_server
+profile cached DEBUGINFOD_URLS="$url" DEBUGINFOD_CACHE_PATH="$T/cache"
+is "$rc" 0 "cached, server stopped: profil exits 0"
+real_names "cached, server stopped"
+hasnt "$err" "debuginfod" "cached, server stopped: nothing to say"
+
+# Nobody listens on the port now: the names fall back, one line says why.
+profile refused DEBUGINFOD_URLS="$url" DEBUGINFOD_CACHE_PATH="$T/cache.refused"
+is "$rc" 0 "refused: profil still profiles"
+cmp_ok "$(jq -r .counters.program "$J")" ">" 0 "refused: the program is sampled"
+like "$(jq -r '.functions[0].name' "$J")" "^$prog\\+0x[0-9a-f]+\$" "refused: names fall back to $prog+0x..."
+cmp_ok "$(count_of "$err" "debuginfod")" "<=" 1 "refused: one line at most about debuginfod"
+diag "refused: $(printf '%s\n' "$err" | grep debuginfod)"
+
+done_testing
