@@ -247,11 +247,12 @@ static size_t tui_counts(const struct session *s, double rate, bool average, str
         snprintf(r, sizeof r, " (%.0f/s%s)", rate, average ? " avg" : "");
     snprintf(f[n].text, sizeof f[n].text, "samples %llu%s", (unsigned long long)s->c.total, r);
     f[n++].keep = 9;
-    /* A share of all the ticks that came due: sampled, lost or preempted. */
+    /* Lost: a share of the ticks the clock took (the report's); preempted: of
+     * all the ticks that came due, sampled, lost or preempted. */
     uint64_t due = s->c.total + s->c.lost + s->c.preempted;
     if (s->c.lost > 0)
         snprintf(f[n].text, sizeof f[n].text, "lost %llu (%.1f%%)", (unsigned long long)s->c.lost,
-                 100.0 * (double)s->c.lost / (double)due);
+                 report_lost_pct(&s->c));
     else
         snprintf(f[n].text, sizeof f[n].text, "lost 0");
     f[n++].keep = s->c.lost > 0 ? 8 : 0;

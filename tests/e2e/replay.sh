@@ -74,6 +74,18 @@ ok "so does the Counters view" wait_for '^ Lost +100 +4\.8% ' 3
 tm send-keys -t s q
 ok "q leaves" wait_for '^EXIT=0' 3
 
+# Preempted ticks are not the program's: the lost share on the screen is the report's.
+"$PROGS/../views/mkprf" "$PROGS/sieve" pre.PRF 0 50 500
+like "$("$PROFIL" --report pre.PRF)" '^Lost +100 +4\.76% of the ticks' \
+    "the report: 100 lost of 2000 samples and 100 lost, 1000 preempted beside them"
+tm send-keys -t s "clear; $PROFIL pre.PRF; echo EXIT=\$?" Enter
+ok "a session with preempted ticks replays" wait_for 'replay end' 8
+like "$(screen)" 'lost 100 \(4\.8%\)' "the header's lost share is the report's"
+tm send-keys -t s 4
+ok "and so is the Counters view's" wait_for '^ Lost +100 +4\.8% ' 3
+tm send-keys -t s q
+ok "q leaves" wait_for '^EXIT=0' 3
+
 # Classic PROFIL files.
 "$PROFIL" --export classic s.PRF -o c.PRF 2>err
 ok "--export classic writes the 1983 layout" test -s c.PRF

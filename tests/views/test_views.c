@@ -2,6 +2,7 @@
  * and the histogram and functions views drawn into an off-screen window. */
 #include "config.h"
 
+#include "session/report.h"
 #include "tests/tap.h"
 #include "views/outbuf.h"
 #include "views/view.h"
@@ -313,6 +314,9 @@ static void test_counters(WINDOW *win)
     session_ingest(s, &ev);
     draw(&view_counters_ops, NULL, win, &ctx);
     ok(shows(win, "Preempted         10    50.0%"), "and the preempted ticks when some are");
+    ok(shows(win, "    10.0%  of the ticks: dropped"),
+       "the lost share stays the report's: preempted ticks are not the program's");
+    is_u64((uint64_t)(report_lost_pct(&s->c) * 10 + 0.5), 100, "the report says 10.0%% too");
     ok(window_has(win, "ready to run but no CPU ran it"), "with what they mean");
     session_free(s);
 }
