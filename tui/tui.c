@@ -17,6 +17,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -694,15 +695,19 @@ static void tui_key(struct tui *t, int ch)
     if (t->searching) {
         size_t len = strlen(t->search);
         if (ch == 27) {
-            t->searching = false;
+            t->searching = t->asking_time = false;
         } else if ((ch == '\r' || ch == '\n' || ch == KEY_ENTER) && t->asking_time) {
             t->searching = t->asking_time = false;
             char *end;
             double sec = strtod(t->search, &end);
-            if (len > 0 && *end == '\0' && sec >= 0)
-                tui_replay_seek(t, (size_t)(sec * 1e9 / SESSION_FRAME_NS + 0.5));
-            else
+            /* "inf" and "nan" are numbers to strtod, not times; past the end is the end. */
+            if (len > 0 && *end == '\0' && isfinite(sec) && sec >= 0) {
+                double frames = sec * 1e9 / SESSION_FRAME_NS + 0.5;
+                size_t last = t->replay->nframes;
+                tui_replay_seek(t, frames < (double)last ? (size_t)frames : last);
+            } else {
                 tui_status(t, "'%s' is not a time in seconds", t->search);
+            }
         } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
             /* As in less, an empty search repeats the last one. */
             t->searching = false;

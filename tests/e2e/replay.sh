@@ -47,6 +47,19 @@ tm send-keys -t s .
 ok ". steps forward to the end again" wait_for 'replay end' 3
 tm send-keys -t s g 0 . 5 Enter
 ok "g goes to a time" wait_for ' 0\.5 / ' 3
+tm send-keys -t s g 1
+ok "g asks for a time" wait_for '^Go to \(seconds\): 1' 3
+tm send-keys -t s Escape
+ok "Esc leaves the go-to prompt" gone 'Go to \(seconds\):' 3
+tm send-keys -t s /
+ok "and the next / asks for a search, not a time" wait_for '^Search:' 3
+tm send-keys -t s Escape
+ok "Esc leaves the search prompt" gone '^Search:' 3
+tm send-keys -t s g i n f Enter
+ok "g inf is refused" wait_for "'inf' is not a time in seconds" 3
+tm send-keys -t s g n a n Enter
+ok "and so is g nan" wait_for "'nan' is not a time in seconds" 3
+like "$(screen)" ' 0\.5 / ' "the replay stays where it was"
 tm send-keys -t s ']' ']'
 ok "] doubles the speed" wait_for ' 4× *$' 3
 tm send-keys -t s '[' '[' '[' '[' '[' '['
