@@ -59,6 +59,7 @@ struct tui {
     WINDOW *win[NVIEWS];
     struct place place[NVIEWS];
     WINDOW *help_win;
+    void *help_state; /* where the help is scrolled to */
     int current;
     int tab_x[NVIEWS], tab_w[NVIEWS]; /* where the tabs were drawn, for clicks */
     bool help;
@@ -136,7 +137,7 @@ static void tui_layout(struct tui *t)
     int top = HEADER_ROWS, main_h = t->rows - HEADER_ROWS - 1;
     if (main_h < 3 || t->cols < 20)
         return;    /* too small: the header says so */
-    if (t->help) { /* every key on one screen: it takes the header's rows too */
+    if (t->help) { /* every key, scrolled when it does not fit: the header's rows too */
         t->help_win = newwin(t->rows - 1, t->cols, 0, 0);
         return;
     }
@@ -465,7 +466,7 @@ static void tui_draw(struct tui *t)
         struct view_ctx ctx;
         tui_ctx(t, &ctx, -1);
         werase(t->help_win);
-        view_help_ops.draw(NULL, t->help_win, &ctx);
+        view_help_ops.draw(t->help_state, t->help_win, &ctx);
         wnoutrefresh(t->help_win);
     }
     for (int i = 0; i < NVIEWS; i++) {
@@ -741,6 +742,14 @@ static void tui_key(struct tui *t, int ch)
         }
         return;
     }
+    if (t->help) { /* the help scrolls where it does not fit */
+        struct view_ctx ctx;
+        tui_ctx(t, &ctx, -1);
+        if (view_help_ops.key(t->help_state, ch, &ctx) != VIEW_IGNORED) {
+            t->dirty = true;
+            return;
+        }
+    }
     if (t->help && ch != KEY_RESIZE && ch != KEY_MOUSE) {
         t->help = false;
         t->relayout = t->dirty = true;
@@ -771,10 +780,14 @@ static void tui_key(struct tui *t, int ch)
         return;
     case '?':
     case 'h':
-    case KEY_F(1):
+    case KEY_F(1): {
+        struct view_ctx ctx;
+        tui_ctx(t, &ctx, -1);
+        view_help_ops.key(t->help_state, KEY_HOME, &ctx); /* from the top */
         t->help = true;
         t->relayout = t->dirty = true;
         return;
+    }
     case '1': case '2': case '3': case '4': case '5':
         tui_show(t, ch - '1');
         return;
@@ -957,6 +970,7 @@ static int tui_run(struct tui *t0, char **cause)
     t->out = t->pty >= 0 ? outbuf_new(10000) : NULL;
     for (int i = 0; i < NVIEWS; i++)
         t->state[i] = tui_views[i]->create();
+    t->help_state = view_help_ops.create();
     if (t->pty >= 0)
         fcntl(t->pty, F_SETFL, fcntl(t->pty, F_GETFL) | O_NONBLOCK);
     t->rate_at = clockdrv_now_ns();
@@ -1038,6 +1052,7 @@ static int tui_run(struct tui *t0, char **cause)
     }
     if (t->help_win != NULL)
         delwin(t->help_win);
+    view_help_ops.destroy(t->help_state);
     screen_stop();
     outbuf_free(t->out);
     if (t->pty >= 0)
