@@ -18,6 +18,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ struct tui {
     WINDOW *win[NVIEWS];
     struct place place[NVIEWS];
     WINDOW *help_win;
+    void *help_state; /* where the help is scrolled to */
     int current;
     int tab_x[NVIEWS], tab_w[NVIEWS]; /* where the tabs were drawn, for clicks */
     bool help;
@@ -136,7 +138,7 @@ static void tui_layout(struct tui *t)
     int top = HEADER_ROWS, main_h = t->rows - HEADER_ROWS - 1;
     if (main_h < 3 || t->cols < 20)
         return;    /* too small: the header says so */
-    if (t->help) { /* every key on one screen: it takes the header's rows too */
+    if (t->help) { /* every key, scrolled when it does not fit: the header's rows too */
         t->help_win = newwin(t->rows - 1, t->cols, 0, 0);
         return;
     }
@@ -248,11 +250,12 @@ static size_t tui_counts(const struct session *s, double rate, bool average, str
         snprintf(r, sizeof r, " (%.0f/s%s)", rate, average ? " avg" : "");
     snprintf(f[n].text, sizeof f[n].text, "samples %llu%s", (unsigned long long)s->c.total, r);
     f[n++].keep = 9;
-    /* A share of all the ticks that came due: sampled, lost or preempted. */
+    /* Lost: a share of the ticks the clock took (the report's); preempted: of
+     * all the ticks that came due, sampled, lost or preempted. */
     uint64_t due = s->c.total + s->c.lost + s->c.preempted;
     if (s->c.lost > 0)
         snprintf(f[n].text, sizeof f[n].text, "lost %llu (%.1f%%)", (unsigned long long)s->c.lost,
-                 100.0 * (double)s->c.lost / (double)due);
+                 report_lost_pct(&s->c));
     else
         snprintf(f[n].text, sizeof f[n].text, "lost 0");
     f[n++].keep = s->c.lost > 0 ? 8 : 0;
@@ -464,7 +467,7 @@ static void tui_draw(struct tui *t)
         struct view_ctx ctx;
         tui_ctx(t, &ctx, -1);
         werase(t->help_win);
-        view_help_ops.draw(NULL, t->help_win, &ctx);
+        view_help_ops.draw(t->help_state, t->help_win, &ctx);
         wnoutrefresh(t->help_win);
     }
     for (int i = 0; i < NVIEWS; i++) {
@@ -694,15 +697,19 @@ static void tui_key(struct tui *t, int ch)
     if (t->searching) {
         size_t len = strlen(t->search);
         if (ch == 27) {
-            t->searching = false;
+            t->searching = t->asking_time = false;
         } else if ((ch == '\r' || ch == '\n' || ch == KEY_ENTER) && t->asking_time) {
             t->searching = t->asking_time = false;
             char *end;
             double sec = strtod(t->search, &end);
-            if (len > 0 && *end == '\0' && sec >= 0)
-                tui_replay_seek(t, (size_t)(sec * 1e9 / SESSION_FRAME_NS + 0.5));
-            else
+            /* "inf" and "nan" are numbers to strtod, not times; past the end is the end. */
+            if (len > 0 && *end == '\0' && isfinite(sec) && sec >= 0) {
+                double frames = sec * 1e9 / SESSION_FRAME_NS + 0.5;
+                size_t last = t->replay->nframes;
+                tui_replay_seek(t, frames < (double)last ? (size_t)frames : last);
+            } else {
                 tui_status(t, "'%s' is not a time in seconds", t->search);
+            }
         } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
             /* As in less, an empty search repeats the last one. */
             t->searching = false;
@@ -736,6 +743,14 @@ static void tui_key(struct tui *t, int ch)
         }
         return;
     }
+    if (t->help) { /* the help scrolls where it does not fit */
+        struct view_ctx ctx;
+        tui_ctx(t, &ctx, -1);
+        if (view_help_ops.key(t->help_state, ch, &ctx) != VIEW_IGNORED) {
+            t->dirty = true;
+            return;
+        }
+    }
     if (t->help && ch != KEY_RESIZE && ch != KEY_MOUSE) {
         t->help = false;
         t->relayout = t->dirty = true;
@@ -766,10 +781,14 @@ static void tui_key(struct tui *t, int ch)
         return;
     case '?':
     case 'h':
-    case KEY_F(1):
+    case KEY_F(1): {
+        struct view_ctx ctx;
+        tui_ctx(t, &ctx, -1);
+        view_help_ops.key(t->help_state, KEY_HOME, &ctx); /* from the top */
         t->help = true;
         t->relayout = t->dirty = true;
         return;
+    }
     case '1': case '2': case '3': case '4': case '5':
         tui_show(t, ch - '1');
         return;
@@ -973,6 +992,7 @@ static int tui_run(struct tui *t0, char **cause)
     t->out = t->pty >= 0 ? outbuf_new(10000) : NULL;
     for (int i = 0; i < NVIEWS; i++)
         t->state[i] = tui_views[i]->create();
+    t->help_state = view_help_ops.create();
     if (t->pty >= 0)
         fcntl(t->pty, F_SETFL, fcntl(t->pty, F_GETFL) | O_NONBLOCK);
     t->rate_at = clockdrv_now_ns();
@@ -1057,6 +1077,7 @@ static int tui_run(struct tui *t0, char **cause)
     }
     if (t->help_win != NULL)
         delwin(t->help_win);
+    view_help_ops.destroy(t->help_state);
     debuginfo_set_progress(old_progress, old_progress_arg, NULL, NULL);
     screen_stop();
     outbuf_free(t->out);

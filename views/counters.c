@@ -62,13 +62,14 @@ static void counters_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     }
     if (y + 5 >= h)
         return;
-    /* Ticks that came due but were not samples, as a share of all of them. */
+    /* Lost, as the report gives it: a share of the ticks the clock took (samples
+     * and lost).  Preempted ticks are not the program's: a share of all that came due. */
     uint64_t due = s->c.total + s->c.lost + s->c.preempted;
     counters_line(win, y++, 1, w, "%-9s %10" PRIu64, "Total", s->c.total);
     if (s->c.lost > 0)
         counters_line(win, y++, 1, w,
                       "%-9s %10" PRIu64 " %7.1f%%  of the ticks: dropped before profil saw them",
-                      "Lost", s->c.lost, 100.0 * (double)s->c.lost / (double)due);
+                      "Lost", s->c.lost, report_lost_pct(&s->c));
     else
         counters_line(win, y++, 1, w, "%-9s %10d  (dropped before profil saw them)", "Lost", 0);
     if (s->c.preempted > 0) {

@@ -25,6 +25,8 @@ const char *draw_fit(char *dst, size_t size, const char *text, int width)
     size_t k = 0;
     if (size == 0)
         return dst;
+    if (width < 0)
+        width = 0;
     /* Where WIDTH columns end, and whether anything but blanks follows. */
     const char *p = text, *cut = NULL;
     int cols = 0;
@@ -100,6 +102,9 @@ int draw_width(const char *text)
 
 void draw_text(WINDOW *win, int y, int x, int width, const char *text)
 {
+    /* Clipped to the window: curses would wrap the rest onto the next row. */
+    if (width > getmaxx(win) - x)
+        width = getmaxx(win) - x;
     if (width <= 0)
         return;
     char buf[1024];

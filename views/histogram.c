@@ -3,6 +3,7 @@
  * opens on the hottest bucket and follows it until the user moves. */
 #include "config.h"
 
+#include "session/hitorder.h"
 #include "session/xmalloc.h"
 #include "views/view.h"
 
@@ -41,12 +42,14 @@ struct histogram {
     size_t seen_nhits;
     uint32_t seen_paragraphs;
     size_t hl_first, hl_last; /* buckets of the function jumped to, or hl_first > hl_last */
+    struct hitorder order;    /* the program's hits by offset: what labels are made of */
 };
 
 static void *histogram_create(void)
 {
     struct histogram *h = xcalloc(1, sizeof *h);
     h->hl_first = 1;
+    hitorder_init(&h->order);
     return h;
 }
 
@@ -56,6 +59,7 @@ static void histogram_destroy(void *state)
     free(h->cand);
     free(h->nonempty);
     free(h->labels);
+    hitorder_fini(&h->order);
     free(h);
 }
 
@@ -142,8 +146,9 @@ static size_t histogram_row_of(const struct histogram *h, size_t b)
 }
 
 /* Bucket B's label for visible row R: computed again only when the bucket's
- * count, the hit table or the bucket size changed, so a redraw costs the
- * buckets that moved, not the screen times the bucket size. */
+ * count, the hit table or the bucket size changed, and then from the
+ * bucket's own hits, so a redraw costs the hits on screen, not the screen
+ * times the bucket size or the hit table. */
 static const char *histogram_label(struct histogram *h, const struct session *s, size_t r, size_t b,
                                    size_t *others)
 {
@@ -159,7 +164,7 @@ static const char *histogram_label(struct histogram *h, const struct session *s,
     if (l->bucket != b || l->count != s->buckets[b]) {
         l->bucket = b;
         l->count = s->buckets[b];
-        l->name = session_bucket_label(s, b, &l->others);
+        l->name = hitorder_label(&h->order, s, b, &l->others);
     }
     *others = l->others;
     return l->name;
@@ -421,7 +426,7 @@ static int histogram_search(void *state, const char *text, int dir, struct view_
         if (any) {
             match = s->buckets[b] > 0;
         } else {
-            const char *name = session_bucket_label(s, b, &others);
+            const char *name = hitorder_label(&h->order, s, b, &others);
             match = name != NULL && strcasestr(name, text) != NULL;
         }
         if (match) {

@@ -47,6 +47,19 @@ tm send-keys -t s .
 ok ". steps forward to the end again" wait_for 'replay end' 3
 tm send-keys -t s g 0 . 5 Enter
 ok "g goes to a time" wait_for ' 0\.5 / ' 3
+tm send-keys -t s g 1
+ok "g asks for a time" wait_for '^Go to \(seconds\): 1' 3
+tm send-keys -t s Escape
+ok "Esc leaves the go-to prompt" gone 'Go to \(seconds\):' 3
+tm send-keys -t s /
+ok "and the next / asks for a search, not a time" wait_for '^Search:' 3
+tm send-keys -t s Escape
+ok "Esc leaves the search prompt" gone '^Search:' 3
+tm send-keys -t s g i n f Enter
+ok "g inf is refused" wait_for "'inf' is not a time in seconds" 3
+tm send-keys -t s g n a n Enter
+ok "and so is g nan" wait_for "'nan' is not a time in seconds" 3
+like "$(screen)" ' 0\.5 / ' "the replay stays where it was"
 tm send-keys -t s ']' ']'
 ok "] doubles the speed" wait_for ' 4× *$' 3
 tm send-keys -t s '[' '[' '[' '[' '[' '['
@@ -71,6 +84,18 @@ like "$S" 'libraries \(DOS\)\. See Functions \(2\)\.' "where they are, and where
 like "$S" 'lost 100 \(4\.8%\)' "the header gives the lost ticks and their share"
 tm send-keys -t s 4
 ok "so does the Counters view" wait_for '^ Lost +100 +4\.8% ' 3
+tm send-keys -t s q
+ok "q leaves" wait_for '^EXIT=0' 3
+
+# Preempted ticks are not the program's: the lost share on the screen is the report's.
+"$PROGS/../views/mkprf" "$PROGS/sieve" pre.PRF 0 50 500
+like "$("$PROFIL" --report pre.PRF)" '^Lost +100 +4\.76% of the ticks' \
+    "the report: 100 lost of 2000 samples and 100 lost, 1000 preempted beside them"
+tm send-keys -t s "clear; $PROFIL pre.PRF; echo EXIT=\$?" Enter
+ok "a session with preempted ticks replays" wait_for 'replay end' 8
+like "$(screen)" 'lost 100 \(4\.8%\)' "the header's lost share is the report's"
+tm send-keys -t s 4
+ok "and so is the Counters view's" wait_for '^ Lost +100 +4\.8% ' 3
 tm send-keys -t s q
 ok "q leaves" wait_for '^EXIT=0' 3
 

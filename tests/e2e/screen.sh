@@ -184,4 +184,29 @@ ok "end of input ends it" wait_for 'Program terminated normally *$' 5
 tm send-keys -t s C-] q
 ok "and q leaves" wait_for '^EXIT=0' 5
 
+# At 60x20 the help does not fit: it wraps to the width and scrolls, so
+# that every key can be read.
+"$PROGS/../views/mkprf" "$PROGS/sieve" h.PRF 500 0
+tm resize-window -t s -x 60 -y 20
+tm send-keys -t s "clear; $PROFIL h.PRF; echo EXIT=\$?" Enter
+ok "a replay at 60x20" wait_for 'replay end' 8
+tm send-keys -t s '?'
+ok "? shows the help at 60x20" wait_for 'Help: keys' 3
+S=$(screen)
+like "$S" 'Tab +next' "a line wider than the screen wraps instead of being cut"
+like "$S" 'more below' "and a mark says there is more below"
+tm send-keys -t s PgDn
+ok "PgDn scrolls the help a page" wait_for 'Help: keys .* lines 17-' 3
+tm send-keys -t s End
+ok "End shows its last line" wait_for 'See profil\(1\)' 3
+like "$(screen)" 'Ctrl-C +goes to the program' "and the last keys"
+tm send-keys -t s k
+sleep 0.3
+like "$(screen)" 'Help: keys' "the scroll keys leave the help open"
+tm send-keys -t s Escape
+ok "and Esc leaves it" gone 'Help: keys' 2
+tm send-keys -t s q
+ok "q leaves the replay" wait_for '^EXIT=0' 5
+tm resize-window -t s -x 120 -y 40
+
 done_testing

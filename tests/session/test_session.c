@@ -1,6 +1,7 @@
 /* Classification, buckets, the hit table and the ranking, fed by hand-made events. */
 #include "config.h"
 
+#include "session/hitorder.h"
 #include "session/session.h"
 #include "tests/tap.h"
 
@@ -176,6 +177,36 @@ int main(void)
        empty != SIZE_MAX ? labels[empty].name : "none");
     free(labels);
     is_u64(session_bucket_label(s, s->nbuckets, &others) == NULL, 1, "past the end: no label");
+
+    /* The histogram's path, from the hits sorted by offset, agrees with both. */
+    struct hitorder hits_by_offset;
+    hitorder_init(&hits_by_offset);
+    uint32_t sizes[] = {1, 4, 65535, 1};
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        session_rebucket(s, sizes[z]);
+        if (z == 3) /* a new PC after the order was built: it is merged in */
+            ingest_sample(s, 200, markbit + 1, SAMPLE_USER, 7);
+        labels = session_bucket_labels(s);
+        mismatches = 0;
+        size_t named = 0;
+        for (size_t i = 0; i < s->nbuckets; i++) {
+            size_t o1, o2;
+            const char *one = session_bucket_label(s, i, &o1);
+            const char *view = hitorder_label(&hits_by_offset, s, i, &o2);
+            if (view != one || o2 != o1 || view != labels[i].name || o2 != labels[i].others)
+                printf("#   %u paragraphs, bucket %zu: %s +%zu, one at a time %s +%zu\n", sizes[z],
+                       i, view ? view : "-", o2, one ? one : "-", o1);
+            mismatches +=
+                view != one || o2 != o1 || view != labels[i].name || o2 != labels[i].others;
+            named += s->buckets[i] > 0 && view != NULL;
+        }
+        is_u64(mismatches, 0, "%u paragraphs: the histogram's labels are session_bucket_label's",
+               sizes[z]);
+        ok(named > 0, "and some of them name sampled buckets (%zu)", named);
+        free(labels);
+    }
+    hitorder_fini(&hits_by_offset);
+    session_rebucket(s, 1);
 
     session_clear(s);
     is_u64(s->c.total + s->c.program + s->c.lost, 0, "clear zeroes the counters");

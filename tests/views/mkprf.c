@@ -1,7 +1,8 @@
 /* Writes a small .PRF through the real session and writer, for the screen
  * tests to replay: two seconds at 1000 samples a second, PERMILLE of them in
- * PROGRAM's markbit and the rest in libc, plus LOST lost ticks a second.
- * Usage: mkprf PROGRAM OUT.PRF PERMILLE LOST */
+ * PROGRAM's markbit and the rest in libc, plus LOST lost ticks a second and
+ * PREEMPTED preempted ones (0 unless given).
+ * Usage: mkprf PROGRAM OUT.PRF PERMILLE LOST [PREEMPTED] */
 #include "config.h"
 
 #include "session/prf.h"
@@ -12,12 +13,13 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: mkprf PROGRAM OUT.PRF PERMILLE LOST\n");
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: mkprf PROGRAM OUT.PRF PERMILLE LOST [PREEMPTED]\n");
         return 2;
     }
     char *cause = NULL;
     unsigned permille = (unsigned)atoi(argv[3]), lost = (unsigned)atoi(argv[4]);
+    unsigned preempted = argc == 6 ? (unsigned)atoi(argv[5]) : 0;
     struct session *s = session_new(argv[1], 1, 1000, &cause);
     if (s == NULL) {
         fprintf(stderr, "mkprf: %s\n", cause);
@@ -52,6 +54,11 @@ int main(int argc, char **argv)
             struct event le = { .type = EVENT_LOST, .pid = 1, .time_ns = ev.time_ns };
             le.lost.count = lost;
             session_ingest(s, &le);
+        }
+        if (i % 1000 == 999 && preempted > 0) {
+            struct event pe = {.type = EVENT_PREEMPTED, .pid = 1, .time_ns = ev.time_ns};
+            pe.lost.count = preempted;
+            session_ingest(s, &pe);
         }
     }
     s->exit_kind = EXIT_TERMINATED;

@@ -2,6 +2,7 @@
  * and the histogram and functions views drawn into an off-screen window. */
 #include "config.h"
 
+#include "session/report.h"
 #include "tests/tap.h"
 #include "views/outbuf.h"
 #include "views/view.h"
@@ -235,6 +236,33 @@ static void test_histogram_opens(void)
     session_free(s);
 }
 
+/* A panel 30 columns wide: each row stays on its own line, nothing wraps. */
+static void test_histogram_narrow(void)
+{
+    struct session *s = make_session(1);
+    struct view_ctx ctx = {.s = s, .focused = true};
+    WINDOW *narrow = newwin(12, 30, 0, 0);
+    void *h = view_histogram_ops.create();
+    view_histogram_ops.key(h, 'e', &ctx); /* three rows, blank lines below them */
+    draw(&view_histogram_ops, h, narrow, &ctx);
+    int rows = 0, stray = 0;
+    for (int y = 2; y < getmaxy(narrow); y++) {
+        const char *l = line_of(narrow, y);
+        if (y < 2 + 3)
+            rows += strncmp(l, "0000000", 7) == 0;
+        else
+            stray += l[0] != '\0';
+    }
+    is_u64(rows, 3, "every row starts with its address");
+    if (!ok(stray == 0, "and no row spills onto the lines below (%d do)", stray))
+        shows(narrow, "\x01");
+    char fit[16];
+    is_str(draw_fit(fit, sizeof fit, "markbit", -3), "", "a negative width fits nothing");
+    view_histogram_ops.destroy(h);
+    delwin(narrow);
+    session_free(s);
+}
+
 /* A program whose own code has no samples: the histogram says where they are. */
 static void test_histogram_elsewhere(WINDOW *win)
 {
@@ -286,6 +314,9 @@ static void test_counters(WINDOW *win)
     session_ingest(s, &ev);
     draw(&view_counters_ops, NULL, win, &ctx);
     ok(shows(win, "Preempted         10    50.0%"), "and the preempted ticks when some are");
+    ok(shows(win, "    10.0%  of the ticks: dropped"),
+       "the lost share stays the report's: preempted ticks are not the program's");
+    is_u64((uint64_t)(report_lost_pct(&s->c) * 10 + 0.5), 100, "the report says 10.0%% too");
     ok(window_has(win, "ready to run but no CPU ran it"), "with what they mean");
     session_free(s);
 }
@@ -384,6 +415,7 @@ int main(void)
     WINDOW *win = newwin(30, 100, 0, 0);
     test_histogram(win);
     test_histogram_opens();
+    test_histogram_narrow();
     test_histogram_elsewhere(win);
     test_counters(win);
     test_titles(win);
