@@ -681,8 +681,10 @@ static void ptrace_ticks(struct clockdrv_ptrace *d, const struct ptrace_thread *
 }
 
 /* Read T's schedstat and add what it ran and waited since the last reading;
- * whole ticks of waiting become preempted ticks.  *MOVED tells whether T was
- * put on a CPU or ran since then; false if the file cannot be read. */
+ * whole ticks of waiting become preempted ticks.  While the clock is paused
+ * the reading only moves the baseline: nothing of the pause is counted.
+ * *MOVED tells whether T was put on a CPU or ran since then; false if the
+ * file cannot be read. */
 static bool ptrace_look(struct clockdrv_ptrace *d, struct ptrace_thread *t, uint64_t time,
                         bool *moved)
 {
@@ -690,6 +692,14 @@ static bool ptrace_look(struct clockdrv_ptrace *d, struct ptrace_thread *t, uint
     if (!ptrace_schedstat(t, &exec, &delay, &runs))
         return false;
     *moved = exec != t->exec || runs != t->runs;
+    if (d->base.paused) {
+        t->exec = exec;
+        t->delay = delay;
+        t->runs = runs;
+        t->ran = 0;
+        t->waited = 0;
+        return true;
+    }
     if (exec > t->exec)
         t->ran += (int64_t)(exec - t->exec);
     if (delay > t->delay)
@@ -750,7 +760,8 @@ static void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st)
         /* What it ran since its last sample, whole ticks of it, was seen by
          * no sample: lost.  Less than a tick is a period never completed. */
         ptrace_unwant(d, t);
-        if (t->live && !t->detach && ptrace_look(d, t, clockdrv_now_ns(), &moved))
+        if (t->live && !t->detach && ptrace_look(d, t, clockdrv_now_ns(), &moved) &&
+            !d->base.paused)
             ptrace_ticks(d, t, EVENT_LOST, clockdrv_now_ns(), ptrace_take(d, t, true));
         break;
     }
@@ -775,7 +786,7 @@ static void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st)
     bool looked = ptrace_look(d, t, now, &moved);
     ptrace(req, tid, 0, (long)inject);
     t->seen = req == PTRACE_LISTEN ? SEEN_BLOCKED : SEEN_RUNNABLE;
-    if (looked && sampled)
+    if (looked && sampled && !d->base.paused)
         ptrace_sample(d, t->pid, tid, pc, now, ptrace_take(d, t, false));
 }
 
@@ -904,9 +915,20 @@ static void ptrace_arm(struct clockdrv_ptrace *d, bool on)
     timerfd_settime(d->timerfd, 0, &its, NULL);
 }
 
+/* Resume the clock: what every thread ran and waited during the pause is
+ * taken into its baseline, so that no sample stands for any of it. */
 static void clockdrv_ptrace_clock_on(struct clockdrv *base)
 {
-    ptrace_arm((struct clockdrv_ptrace *)base, true);
+    struct clockdrv_ptrace *d = (struct clockdrv_ptrace *)base;
+    bool paused = d->base.paused, moved;
+    d->base.paused = true;
+    for (size_t i = 0; i < d->threads_alloc; i++) {
+        struct ptrace_thread *t = &d->threads[i];
+        if (t->slot == SLOT_USED && t->live)
+            ptrace_look(d, t, 0, &moved);
+    }
+    d->base.paused = paused;
+    ptrace_arm(d, true);
 }
 
 static void clockdrv_ptrace_clock_off(struct clockdrv *base)

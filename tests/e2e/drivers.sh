@@ -256,6 +256,52 @@ else
 fi
 
 # ---------------------------------------------------------------------------
+# Pausing the clock (p on the live screen): what the program runs meanwhile
+# is in no sample, with either driver.  The test reads the program's CPU time
+# at the pause and at the resume from its schedstat.  (~8 s)
+use_tmux
+trap 'loads_stop; tm kill-server 2>/dev/null; cd /; rm -rf "$T"' EXIT
+# task_cpu PID: the CPU seconds of all PID's threads, by their schedstat.
+task_cpu() {
+    cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f\n", s / 1e9 }'
+}
+tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
+cp "$PROGS/spinners" "$T/pausespin"
+for drv in ptrace perf; do
+    if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
+        skip "pause, perf: the paused CPU time is in no sample" "$(perf_refused)"
+        continue
+    fi
+    tm send-keys -t s "clear; $PROFIL --driver $drv --clock cpu -b 1 -t 1000 -o $T/pause-$drv.PRF \
+-a 'threads 1 2500 >$T/pause-$drv.out' $T/pausespin; echo EXIT=\$?" Enter
+    wait_for ' running *$' 10
+    sleep 0.4
+    kid=$(pgrep -f "^$T/pausespin" | head -n 1)
+    tm send-keys -t s p
+    wait_for 'paused *$' 3
+    a=$(task_cpu "$kid")
+    sleep 1.5
+    b=$(task_cpu "$kid")
+    tm send-keys -t s p
+    wait_for 'running *$' 3
+    wait_for 'Program terminated normally *$' 30
+    tm send-keys -t s q
+    wait_for '^EXIT=' 5
+    J=$T/pause-$drv.json
+    "$PROFIL" --report --json "$T/pause-$drv.PRF" >"$J" 2>/dev/null
+    cpu=$(sed -n 's/^spinners: cpu \([0-9.]*\) s$/\1/p' "$T/pause-$drv.out")
+    paused=$(calc "${b:-0} - ${a:-0}")
+    diag "pause, $drv: $(jq -c .counters "$J"), cpu ${cpu:-?} s, ${paused} s of it paused"
+    cmp_ok "$paused" ">" 0.5 "pause, $drv: the program ran while the clock was paused"
+    want=x
+    [ -n "$cpu" ] && want=$(calc "($cpu - $paused) * 1000")
+    near "$(c total)" "$want" "$(calc "${cpu:-0} * 50 + 100")" \
+        "pause, $drv: samples x interval within 5 % (+ 0.1 s) of the CPU time not paused"
+    cmp_ok "$(c lost)" "<" 50 "pause, $drv: the paused time is not lost ticks either"
+done
+tm kill-server 2>/dev/null
+
+# ---------------------------------------------------------------------------
 # An unprivileged user: auto picks whatever the kernel allows; ptrace works.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
     chmod 755 "$T"
