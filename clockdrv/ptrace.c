@@ -40,11 +40,17 @@
  *   itself drops the SIGTSTP still held at its delivery stop.
  * - The tracer must run when its timer fires: among 200 runnable processes
  *   on 2 CPUs a plain process woke for a third to two thirds of its 1 kHz
- *   ticks.  While the driver runs, profil takes SCHED_FIFO priority 1 where
- *   it may (root, RLIMIT_RTPRIO), else a 0.1 ms time slice (EEVDF lets a
- *   waking task with a shorter slice preempt); free() gives the old policy
- *   back.  A late tracer costs resolution, not time: a late sample counts
- *   the ticks it stands for.
+ *   ticks.  While the program runs, profil takes SCHED_FIFO priority 1 (with
+ *   SCHED_FLAG_RESET_ON_FORK) where it may (CAP_SYS_NICE, RLIMIT_RTPRIO) and
+ *   the interval is 200 us or more, else a 0.1 ms time slice (on kernels from
+ *   6.12, EEVDF lets a waking task with a shorter custom slice preempt; older
+ *   ones ignore it).  The old policy comes back once the program has ended,
+ *   before the report or the screen that stays, with the reset flag kept
+ *   where the kernel will not clear it; and when in a window of 64 ticks 16
+ *   took longer than the interval of their own work (a FIFO tracer would
+ *   then keep a CPU from everything else), saying so in the note.  A late
+ *   tracer costs resolution, not time: a late sample counts the ticks it
+ *   stands for.
  * - No CPU pinning: the tracer and the program go where the scheduler puts
  *   them.  Pinning them apart on 2 CPUs put all of a program's threads on
  *   one CPU (64 threads ran 2.4 times slower) and, with other loads, waited
@@ -88,6 +94,10 @@
      PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)
 #define PTRACE_SPIN_NS   20000ull      /* how long a tick polls for the stops that come at once */
 #define PTRACE_DETACH_NS 2000000000ull /* longest wait at free for the program to let go */
+#define PTRACE_FIFO_US        200           /* the shortest interval run at SCHED_FIFO */
+#define PTRACE_OVERRUN_WINDOW 64            /* ticks over which overruns are counted */
+#define PTRACE_OVERRUN_MAX    16            /* overruns in a window that give SCHED_FIFO up */
+#define PTRACE_RESET_ON_FORK  1             /* SCHED_FLAG_RESET_ON_FORK */
 
 enum { SLOT_EMPTY, SLOT_USED, SLOT_GONE };
 
@@ -146,7 +156,10 @@ struct clockdrv_ptrace {
     sigset_t chld;
     bool unblock_chld; /* SIGCHLD was not blocked before us */
     bool prioritized;  /* our scheduling policy was changed: saved_attr is the old one */
+    bool fifo;         /* ... to SCHED_FIFO */
     struct ptrace_sched_attr saved_attr;
+    uint64_t overrun_window; /* the first tick of the window overruns are counted in */
+    unsigned overruns;       /* ticks in it whose own work took longer than the interval */
 
     struct ptrace_thread *threads; /* open addressing by tid */
     size_t threads_alloc, threads_used, threads_gone;
@@ -174,6 +187,33 @@ static void ptrace_emit(struct clockdrv_ptrace *d, const struct event *ev)
 {
     if (d->emit != NULL)
         d->emit(d->arg, ev);
+}
+
+/* Add MSG to the remark for the user. */
+static void ptrace_note(struct clockdrv_ptrace *d, const char *msg)
+{
+    char *n = d->base.note == NULL ? xstrdup(msg) : xasprintf("%s; %s", d->base.note, msg);
+    free(d->base.note);
+    d->base.note = n;
+}
+
+/* Give the scheduling policy we found back.  Without CAP_SYS_NICE the kernel
+ * refuses to clear SCHED_FLAG_RESET_ON_FORK once set: then keep it, which
+ * matters only to children profil does not have. */
+static void ptrace_unprioritize(struct clockdrv_ptrace *d)
+{
+    if (!d->prioritized)
+        return;
+    d->prioritized = false;
+    struct ptrace_sched_attr a = d->saved_attr;
+    if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+        return;
+    a.sched_flags |= PTRACE_RESET_ON_FORK;
+    if (errno == EPERM && syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+        return;
+    char *msg = xasprintf("ptrace: cannot give back the scheduling policy (%s)", strerror(errno));
+    ptrace_note(d, msg);
+    free(msg);
 }
 
 /* Whether profil itself runs under a tracer, which takes its children too. */
@@ -621,6 +661,7 @@ static void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
     if (tid == d->base.pid) {
         d->base.ended = true;
         d->base.wstatus = st;
+        ptrace_unprioritize(d); /* the report and the screen are no real-time work */
     }
 }
 
@@ -880,6 +921,23 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
     }
 }
 
+/* At SCHED_FIFO a tick whose own work outlasts the interval keeps a CPU from
+ * everything else: when that happens in a quarter of the ticks, give it up. */
+static void ptrace_overrun(struct clockdrv_ptrace *d)
+{
+    if (!d->fifo || !d->prioritized)
+        return;
+    if (d->tick - d->overrun_window >= PTRACE_OVERRUN_WINDOW) {
+        d->overrun_window = d->tick;
+        d->overruns = 0;
+    }
+    if (clockdrv_now_ns() - d->now <= d->interval_ns || ++d->overruns < PTRACE_OVERRUN_MAX)
+        return;
+    ptrace_unprioritize(d);
+    ptrace_note(d, "ptrace: the ticks took longer than the interval, so profil left "
+                   "SCHED_FIFO: the sample time may be too short for this many threads");
+}
+
 /* Reap every stop and end waiting, then run the tick if the timer expired. */
 static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, void *arg)
 {
@@ -894,6 +952,7 @@ static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, v
     if (!d->base.ended && read(d->timerfd, &n, sizeof n) == (ssize_t)sizeof n && n > 0 &&
         !d->base.paused) {
         ptrace_tick(d, n);
+        ptrace_overrun(d);
         while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
             ;
         ptrace_reap(d);
@@ -995,15 +1054,15 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
         close(d->sigfd);
     if (d->unblock_chld)
         sigprocmask(SIG_UNBLOCK, &d->chld, NULL);
-    if (d->prioritized)
-        syscall(SYS_sched_setattr, 0, &d->saved_attr, 0);
+    ptrace_unprioritize(d);
     free(d->base.note);
     free(d);
 }
 
 /* Let the tracer run as soon as its timer or a stop wakes it, even among
- * many runnable threads: the lowest real-time priority where we may have it,
- * else a short time slice. */
+ * many runnable threads: the lowest real-time priority where we may have it
+ * and the interval leaves the rest of the machine room, else a short time
+ * slice (kernels from 6.12; older ones ignore it). */
 static void ptrace_prioritize(struct clockdrv_ptrace *d)
 {
     struct ptrace_sched_attr a = {.size = sizeof a};
@@ -1012,10 +1071,10 @@ static void ptrace_prioritize(struct clockdrv_ptrace *d)
     d->saved_attr = a;
     struct ptrace_sched_attr rt = {.size = sizeof rt,
                                    .sched_policy = SCHED_FIFO,
-                                   .sched_flags = 1, /* SCHED_FLAG_RESET_ON_FORK */
+                                   .sched_flags = PTRACE_RESET_ON_FORK,
                                    .sched_priority = 1};
-    if (syscall(SYS_sched_setattr, 0, &rt, 0) == 0) {
-        d->prioritized = true;
+    if (d->cfg.interval_us >= PTRACE_FIFO_US && syscall(SYS_sched_setattr, 0, &rt, 0) == 0) {
+        d->prioritized = d->fifo = true;
         return;
     }
     a.sched_runtime = 100000;

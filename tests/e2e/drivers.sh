@@ -326,4 +326,44 @@ else
     skip "nobody: profil exits 0 and profiles" "needs root, setpriv and a user nobody"
 fi
 
+# SCHED_FIFO: the tracer takes it while the program runs, where it may, and
+# gives it back once the program has ended, while the screen stays; not at
+# all for an interval under 200 us.  Where root may raise RLIMIT_RTPRIO, the
+# run is user nobody's, who may not clear SCHED_FLAG_RESET_ON_FORK again.
+# policy_of PID: its scheduling policy, as chrt -p says it.
+policy_of() { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling policy: //p'; }
+if { [ "$(id -u)" -eq 0 ] || [ "$(ulimit -r 2>/dev/null || echo 0)" != 0 ]; } &&
+    command -v chrt >/dev/null 2>&1; then
+    who=$(id -un)
+    wrap=""
+    if [ -d "$T/user" ] && prlimit --rtprio=1:1 true 2>/dev/null; then
+        who=nobody
+        wrap="prlimit --rtprio=1:1 setpriv --reuid=nobody --regid=$(id -gn nobody) --clear-groups"
+        mkdir -p "$T/fifo" && chmod 777 "$T/fifo"
+    fi
+    cp "$PROGS/spinners" "$T/fifospin"
+    tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
+    for iv in 1000 100; do
+        tm send-keys -t s "clear; cd $T; $wrap $PROFIL --driver ptrace -b 1 -t $iv \
+-o $T/fifo$iv.PRF $T/fifospin threads 1 1500; echo EXIT=\$?" Enter
+        wait_for ' running *$' 10
+        sleep 0.2
+        me=$(pgrep -f "^$PROFIL --driver ptrace -b 1 -t $iv -o $T/" | head -n 1)
+        running=$(policy_of "$me")
+        wait_for 'Program terminated normally *$' 30
+        ended=$(policy_of "$me")
+        tm send-keys -t s q
+        wait_for '^EXIT=' 5
+        if [ "$iv" = 1000 ]; then
+            is "$running" "SCHED_FIFO|SCHED_RESET_ON_FORK" "fifo, $who, $iv us: FIFO while the program runs"
+        else
+            is "$running" SCHED_OTHER "fifo, $who, $iv us: no FIFO under 200 us"
+        fi
+        like "$ended" '^SCHED_OTHER' "fifo, $who, $iv us: normal policy once the program has ended"
+    done
+    tm kill-server 2>/dev/null
+else
+    skip "fifo: given back once the program has ended" "needs root or RLIMIT_RTPRIO, and chrt"
+fi
+
 done_testing
