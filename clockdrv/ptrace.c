@@ -80,6 +80,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -98,6 +99,7 @@
 #define PTRACE_OVERRUN_WINDOW 64            /* ticks over which overruns are counted */
 #define PTRACE_OVERRUN_MAX    16            /* overruns in a window that give SCHED_FIFO up */
 #define PTRACE_RESET_ON_FORK  1             /* SCHED_FLAG_RESET_ON_FORK */
+#define PTRACE_FD_RESERVE     32            /* descriptors left to the rest of profil */
 
 enum { SLOT_EMPTY, SLOT_USED, SLOT_GONE };
 
@@ -137,6 +139,7 @@ struct ptrace_thread {
     int schedfd; /* /proc/PID/task/TID/schedstat, kept open */
     uint8_t slot;
     uint8_t seen;
+    bool unkept; /* its files could not be kept open: read at its end only */
     bool live;   /* sampled: false only for the held child before its exec */
     bool want;   /* interrupted, its stop not seen yet */
     bool detach; /* free() lets it go at its next stop */
@@ -158,6 +161,9 @@ struct clockdrv_ptrace {
     bool prioritized;  /* our scheduling policy was changed: saved_attr is the old one */
     bool fifo;         /* ... to SCHED_FIFO */
     struct ptrace_sched_attr saved_attr;
+    int spare;     /* /dev/null, closed to make room to read an unkept thread's file */
+    rlim_t nofile; /* our limit on open files */
+    bool out_of_fds;
     uint64_t overrun_window; /* the first tick of the window overruns are counted in */
     unsigned overruns;       /* ticks in it whose own work took longer than the interval */
 
@@ -364,31 +370,80 @@ static struct ptrace_thread *ptrace_thread_add(struct clockdrv_ptrace *d, pid_t 
     return t;
 }
 
-/* Open the files that tell whether T runs and how long it ran, without
- * stopping it. */
-static void ptrace_thread_open(struct ptrace_thread *t)
+/* Close the files kept open for T. */
+static void ptrace_thread_close(struct ptrace_thread *t)
 {
-    char path[64];
     if (t->sysfd >= 0)
         close(t->sysfd);
     if (t->schedfd >= 0)
         close(t->schedfd);
-    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)t->pid, (int)t->tid);
-    t->sysfd = open(path, O_RDONLY | O_CLOEXEC);
-    snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)t->pid, (int)t->tid);
-    t->schedfd = open(path, O_RDONLY | O_CLOEXEC);
+    t->sysfd = t->schedfd = -1;
+}
+
+/* Open T's FILE (syscall, schedstat) under /proc; -1 when it would leave the
+ * rest of profil fewer than PTRACE_FD_RESERVE descriptors. */
+static int ptrace_thread_file(struct clockdrv_ptrace *d, const struct ptrace_thread *t,
+                              const char *file)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)t->pid, (int)t->tid, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && d->nofile != RLIM_INFINITY && (rlim_t)fd + PTRACE_FD_RESERVE >= d->nofile) {
+        close(fd);
+        fd = -1;
+        errno = EMFILE;
+    }
+    return fd;
+}
+
+/* Open the files that tell whether T runs and how long it ran, without
+ * stopping it.  Out of descriptors, T is unkept: what it ran is read at its
+ * exit stop and counted as lost, and the user is told. */
+static void ptrace_thread_open(struct clockdrv_ptrace *d, struct ptrace_thread *t)
+{
+    ptrace_thread_close(t);
+    t->sysfd = ptrace_thread_file(d, t, "syscall");
+    t->schedfd = ptrace_thread_file(d, t, "schedstat");
+    t->unkept = false;
+    if (t->sysfd >= 0 && t->schedfd >= 0)
+        return;
+    int err = errno;
+    ptrace_thread_close(t);
+    if (err != EMFILE && err != ENFILE)
+        return; /* gone already */
+    t->unkept = true;
+    if (!d->out_of_fds) {
+        d->out_of_fds = true;
+        char *msg = xasprintf("ptrace: out of file descriptors (limit %llu): the CPU time of "
+                              "the threads profil cannot watch is counted as lost, at their end",
+                              (unsigned long long)d->nofile);
+        ptrace_note(d, msg);
+        free(msg);
+    }
 }
 
 /* Read T's schedstat: ns on a CPU, ns waiting for one, times put on one.  The
  * first is exact only while T is off its CPU (the kernel brings it up to date
  * at a context switch and at its scheduler tick), as it is at a ptrace stop. */
-static bool ptrace_schedstat(const struct ptrace_thread *t, uint64_t *exec, uint64_t *delay,
-                             uint64_t *runs)
+static bool ptrace_schedstat(struct clockdrv_ptrace *d, const struct ptrace_thread *t,
+                             uint64_t *exec, uint64_t *delay, uint64_t *runs)
 {
     char buf[96];
-    if (t->schedfd < 0)
-        return false;
-    ssize_t r = pread(t->schedfd, buf, sizeof buf - 1, 0);
+    ssize_t r = -1;
+    if (t->schedfd >= 0) {
+        r = pread(t->schedfd, buf, sizeof buf - 1, 0);
+    } else if (t->unkept && d->spare >= 0) {
+        /* Make room with the spare descriptor, read, and take it back. */
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)t->pid, (int)t->tid);
+        close(d->spare);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            r = pread(fd, buf, sizeof buf - 1, 0);
+            close(fd);
+        }
+        d->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    }
     if (r <= 0)
         return false;
     buf[r] = '\0';
@@ -410,10 +465,7 @@ static void ptrace_unwant(struct clockdrv_ptrace *d, struct ptrace_thread *t)
 /* Forget a thread that has ended; a tombstone keeps the probe chains intact. */
 static void ptrace_thread_gone(struct clockdrv_ptrace *d, struct ptrace_thread *t)
 {
-    if (t->sysfd >= 0)
-        close(t->sysfd);
-    if (t->schedfd >= 0)
-        close(t->schedfd);
+    ptrace_thread_close(t);
     ptrace_unwant(d, t);
     t->slot = SLOT_GONE;
     d->threads_used--;
@@ -588,7 +640,7 @@ static struct ptrace_thread *ptrace_adopt(struct clockdrv_ptrace *d, pid_t tid, 
     if (tgid <= 0)
         tgid = tid;
     t = ptrace_thread_add(d, tid, tgid);
-    ptrace_thread_open(t);
+    ptrace_thread_open(d, t);
     if (tgid == tid && ptrace_proc(d, tid) == NULL) {
         /* A new process starts with its parent's mappings, here as in the session. */
         struct ptrace_proc *p = ptrace_proc_add(d, tid), *pp = ptrace_proc(d, ppid);
@@ -631,8 +683,8 @@ static void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
         ptrace_emit(d, &ev);
     } else {
         t->live = true; /* the held child's own exec: the program starts here */
-        ptrace_thread_open(t);
-        if (ptrace_schedstat(t, &t->exec, &t->delay, &t->runs))
+        ptrace_thread_open(d, t);
+        if (ptrace_schedstat(d, t, &t->exec, &t->delay, &t->runs))
             t->seen = SEEN_RUNNABLE;
     }
     p->nmaps = 0;
@@ -730,7 +782,7 @@ static bool ptrace_look(struct clockdrv_ptrace *d, struct ptrace_thread *t, uint
                         bool *moved)
 {
     uint64_t exec, delay, runs;
-    if (!ptrace_schedstat(t, &exec, &delay, &runs))
+    if (!ptrace_schedstat(d, t, &exec, &delay, &runs))
         return false;
     *moved = exec != t->exec || runs != t->runs;
     if (d->base.paused) {
@@ -878,7 +930,7 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
     for (size_t i = 0; i < d->threads_alloc; i++) {
         struct ptrace_thread *t = &d->threads[i];
         bool moved = true, runnable;
-        if (t->slot != SLOT_USED || !t->live)
+        if (t->slot != SLOT_USED || !t->live || t->unkept)
             continue;
         if (t->want) {
             /* Its stop is still to come: it waits for a CPU, or is in the
@@ -1031,12 +1083,8 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
         ptrace_wait_chld(d, deadline - now);
     }
     for (size_t i = 0; i < d->threads_alloc; i++) {
-        if (d->threads[i].slot != SLOT_USED)
-            continue;
-        if (d->threads[i].sysfd >= 0)
-            close(d->threads[i].sysfd);
-        if (d->threads[i].schedfd >= 0)
-            close(d->threads[i].schedfd);
+        if (d->threads[i].slot == SLOT_USED)
+            ptrace_thread_close(&d->threads[i]);
     }
     for (size_t i = 0; i < d->nprocs; i++) {
         free(d->procs[i]->maps);
@@ -1052,6 +1100,8 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
         close(d->timerfd);
     if (d->sigfd >= 0)
         close(d->sigfd);
+    if (d->spare >= 0)
+        close(d->spare);
     if (d->unblock_chld)
         sigprocmask(SIG_UNBLOCK, &d->chld, NULL);
     ptrace_unprioritize(d);
@@ -1089,7 +1139,7 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
 {
     struct clockdrv_ptrace *d = xcalloc(1, sizeof *d);
     d->base.ops = &clockdrv_ptrace_ops;
-    d->base.fd = d->timerfd = d->sigfd = -1;
+    d->base.fd = d->timerfd = d->sigfd = d->spare = -1;
     d->cfg = *cfg;
     d->wall = cfg->clock == CLOCK_KIND_WALL;
     d->threads_alloc = 64;
@@ -1118,6 +1168,19 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
         clockdrv_ptrace_free(&d->base);
         return NULL;
     }
+    /* Two files per thread: as many as we may, now that the program has
+     * its own limit. */
+    struct rlimit rl;
+    d->nofile = RLIM_INFINITY;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        if (rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &rl);
+            getrlimit(RLIMIT_NOFILE, &rl);
+        }
+        d->nofile = rl.rlim_cur;
+    }
+    d->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (ptrace(PTRACE_SEIZE, sp.pid, 0, PTRACE_OPTIONS) < 0) {
         *cause = xasprintf("ptrace: cannot trace the program: %s", strerror(errno));
         spawn_abort(&sp);
