@@ -140,8 +140,10 @@ struct ptrace_thread {
     uint8_t slot;
     uint8_t seen;
     bool unkept; /* its files could not be kept open: read at its end only */
-    bool live;   /* sampled: false only for the held child before its exec */
+    bool live;   /* sampled: not the held child before its exec, nor past its exit stop */
+    bool held;   /* the child profil forked, not yet the program (before its exec) */
     bool want;   /* interrupted, its stop not seen yet */
+    uint64_t want_tick; /* the tick that interrupted it */
     bool detach; /* free() lets it go at its next stop */
     /* schedstat as last read: ns on a CPU, ns waiting for one, times put on one */
     uint64_t exec, delay, runs;
@@ -447,18 +449,21 @@ static bool ptrace_schedstat(struct clockdrv_ptrace *d, const struct ptrace_thre
     if (r <= 0)
         return false;
     buf[r] = '\0';
-    char *e;
-    *exec = strtoull(buf, &e, 10);
-    *delay = strtoull(e, &e, 10);
-    *runs = strtoull(e, &e, 10);
+    char *p = buf, *e;
+    uint64_t *field[3] = {exec, delay, runs};
+    for (int i = 0; i < 3; i++, p = e) {
+        *field[i] = strtoull(p, &e, 10);
+        if (e == p)
+            return false;
+    }
     return true;
 }
 
 /* T's stop has come, or will not: the tick waits for it no longer. */
 static void ptrace_unwant(struct clockdrv_ptrace *d, struct ptrace_thread *t)
 {
-    if (t->want && d->pending > 0)
-        d->pending--; /* a tick that gave up waiting has reset the count */
+    if (t->want && t->want_tick == d->tick && d->pending > 0)
+        d->pending--; /* only this tick's stops are counted */
     t->want = false;
 }
 
@@ -666,22 +671,34 @@ static void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
 {
     unsigned long former = 0;
     ptrace(PTRACE_GETEVENTMSG, pid, 0, &former);
-    struct ptrace_thread *t = ptrace_thread(d, (pid_t)former);
-    if ((pid_t)former != pid && t != NULL)
-        ptrace_thread_gone(d, t); /* it took over the leader's tid, silently */
-    t = ptrace_thread(d, pid);
+    struct ptrace_thread *t = ptrace_thread(d, pid);
     if (t == NULL)
         t = ptrace_adopt(d, pid, 0);
+    struct ptrace_thread *f = (pid_t)former != pid ? ptrace_thread(d, (pid_t)former) : NULL;
+    if (f != NULL) {
+        /* It took over the leader's tid, silently: its readings go on there,
+         * not the ended leader's. */
+        t->exec = f->exec;
+        t->delay = f->delay;
+        t->runs = f->runs;
+        t->ran = f->ran;
+        t->waited = f->waited;
+        t->seen = f->seen;
+        t->live = f->live;
+        ptrace_thread_gone(d, f);
+        ptrace_thread_open(d, t);
+    }
     ptrace_unwant(d, t);
     struct ptrace_proc *p = ptrace_proc(d, pid);
     if (p == NULL)
         p = ptrace_proc_add(d, pid);
     uint64_t now = clockdrv_now_ns();
-    if (t->live) {
+    if (!t->held) {
         struct event ev = {
             .type = EVENT_EXEC, .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time_ns = now};
         ptrace_emit(d, &ev);
     } else {
+        t->held = false;
         t->live = true; /* the held child's own exec: the program starts here */
         ptrace_thread_open(d, t);
         if (ptrace_schedstat(d, t, &t->exec, &t->delay, &t->runs))
@@ -853,9 +870,16 @@ static void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st)
         /* What it ran since its last sample, whole ticks of it, was seen by
          * no sample: lost.  Less than a tick is a period never completed. */
         ptrace_unwant(d, t);
+        /* A ptrace request returns once the thread is off its CPU, and its
+         * schedstat exact. */
+        ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
         if (t->live && !t->detach && ptrace_look(d, t, clockdrv_now_ns(), &moved) &&
             !d->base.paused)
             ptrace_ticks(d, t, EVENT_LOST, clockdrv_now_ns(), ptrace_take(d, t, true));
+        /* Sampled no more: a leader that ended before its threads stays a
+         * zombie, blocked as far as its syscall file says. */
+        t->live = false;
+        ptrace_thread_close(t);
         break;
     }
     t = ptrace_thread(d, tid);
@@ -953,6 +977,7 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
         if (runnable) {
             if (moved && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
                 t->want = true;
+                t->want_tick = d->tick;
                 d->pending++;
             }
         } else if (d->wall) {
@@ -1190,6 +1215,7 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
     /* Not sampled until its exec: nothing of the waiting child is the program. */
     struct ptrace_thread *t = ptrace_thread_add(d, sp.pid, sp.pid);
     t->live = false;
+    t->held = true;
     ptrace_proc_add(d, sp.pid);
     if (spawn_go(&sp, l, cause) < 0) {
         d->base.ended = true; /* spawn_go reaped it */

@@ -178,6 +178,22 @@ is "$(jq -r .clock "$J")" cpu "sleeper (cpu): clock cpu"
 cmp_ok "$(pct io)" "<=" 10 "sleeper (cpu): I/O <= 10 % of the samples"
 cmp_ok "$(fn spin samples)" ">" 0 "sleeper (cpu): spin is sampled"
 
+# A main thread that ends before the others (pthread_exit) stays a zombie
+# until they end: it is neither blocked nor sampled.  (~1 s)
+profile leader "$PROGS/spinners" leader 1 1000
+is "$rc" 0 "leader exits first: profil exits 0"
+diag "leader exits first: $(jq -c .counters "$J")"
+cmp_ok "$(pct io)" "<=" 10 "leader exits first (wall): I/O <= 10 % of the samples"
+
+# A thread other than the main one execs: it takes the main thread's id, and
+# its readings go on there, not the main thread's.  (~1 s)
+profile execthread --clock cpu "$PROGS/spinners" exec 1 400
+cpu=$(cpu_of)
+is "$rc" 0 "exec from a thread: profil exits 0"
+diag "exec from a thread: $(jq -c .counters "$J"), cpu ${cpu:-?} s"
+near "$(calc "$(c total) + $(c lost)")" "$(calc "${cpu:-0} * 1000")" "$(calc "${cpu:-0} * 50 + 10")" \
+    "exec from a thread: samples + lost within 5 % (+ 10) of getrusage's CPU time"
+
 # ---------------------------------------------------------------------------
 # Threads, a fork, a crash.
 profile threads "$PROGS/threads" 500000000
