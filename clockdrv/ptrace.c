@@ -16,7 +16,11 @@
  * over in whole ticks as EVENT_PREEMPTED: neither a sample nor lost.  A
  * blocked thread is an I/O tick (one per timer expiration) in wall-clock mode
  * and nothing in cpu mode.  Lost ticks are CPU time no sample stands for: at
- * a thread's exit stop, whole ticks it ran since its last sample.
+ * a thread's exit stop, whole ticks it ran since its last sample (after
+ * which the thread is sampled no more).  While the clock is paused nothing
+ * is counted: at the resume every thread's schedstat is read again as its
+ * baseline (a running thread's is up to one scheduler tick old), and stops
+ * meanwhile only move the baseline.
  *
  * The interrupt stop happens on the way back to user mode, so the PC is
  * always a user PC: a thread busy in the kernel (a long read from the page
@@ -60,6 +64,11 @@
  *   this kind of virtual CPU); a thread that lost its CPU before the
  *   interrupt reached it stops when it runs again, and drain takes it then,
  *   with the CPU time it ran.  A tick never waits for a preempted thread.
+ * - Two files per thread kept open: profil raises its soft RLIMIT_NOFILE to
+ *   the hard limit once the program is forked (the program keeps its own)
+ *   and leaves 32 descriptors to the rest of profil.  A thread it cannot
+ *   watch is read at its exit stop, through a spare descriptor closed for
+ *   the moment, and what it ran is lost ticks; the note says so.
  * - SIGCHLD is blocked while the driver runs and read from a signalfd, which
  *   with the timerfd makes up the epoll fd that the event loop polls; drain
  *   reaps with waitpid(-1, __WALL), so profil must have no other children.
