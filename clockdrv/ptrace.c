@@ -16,7 +16,11 @@
  * over in whole ticks as EVENT_PREEMPTED: neither a sample nor lost.  A
  * blocked thread is an I/O tick (one per timer expiration) in wall-clock mode
  * and nothing in cpu mode.  Lost ticks are CPU time no sample stands for: at
- * a thread's exit stop, whole ticks it ran since its last sample.
+ * a thread's exit stop, whole ticks it ran since its last sample (after
+ * which the thread is sampled no more).  While the clock is paused nothing
+ * is counted: at the resume every thread's schedstat is read again as its
+ * baseline (a running thread's is up to one scheduler tick old), and stops
+ * meanwhile only move the baseline.
  *
  * The interrupt stop happens on the way back to user mode, so the PC is
  * always a user PC: a thread busy in the kernel (a long read from the page
@@ -40,11 +44,17 @@
  *   itself drops the SIGTSTP still held at its delivery stop.
  * - The tracer must run when its timer fires: among 200 runnable processes
  *   on 2 CPUs a plain process woke for a third to two thirds of its 1 kHz
- *   ticks.  While the driver runs, profil takes SCHED_FIFO priority 1 where
- *   it may (root, RLIMIT_RTPRIO), else a 0.1 ms time slice (EEVDF lets a
- *   waking task with a shorter slice preempt); free() gives the old policy
- *   back.  A late tracer costs resolution, not time: a late sample counts
- *   the ticks it stands for.
+ *   ticks.  While the program runs, profil takes SCHED_FIFO priority 1 (with
+ *   SCHED_FLAG_RESET_ON_FORK) where it may (CAP_SYS_NICE, RLIMIT_RTPRIO) and
+ *   the interval is 200 us or more, else a 0.1 ms time slice (on kernels from
+ *   6.12, EEVDF lets a waking task with a shorter custom slice preempt; older
+ *   ones ignore it).  The old policy comes back once the program has ended,
+ *   before the report or the screen that stays, with the reset flag kept
+ *   where the kernel will not clear it; and when in a window of 64 ticks 16
+ *   took longer than the interval of their own work (a FIFO tracer would
+ *   then keep a CPU from everything else), saying so in the note.  A late
+ *   tracer costs resolution, not time: a late sample counts the ticks it
+ *   stands for.
  * - No CPU pinning: the tracer and the program go where the scheduler puts
  *   them.  Pinning them apart on 2 CPUs put all of a program's threads on
  *   one CPU (64 threads ran 2.4 times slower) and, with other loads, waited
@@ -54,6 +64,11 @@
  *   this kind of virtual CPU); a thread that lost its CPU before the
  *   interrupt reached it stops when it runs again, and drain takes it then,
  *   with the CPU time it ran.  A tick never waits for a preempted thread.
+ * - Two files per thread kept open: profil raises its soft RLIMIT_NOFILE to
+ *   the hard limit once the program is forked (the program keeps its own)
+ *   and leaves 32 descriptors to the rest of profil.  A thread it cannot
+ *   watch is read at its exit stop, through a spare descriptor closed for
+ *   the moment, and what it ran is lost ticks; the note says so.
  * - SIGCHLD is blocked while the driver runs and read from a signalfd, which
  *   with the timerfd makes up the epoll fd that the event loop polls; drain
  *   reaps with waitpid(-1, __WALL), so profil must have no other children.
@@ -74,6 +89,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -88,6 +104,11 @@
      PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)
 #define PTRACE_SPIN_NS   20000ull      /* how long a tick polls for the stops that come at once */
 #define PTRACE_DETACH_NS 2000000000ull /* longest wait at free for the program to let go */
+#define PTRACE_FIFO_US        200           /* the shortest interval run at SCHED_FIFO */
+#define PTRACE_OVERRUN_WINDOW 64            /* ticks over which overruns are counted */
+#define PTRACE_OVERRUN_MAX    16            /* overruns in a window that give SCHED_FIFO up */
+#define PTRACE_RESET_ON_FORK  1             /* SCHED_FLAG_RESET_ON_FORK */
+#define PTRACE_FD_RESERVE     32            /* descriptors left to the rest of profil */
 
 enum { SLOT_EMPTY, SLOT_USED, SLOT_GONE };
 
@@ -127,8 +148,11 @@ struct ptrace_thread {
     int schedfd; /* /proc/PID/task/TID/schedstat, kept open */
     uint8_t slot;
     uint8_t seen;
-    bool live;   /* sampled: false only for the held child before its exec */
+    bool unkept; /* its files could not be kept open: read at its end only */
+    bool live;   /* sampled: not the held child before its exec, nor past its exit stop */
+    bool held;   /* the child profil forked, not yet the program (before its exec) */
     bool want;   /* interrupted, its stop not seen yet */
+    uint64_t want_tick; /* the tick that interrupted it */
     bool detach; /* free() lets it go at its next stop */
     /* schedstat as last read: ns on a CPU, ns waiting for one, times put on one */
     uint64_t exec, delay, runs;
@@ -146,7 +170,13 @@ struct clockdrv_ptrace {
     sigset_t chld;
     bool unblock_chld; /* SIGCHLD was not blocked before us */
     bool prioritized;  /* our scheduling policy was changed: saved_attr is the old one */
+    bool fifo;         /* ... to SCHED_FIFO */
     struct ptrace_sched_attr saved_attr;
+    int spare;     /* /dev/null, closed to make room to read an unkept thread's file */
+    rlim_t nofile; /* our limit on open files */
+    bool out_of_fds;
+    uint64_t overrun_window; /* the first tick of the window overruns are counted in */
+    unsigned overruns;       /* ticks in it whose own work took longer than the interval */
 
     struct ptrace_thread *threads; /* open addressing by tid */
     size_t threads_alloc, threads_used, threads_gone;
@@ -174,6 +204,33 @@ static void ptrace_emit(struct clockdrv_ptrace *d, const struct event *ev)
 {
     if (d->emit != NULL)
         d->emit(d->arg, ev);
+}
+
+/* Add MSG to the remark for the user. */
+static void ptrace_note(struct clockdrv_ptrace *d, const char *msg)
+{
+    char *n = d->base.note == NULL ? xstrdup(msg) : xasprintf("%s; %s", d->base.note, msg);
+    free(d->base.note);
+    d->base.note = n;
+}
+
+/* Give the scheduling policy we found back.  Without CAP_SYS_NICE the kernel
+ * refuses to clear SCHED_FLAG_RESET_ON_FORK once set: then keep it, which
+ * matters only to children profil does not have. */
+static void ptrace_unprioritize(struct clockdrv_ptrace *d)
+{
+    if (!d->prioritized)
+        return;
+    d->prioritized = false;
+    struct ptrace_sched_attr a = d->saved_attr;
+    if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+        return;
+    a.sched_flags |= PTRACE_RESET_ON_FORK;
+    if (errno == EPERM && syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+        return;
+    char *msg = xasprintf("ptrace: cannot give back the scheduling policy (%s)", strerror(errno));
+    ptrace_note(d, msg);
+    free(msg);
 }
 
 /* Whether profil itself runs under a tracer, which takes its children too. */
@@ -324,56 +381,105 @@ static struct ptrace_thread *ptrace_thread_add(struct clockdrv_ptrace *d, pid_t 
     return t;
 }
 
-/* Open the files that tell whether T runs and how long it ran, without
- * stopping it. */
-static void ptrace_thread_open(struct ptrace_thread *t)
+/* Close the files kept open for T. */
+static void ptrace_thread_close(struct ptrace_thread *t)
 {
-    char path[64];
     if (t->sysfd >= 0)
         close(t->sysfd);
     if (t->schedfd >= 0)
         close(t->schedfd);
-    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)t->pid, (int)t->tid);
-    t->sysfd = open(path, O_RDONLY | O_CLOEXEC);
-    snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)t->pid, (int)t->tid);
-    t->schedfd = open(path, O_RDONLY | O_CLOEXEC);
+    t->sysfd = t->schedfd = -1;
+}
+
+/* Open T's FILE (syscall, schedstat) under /proc; -1 when it would leave the
+ * rest of profil fewer than PTRACE_FD_RESERVE descriptors. */
+static int ptrace_thread_file(struct clockdrv_ptrace *d, const struct ptrace_thread *t,
+                              const char *file)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/%s", (int)t->pid, (int)t->tid, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && d->nofile != RLIM_INFINITY && (rlim_t)fd + PTRACE_FD_RESERVE >= d->nofile) {
+        close(fd);
+        fd = -1;
+        errno = EMFILE;
+    }
+    return fd;
+}
+
+/* Open the files that tell whether T runs and how long it ran, without
+ * stopping it.  Out of descriptors, T is unkept: what it ran is read at its
+ * exit stop and counted as lost, and the user is told. */
+static void ptrace_thread_open(struct clockdrv_ptrace *d, struct ptrace_thread *t)
+{
+    ptrace_thread_close(t);
+    t->sysfd = ptrace_thread_file(d, t, "syscall");
+    t->schedfd = ptrace_thread_file(d, t, "schedstat");
+    t->unkept = false;
+    if (t->sysfd >= 0 && t->schedfd >= 0)
+        return;
+    int err = errno;
+    ptrace_thread_close(t);
+    if (err != EMFILE && err != ENFILE)
+        return; /* gone already */
+    t->unkept = true;
+    if (!d->out_of_fds) {
+        d->out_of_fds = true;
+        char *msg = xasprintf("ptrace: out of file descriptors (limit %llu): the CPU time of "
+                              "the threads profil cannot watch is counted as lost, at their end",
+                              (unsigned long long)d->nofile);
+        ptrace_note(d, msg);
+        free(msg);
+    }
 }
 
 /* Read T's schedstat: ns on a CPU, ns waiting for one, times put on one.  The
  * first is exact only while T is off its CPU (the kernel brings it up to date
  * at a context switch and at its scheduler tick), as it is at a ptrace stop. */
-static bool ptrace_schedstat(const struct ptrace_thread *t, uint64_t *exec, uint64_t *delay,
-                             uint64_t *runs)
+static bool ptrace_schedstat(struct clockdrv_ptrace *d, const struct ptrace_thread *t,
+                             uint64_t *exec, uint64_t *delay, uint64_t *runs)
 {
     char buf[96];
-    if (t->schedfd < 0)
-        return false;
-    ssize_t r = pread(t->schedfd, buf, sizeof buf - 1, 0);
+    ssize_t r = -1;
+    if (t->schedfd >= 0) {
+        r = pread(t->schedfd, buf, sizeof buf - 1, 0);
+    } else if (t->unkept && d->spare >= 0) {
+        /* Make room with the spare descriptor, read, and take it back. */
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)t->pid, (int)t->tid);
+        close(d->spare);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            r = pread(fd, buf, sizeof buf - 1, 0);
+            close(fd);
+        }
+        d->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    }
     if (r <= 0)
         return false;
     buf[r] = '\0';
-    char *e;
-    *exec = strtoull(buf, &e, 10);
-    *delay = strtoull(e, &e, 10);
-    *runs = strtoull(e, &e, 10);
+    char *p = buf, *e;
+    uint64_t *field[3] = {exec, delay, runs};
+    for (int i = 0; i < 3; i++, p = e) {
+        *field[i] = strtoull(p, &e, 10);
+        if (e == p)
+            return false;
+    }
     return true;
 }
 
 /* T's stop has come, or will not: the tick waits for it no longer. */
 static void ptrace_unwant(struct clockdrv_ptrace *d, struct ptrace_thread *t)
 {
-    if (t->want && d->pending > 0)
-        d->pending--; /* a tick that gave up waiting has reset the count */
+    if (t->want && t->want_tick == d->tick && d->pending > 0)
+        d->pending--; /* only this tick's stops are counted */
     t->want = false;
 }
 
 /* Forget a thread that has ended; a tombstone keeps the probe chains intact. */
 static void ptrace_thread_gone(struct clockdrv_ptrace *d, struct ptrace_thread *t)
 {
-    if (t->sysfd >= 0)
-        close(t->sysfd);
-    if (t->schedfd >= 0)
-        close(t->schedfd);
+    ptrace_thread_close(t);
     ptrace_unwant(d, t);
     t->slot = SLOT_GONE;
     d->threads_used--;
@@ -548,7 +654,7 @@ static struct ptrace_thread *ptrace_adopt(struct clockdrv_ptrace *d, pid_t tid, 
     if (tgid <= 0)
         tgid = tid;
     t = ptrace_thread_add(d, tid, tgid);
-    ptrace_thread_open(t);
+    ptrace_thread_open(d, t);
     if (tgid == tid && ptrace_proc(d, tid) == NULL) {
         /* A new process starts with its parent's mappings, here as in the session. */
         struct ptrace_proc *p = ptrace_proc_add(d, tid), *pp = ptrace_proc(d, ppid);
@@ -574,25 +680,37 @@ static void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
 {
     unsigned long former = 0;
     ptrace(PTRACE_GETEVENTMSG, pid, 0, &former);
-    struct ptrace_thread *t = ptrace_thread(d, (pid_t)former);
-    if ((pid_t)former != pid && t != NULL)
-        ptrace_thread_gone(d, t); /* it took over the leader's tid, silently */
-    t = ptrace_thread(d, pid);
+    struct ptrace_thread *t = ptrace_thread(d, pid);
     if (t == NULL)
         t = ptrace_adopt(d, pid, 0);
+    struct ptrace_thread *f = (pid_t)former != pid ? ptrace_thread(d, (pid_t)former) : NULL;
+    if (f != NULL) {
+        /* It took over the leader's tid, silently: its readings go on there,
+         * not the ended leader's. */
+        t->exec = f->exec;
+        t->delay = f->delay;
+        t->runs = f->runs;
+        t->ran = f->ran;
+        t->waited = f->waited;
+        t->seen = f->seen;
+        t->live = f->live;
+        ptrace_thread_gone(d, f);
+        ptrace_thread_open(d, t);
+    }
     ptrace_unwant(d, t);
     struct ptrace_proc *p = ptrace_proc(d, pid);
     if (p == NULL)
         p = ptrace_proc_add(d, pid);
     uint64_t now = clockdrv_now_ns();
-    if (t->live) {
+    if (!t->held) {
         struct event ev = {
             .type = EVENT_EXEC, .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time_ns = now};
         ptrace_emit(d, &ev);
     } else {
+        t->held = false;
         t->live = true; /* the held child's own exec: the program starts here */
-        ptrace_thread_open(t);
-        if (ptrace_schedstat(t, &t->exec, &t->delay, &t->runs))
+        ptrace_thread_open(d, t);
+        if (ptrace_schedstat(d, t, &t->exec, &t->delay, &t->runs))
             t->seen = SEEN_RUNNABLE;
     }
     p->nmaps = 0;
@@ -621,6 +739,7 @@ static void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
     if (tid == d->base.pid) {
         d->base.ended = true;
         d->base.wstatus = st;
+        ptrace_unprioritize(d); /* the report and the screen are no real-time work */
     }
 }
 
@@ -681,15 +800,25 @@ static void ptrace_ticks(struct clockdrv_ptrace *d, const struct ptrace_thread *
 }
 
 /* Read T's schedstat and add what it ran and waited since the last reading;
- * whole ticks of waiting become preempted ticks.  *MOVED tells whether T was
- * put on a CPU or ran since then; false if the file cannot be read. */
+ * whole ticks of waiting become preempted ticks.  While the clock is paused
+ * the reading only moves the baseline: nothing of the pause is counted.
+ * *MOVED tells whether T was put on a CPU or ran since then; false if the
+ * file cannot be read. */
 static bool ptrace_look(struct clockdrv_ptrace *d, struct ptrace_thread *t, uint64_t time,
                         bool *moved)
 {
     uint64_t exec, delay, runs;
-    if (!ptrace_schedstat(t, &exec, &delay, &runs))
+    if (!ptrace_schedstat(d, t, &exec, &delay, &runs))
         return false;
     *moved = exec != t->exec || runs != t->runs;
+    if (d->base.paused) {
+        t->exec = exec;
+        t->delay = delay;
+        t->runs = runs;
+        t->ran = 0;
+        t->waited = 0;
+        return true;
+    }
     if (exec > t->exec)
         t->ran += (int64_t)(exec - t->exec);
     if (delay > t->delay)
@@ -750,8 +879,16 @@ static void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st)
         /* What it ran since its last sample, whole ticks of it, was seen by
          * no sample: lost.  Less than a tick is a period never completed. */
         ptrace_unwant(d, t);
-        if (t->live && !t->detach && ptrace_look(d, t, clockdrv_now_ns(), &moved))
+        /* A ptrace request returns once the thread is off its CPU, and its
+         * schedstat exact. */
+        ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+        if (t->live && !t->detach && ptrace_look(d, t, clockdrv_now_ns(), &moved) &&
+            !d->base.paused)
             ptrace_ticks(d, t, EVENT_LOST, clockdrv_now_ns(), ptrace_take(d, t, true));
+        /* Sampled no more: a leader that ended before its threads stays a
+         * zombie, blocked as far as its syscall file says. */
+        t->live = false;
+        ptrace_thread_close(t);
         break;
     }
     t = ptrace_thread(d, tid);
@@ -775,7 +912,7 @@ static void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st)
     bool looked = ptrace_look(d, t, now, &moved);
     ptrace(req, tid, 0, (long)inject);
     t->seen = req == PTRACE_LISTEN ? SEEN_BLOCKED : SEEN_RUNNABLE;
-    if (looked && sampled)
+    if (looked && sampled && !d->base.paused)
         ptrace_sample(d, t->pid, tid, pc, now, ptrace_take(d, t, false));
 }
 
@@ -826,7 +963,7 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
     for (size_t i = 0; i < d->threads_alloc; i++) {
         struct ptrace_thread *t = &d->threads[i];
         bool moved = true, runnable;
-        if (t->slot != SLOT_USED || !t->live)
+        if (t->slot != SLOT_USED || !t->live || t->unkept)
             continue;
         if (t->want) {
             /* Its stop is still to come: it waits for a CPU, or is in the
@@ -849,6 +986,7 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
         if (runnable) {
             if (moved && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
                 t->want = true;
+                t->want_tick = d->tick;
                 d->pending++;
             }
         } else if (d->wall) {
@@ -869,6 +1007,23 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
     }
 }
 
+/* At SCHED_FIFO a tick whose own work outlasts the interval keeps a CPU from
+ * everything else: when that happens in a quarter of the ticks, give it up. */
+static void ptrace_overrun(struct clockdrv_ptrace *d)
+{
+    if (!d->fifo || !d->prioritized)
+        return;
+    if (d->tick - d->overrun_window >= PTRACE_OVERRUN_WINDOW) {
+        d->overrun_window = d->tick;
+        d->overruns = 0;
+    }
+    if (clockdrv_now_ns() - d->now <= d->interval_ns || ++d->overruns < PTRACE_OVERRUN_MAX)
+        return;
+    ptrace_unprioritize(d);
+    ptrace_note(d, "ptrace: the ticks took longer than the interval, so profil left "
+                   "SCHED_FIFO: the sample time may be too short for this many threads");
+}
+
 /* Reap every stop and end waiting, then run the tick if the timer expired. */
 static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, void *arg)
 {
@@ -883,6 +1038,7 @@ static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, v
     if (!d->base.ended && read(d->timerfd, &n, sizeof n) == (ssize_t)sizeof n && n > 0 &&
         !d->base.paused) {
         ptrace_tick(d, n);
+        ptrace_overrun(d);
         while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
             ;
         ptrace_reap(d);
@@ -904,9 +1060,20 @@ static void ptrace_arm(struct clockdrv_ptrace *d, bool on)
     timerfd_settime(d->timerfd, 0, &its, NULL);
 }
 
+/* Resume the clock: what every thread ran and waited during the pause is
+ * taken into its baseline, so that no sample stands for any of it. */
 static void clockdrv_ptrace_clock_on(struct clockdrv *base)
 {
-    ptrace_arm((struct clockdrv_ptrace *)base, true);
+    struct clockdrv_ptrace *d = (struct clockdrv_ptrace *)base;
+    bool paused = d->base.paused, moved;
+    d->base.paused = true;
+    for (size_t i = 0; i < d->threads_alloc; i++) {
+        struct ptrace_thread *t = &d->threads[i];
+        if (t->slot == SLOT_USED && t->live)
+            ptrace_look(d, t, 0, &moved);
+    }
+    d->base.paused = paused;
+    ptrace_arm(d, true);
 }
 
 static void clockdrv_ptrace_clock_off(struct clockdrv *base)
@@ -950,12 +1117,8 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
         ptrace_wait_chld(d, deadline - now);
     }
     for (size_t i = 0; i < d->threads_alloc; i++) {
-        if (d->threads[i].slot != SLOT_USED)
-            continue;
-        if (d->threads[i].sysfd >= 0)
-            close(d->threads[i].sysfd);
-        if (d->threads[i].schedfd >= 0)
-            close(d->threads[i].schedfd);
+        if (d->threads[i].slot == SLOT_USED)
+            ptrace_thread_close(&d->threads[i]);
     }
     for (size_t i = 0; i < d->nprocs; i++) {
         free(d->procs[i]->maps);
@@ -971,17 +1134,19 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
         close(d->timerfd);
     if (d->sigfd >= 0)
         close(d->sigfd);
+    if (d->spare >= 0)
+        close(d->spare);
     if (d->unblock_chld)
         sigprocmask(SIG_UNBLOCK, &d->chld, NULL);
-    if (d->prioritized)
-        syscall(SYS_sched_setattr, 0, &d->saved_attr, 0);
+    ptrace_unprioritize(d);
     free(d->base.note);
     free(d);
 }
 
 /* Let the tracer run as soon as its timer or a stop wakes it, even among
- * many runnable threads: the lowest real-time priority where we may have it,
- * else a short time slice. */
+ * many runnable threads: the lowest real-time priority where we may have it
+ * and the interval leaves the rest of the machine room, else a short time
+ * slice (kernels from 6.12; older ones ignore it). */
 static void ptrace_prioritize(struct clockdrv_ptrace *d)
 {
     struct ptrace_sched_attr a = {.size = sizeof a};
@@ -990,10 +1155,10 @@ static void ptrace_prioritize(struct clockdrv_ptrace *d)
     d->saved_attr = a;
     struct ptrace_sched_attr rt = {.size = sizeof rt,
                                    .sched_policy = SCHED_FIFO,
-                                   .sched_flags = 1, /* SCHED_FLAG_RESET_ON_FORK */
+                                   .sched_flags = PTRACE_RESET_ON_FORK,
                                    .sched_priority = 1};
-    if (syscall(SYS_sched_setattr, 0, &rt, 0) == 0) {
-        d->prioritized = true;
+    if (d->cfg.interval_us >= PTRACE_FIFO_US && syscall(SYS_sched_setattr, 0, &rt, 0) == 0) {
+        d->prioritized = d->fifo = true;
         return;
     }
     a.sched_runtime = 100000;
@@ -1008,7 +1173,7 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
 {
     struct clockdrv_ptrace *d = xcalloc(1, sizeof *d);
     d->base.ops = &clockdrv_ptrace_ops;
-    d->base.fd = d->timerfd = d->sigfd = -1;
+    d->base.fd = d->timerfd = d->sigfd = d->spare = -1;
     d->cfg = *cfg;
     d->wall = cfg->clock == CLOCK_KIND_WALL;
     d->threads_alloc = 64;
@@ -1037,6 +1202,19 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
         clockdrv_ptrace_free(&d->base);
         return NULL;
     }
+    /* Two files per thread: as many as we may, now that the program has
+     * its own limit. */
+    struct rlimit rl;
+    d->nofile = RLIM_INFINITY;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        if (rl.rlim_cur < rl.rlim_max) {
+            rl.rlim_cur = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &rl);
+            getrlimit(RLIMIT_NOFILE, &rl);
+        }
+        d->nofile = rl.rlim_cur;
+    }
+    d->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (ptrace(PTRACE_SEIZE, sp.pid, 0, PTRACE_OPTIONS) < 0) {
         *cause = xasprintf("ptrace: cannot trace the program: %s", strerror(errno));
         spawn_abort(&sp);
@@ -1046,6 +1224,7 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
     /* Not sampled until its exec: nothing of the waiting child is the program. */
     struct ptrace_thread *t = ptrace_thread_add(d, sp.pid, sp.pid);
     t->live = false;
+    t->held = true;
     ptrace_proc_add(d, sp.pid);
     if (spawn_go(&sp, l, cause) < 0) {
         d->base.ended = true; /* spawn_go reaped it */

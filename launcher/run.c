@@ -160,7 +160,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
                         a->stderr_path, -1 };
     int master = -1, slave = -1, status = 1;
     struct run_save rs = {NULL, false};
-    char *cause = NULL, *name = NULL, *title = NULL;
+    char *cause = NULL, *name = NULL, *title = NULL, *note = NULL;
     if (screen) {
         struct winsize ws;
         if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0)
@@ -190,6 +190,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         free(cause);
         goto out;
     }
+    note = d->note != NULL ? xstrdup(d->note) : NULL; /* what was said at the start */
     if (d->note != NULL && !screen)
         fprintf(stderr, "profil: %s\n", d->note);
     s->pid = (uint32_t)d->pid;
@@ -214,6 +215,8 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     } else {
         run_plain_loop(s, d);
         s->duration_s = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
+        if (d->note != NULL && (note == NULL || strcmp(note, d->note) != 0))
+            fprintf(stderr, "profil: %s\n", d->note);
     }
     s->max_threads = d->max_threads;
     session_set_exit(s, d->wstatus);
@@ -241,6 +244,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
 out:
     if (master >= 0)
         close(master);
+    free(note);
     free(title);
     free(name);
     free(argv);

@@ -152,6 +152,20 @@ for drv in ptrace perf; do
     done
 done
 
+# Two files per thread: with 64 file descriptors, 100 threads are more than
+# profil may keep open.  The CPU time of those it cannot watch is lost ticks,
+# said so, never dropped, and profil still writes its file.  (~2 s)
+run sh -c 'ulimit -n 64 && exec "$@"' sh "$PROFIL" --no-tui --driver ptrace --clock cpu -b 1 -t 1000 \
+    -o "$T/fds.PRF" "$PROGS/spinners" threads 100 20 </dev/null
+J=$T/fds.json
+"$PROFIL" --report --json "$T/fds.PRF" >"$J" 2>/dev/null
+cpu=$(cpu_of)
+diag "fds (ulimit -n 64, 100 threads): $(jq -c .counters "$J"), cpu ${cpu:-?} s"
+is "$rc" 0 "fds: profil exits 0"
+has "$err" "file descriptors" "fds: profil says it ran out of file descriptors"
+near "$(calc "$(c total) + $(c lost)")" "$(calc "${cpu:-0} * 1000")" "$(calc "${cpu:-0} * 50")" \
+    "fds: samples + lost ticks within 5 % of getrusage's CPU time"
+
 # ---------------------------------------------------------------------------
 # Asleep: I/O with the wall clock, nearly nothing with the cpu clock.  (~1 s)
 profile sleepw "$PROGS/sleeper" --
@@ -163,6 +177,22 @@ is "$rc" 0 "sleeper (cpu): profil exits 0"
 is "$(jq -r .clock "$J")" cpu "sleeper (cpu): clock cpu"
 cmp_ok "$(pct io)" "<=" 10 "sleeper (cpu): I/O <= 10 % of the samples"
 cmp_ok "$(fn spin samples)" ">" 0 "sleeper (cpu): spin is sampled"
+
+# A main thread that ends before the others (pthread_exit) stays a zombie
+# until they end: it is neither blocked nor sampled.  (~1 s)
+profile leader "$PROGS/spinners" leader 1 1000
+is "$rc" 0 "leader exits first: profil exits 0"
+diag "leader exits first: $(jq -c .counters "$J")"
+cmp_ok "$(pct io)" "<=" 10 "leader exits first (wall): I/O <= 10 % of the samples"
+
+# A thread other than the main one execs: it takes the main thread's id, and
+# its readings go on there, not the main thread's.  (~1 s)
+profile execthread --clock cpu "$PROGS/spinners" exec 1 400
+cpu=$(cpu_of)
+is "$rc" 0 "exec from a thread: profil exits 0"
+diag "exec from a thread: $(jq -c .counters "$J"), cpu ${cpu:-?} s"
+near "$(calc "$(c total) + $(c lost)")" "$(calc "${cpu:-0} * 1000")" "$(calc "${cpu:-0} * 50 + 10")" \
+    "exec from a thread: samples + lost within 5 % (+ 10) of getrusage's CPU time"
 
 # ---------------------------------------------------------------------------
 # Threads, a fork, a crash.
@@ -256,6 +286,52 @@ else
 fi
 
 # ---------------------------------------------------------------------------
+# Pausing the clock (p on the live screen): what the program runs meanwhile
+# is in no sample, with either driver.  The test reads the program's CPU time
+# at the pause and at the resume from its schedstat.  (~8 s)
+use_tmux
+trap 'loads_stop; tm kill-server 2>/dev/null; cd /; rm -rf "$T"' EXIT
+# task_cpu PID: the CPU seconds of all PID's threads, by their schedstat.
+task_cpu() {
+    cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f\n", s / 1e9 }'
+}
+tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
+cp "$PROGS/spinners" "$T/pausespin"
+for drv in ptrace perf; do
+    if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
+        skip "pause, perf: the paused CPU time is in no sample" "$(perf_refused)"
+        continue
+    fi
+    tm send-keys -t s "clear; $PROFIL --driver $drv --clock cpu -b 1 -t 1000 -o $T/pause-$drv.PRF \
+-a 'threads 1 2500 >$T/pause-$drv.out' $T/pausespin; echo EXIT=\$?" Enter
+    wait_for ' running *$' 10
+    sleep 0.4
+    kid=$(pgrep -f "^$T/pausespin" | head -n 1)
+    tm send-keys -t s p
+    wait_for 'paused *$' 3
+    a=$(task_cpu "$kid")
+    sleep 1.5
+    b=$(task_cpu "$kid")
+    tm send-keys -t s p
+    wait_for 'running *$' 3
+    wait_for 'Program terminated normally *$' 30
+    tm send-keys -t s q
+    wait_for '^EXIT=' 5
+    J=$T/pause-$drv.json
+    "$PROFIL" --report --json "$T/pause-$drv.PRF" >"$J" 2>/dev/null
+    cpu=$(sed -n 's/^spinners: cpu \([0-9.]*\) s$/\1/p' "$T/pause-$drv.out")
+    paused=$(calc "${b:-0} - ${a:-0}")
+    diag "pause, $drv: $(jq -c .counters "$J"), cpu ${cpu:-?} s, ${paused} s of it paused"
+    cmp_ok "$paused" ">" 0.5 "pause, $drv: the program ran while the clock was paused"
+    want=x
+    [ -n "$cpu" ] && want=$(calc "($cpu - $paused) * 1000")
+    near "$(c total)" "$want" "$(calc "${cpu:-0} * 50 + 100")" \
+        "pause, $drv: samples x interval within 5 % (+ 0.1 s) of the CPU time not paused"
+    cmp_ok "$(c lost)" "<" 50 "pause, $drv: the paused time is not lost ticks either"
+done
+tm kill-server 2>/dev/null
+
+# ---------------------------------------------------------------------------
 # An unprivileged user: auto picks whatever the kernel allows; ptrace works.
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
     chmod 755 "$T"
@@ -278,6 +354,46 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
     is "$(jq -r .driver "$T/user/ptrace.json")" ptrace "nobody, --driver ptrace: driver ptrace"
 else
     skip "nobody: profil exits 0 and profiles" "needs root, setpriv and a user nobody"
+fi
+
+# SCHED_FIFO: the tracer takes it while the program runs, where it may, and
+# gives it back once the program has ended, while the screen stays; not at
+# all for an interval under 200 us.  Where root may raise RLIMIT_RTPRIO, the
+# run is user nobody's, who may not clear SCHED_FLAG_RESET_ON_FORK again.
+# policy_of PID: its scheduling policy, as chrt -p says it.
+policy_of() { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling policy: //p'; }
+if { [ "$(id -u)" -eq 0 ] || [ "$(ulimit -r 2>/dev/null || echo 0)" != 0 ]; } &&
+    command -v chrt >/dev/null 2>&1; then
+    who=$(id -un)
+    wrap=""
+    if [ -d "$T/user" ] && prlimit --rtprio=1:1 true 2>/dev/null; then
+        who=nobody
+        wrap="prlimit --rtprio=1:1 setpriv --reuid=nobody --regid=$(id -gn nobody) --clear-groups"
+        mkdir -p "$T/fifo" && chmod 777 "$T/fifo"
+    fi
+    cp "$PROGS/spinners" "$T/fifospin"
+    tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
+    for iv in 1000 100; do
+        tm send-keys -t s "clear; cd $T; $wrap $PROFIL --driver ptrace -b 1 -t $iv \
+-o $T/fifo$iv.PRF $T/fifospin threads 1 1500; echo EXIT=\$?" Enter
+        wait_for ' running *$' 10
+        sleep 0.2
+        me=$(pgrep -f "^$PROFIL --driver ptrace -b 1 -t $iv -o $T/" | head -n 1)
+        running=$(policy_of "$me")
+        wait_for 'Program terminated normally *$' 30
+        ended=$(policy_of "$me")
+        tm send-keys -t s q
+        wait_for '^EXIT=' 5
+        if [ "$iv" = 1000 ]; then
+            is "$running" "SCHED_FIFO|SCHED_RESET_ON_FORK" "fifo, $who, $iv us: FIFO while the program runs"
+        else
+            is "$running" SCHED_OTHER "fifo, $who, $iv us: no FIFO under 200 us"
+        fi
+        like "$ended" '^SCHED_OTHER' "fifo, $who, $iv us: normal policy once the program has ended"
+    done
+    tm kill-server 2>/dev/null
+else
+    skip "fifo: given back once the program has ended" "needs root or RLIMIT_RTPRIO, and chrt"
 fi
 
 done_testing

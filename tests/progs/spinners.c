@@ -1,5 +1,8 @@
 /* spinners.c - N processes or N threads at once, each spinning MS ms of its
- * own CPU time; prints the CPU time getrusage gives for all of them. */
+ * own CPU time; prints the CPU time getrusage gives for all of them.  With
+ * "leader", the main thread ends at once (pthread_exit) and nothing is printed;
+ * with "exec", one thread spins MS ms, then execs "spinners threads 1 MS" from
+ * that thread (so the kernel gives it the main thread's id). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 
 static volatile uint64_t sink;
 static long spin_ms = 35;
+static char *prog;
 
 /* Nanoseconds of CPU time on CLOCK. */
 static uint64_t cpu_ns(clockid_t clock)
@@ -46,6 +50,18 @@ static void *spin_thread(void *arg)
     return NULL;
 }
 
+/* Spin, then become "spinners threads 1 MS" from this thread, not the main one. */
+static void *exec_thread(void *arg)
+{
+    char ms[32];
+    (void)arg;
+    spin(CLOCK_THREAD_CPUTIME_ID);
+    snprintf(ms, sizeof ms, "%ld", spin_ms);
+    execl("/proc/self/exe", prog, "threads", "1", ms, (char *)NULL);
+    perror("spinners: exec");
+    exit(1);
+}
+
 /* Seconds of user and system time in RU. */
 static double ru_seconds(const struct rusage *ru)
 {
@@ -53,19 +69,22 @@ static double ru_seconds(const struct rusage *ru)
            (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
 }
 
-/* spinners procs|threads N MS */
+/* spinners procs|threads|leader|exec N MS */
 int main(int argc, char **argv)
 {
     static pthread_t threads[MAX_WORKERS];
     struct rusage self, children;
     long n = 200, i;
-    int procs;
+    int procs, leader;
 
-    if (argc < 2 || (strcmp(argv[1], "procs") != 0 && strcmp(argv[1], "threads") != 0)) {
-        fprintf(stderr, "usage: spinners procs|threads [N [MS]]\n");
+    prog = argv[0];
+    if (argc < 2 || (strcmp(argv[1], "procs") != 0 && strcmp(argv[1], "threads") != 0 &&
+                     strcmp(argv[1], "leader") != 0 && strcmp(argv[1], "exec") != 0)) {
+        fprintf(stderr, "usage: spinners procs|threads|leader|exec [N [MS]]\n");
         return 2;
     }
     procs = strcmp(argv[1], "procs") == 0;
+    leader = strcmp(argv[1], "leader") == 0;
     if (argc > 2)
         n = strtol(argv[2], NULL, 10);
     if (argc > 3)
@@ -76,6 +95,12 @@ int main(int argc, char **argv)
     }
     printf("spinners: %ld %s spinning %ld ms each\n", n, procs ? "processes" : "threads", spin_ms);
     fflush(stdout);
+    if (strcmp(argv[1], "exec") == 0) {
+        if (pthread_create(&threads[0], NULL, exec_thread, NULL) != 0)
+            return 1;
+        pthread_join(threads[0], NULL);
+        return 1;
+    }
     for (i = 0; i < n; i++) {
         if (procs) {
             pid_t pid = fork();
@@ -92,6 +117,8 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    if (leader)
+        pthread_exit(NULL);
     for (i = 0; i < n; i++) {
         if (procs)
             wait(NULL);
