@@ -1,14 +1,17 @@
 #!/bin/sh
 # shares.sh - tests/progs/shares runs three identical loops for 5:3:2 of its
-# work; at 1 paragraph per bucket and 1000 us the profile must say so, and
+# work; at 1 paragraph per bucket and 250 us the profile must say so, and
 # its counters and buckets must add up.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-# About 2 s of work: ~2000 samples.  A share of ~2000 periodic samples
-# moves by about 1 point between runs (seen: within 1.2), so 3 points is
-# safe; the counters and buckets are exact.
+# About 2 s of work: ~7000 samples at 250 us.  At 1000 us the ticks beat
+# against shares' 0.38 ms slices: a share moves by 0.8 points (sd) from run
+# to run on a quiet machine and more under the suite's own load (23.2 % for
+# work_c, want 20 +/- 3, seen once), a lockstep the jittered clock of the
+# statistics issue is to cure; at 250 us it moves by 0.2.  The counters and
+# buckets are exact.
 
-run "$PROFIL" -b 1 -t 1000 -o "$T/wall.PRF" "$PROGS/shares" -- </dev/null
+run "$PROFIL" -b 1 -t 250 -o "$T/wall.PRF" "$PROGS/shares" -- </dev/null
 is "$rc" 0 "wall: profil exits 0"
 "$PROFIL" --report --json "$T/wall.PRF" >"$T/wall.json"
 J=$T/wall.json
@@ -42,7 +45,7 @@ diag "wall: $(jq -c .counters "$J")"
 is "$(c total)" "$(($(c program) + $(c dos) + $(c io) + $(c high)))" \
     "wall: total == program + dos + io + high"
 cmp_ok "$(c program)" ">=" "$(calc "0.95 * $(c total)")" "wall: program >= 95 % of total"
-cmp_ok "$(c total)" ">=" 1000 "wall: at least 1000 samples in ~2 s at 1000 us"
+cmp_ok "$(c total)" ">=" 4000 "wall: at least 4000 samples in ~2 s at 250 us"
 is "$(c lost)" 0 "wall: nothing lost"
 why=$(perf_refused)
 if [ -z "$why" ]; then
@@ -51,7 +54,7 @@ else
     skip "wall: driver perf (auto picks it)" "$why"
 fi
 is "$(jq -r .clock "$J")" wall "wall: clock wall"
-is "$(jq -r .interval_us "$J")" 1000 "wall: interval_us 1000"
+is "$(jq -r .interval_us "$J")" 250 "wall: interval_us 250"
 is "$(jq -r .bucket_paragraphs "$J")" 1 "wall: bucket_paragraphs 1"
 is "$(jq -r '.bucket_count' "$J")" "$(jq -r '(.prog_high - .prog_low + 15) / 16 | floor' "$J")" \
     "wall: bucket_count == ceil((prog_high - prog_low) / 16)"
@@ -63,7 +66,7 @@ is "$(jq -r '"\(.exit.status) \(.exit.code) \(.exit.signal)"' "$J")" "terminated
     "wall: exit terminated, code 0, signal null"
 
 # The cpu clock counts the same running time: the same shares.
-run "$PROFIL" -b 1 -t 1000 --clock cpu -o "$T/cpu.PRF" "$PROGS/shares" -- </dev/null
+run "$PROFIL" -b 1 -t 250 --clock cpu -o "$T/cpu.PRF" "$PROGS/shares" -- </dev/null
 is "$rc" 0 "cpu: profil exits 0"
 "$PROFIL" --report --json "$T/cpu.PRF" >"$T/cpu.json"
 J=$T/cpu.json
@@ -82,7 +85,7 @@ is "$(c total)" "$(($(c program) + $(c dos) + $(c io) + $(c high)))" \
 # so that its CFI has several rows.  Stripped, it has no .symtab: each
 # function is named from its FDE, whole, one entry per function, with the
 # shares of the unstripped build.
-run "$PROFIL" -b 1 -t 1000 -o "$T/stripped.PRF" "$PROGS/framed-stripped" -- </dev/null
+run "$PROFIL" -b 1 -t 250 -o "$T/stripped.PRF" "$PROGS/framed-stripped" -- </dev/null
 is "$rc" 0 "stripped: profil exits 0"
 "$PROFIL" --report --json "$T/stripped.PRF" >"$T/stripped.json"
 J=$T/stripped.json
@@ -106,7 +109,7 @@ is "$(jq -r '[.functions[] | select(.module == "framed-stripped" and .pct_total 
 set -- $(jq -r --arg a "$a" --arg b "$b" --arg c "$cc" \
     '[.functions[] | {(.name): .samples}] | add | (.[$a] + .[$b] + .[$c]) as $s
      | "\(100 * .[$a] / $s) \(100 * .[$b] / $s) \(100 * .[$c] / $s)"' "$J")
-run "$PROFIL" -b 1 -t 1000 -o "$T/framed.PRF" "$PROGS/framed" -- </dev/null
+run "$PROFIL" -b 1 -t 250 -o "$T/framed.PRF" "$PROGS/framed" -- </dev/null
 "$PROFIL" --report --json "$T/framed.PRF" >"$T/framed.json"
 set -- "$@" $(shares "$T/framed.json")
 near "${1:-x}" "${4:-0}" 3 "stripped: work_a's share is the unstripped one (+/- 3)"
