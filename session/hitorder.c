@@ -90,19 +90,6 @@ static size_t hitorder_lower(const struct hitorder *o, uint64_t off)
     return a;
 }
 
-/* The last symbol of M starting at or before OFF; M has one that does. */
-static size_t hitorder_last_start(const struct module *m, uint64_t off)
-{
-    size_t a = 0, b = m->nsyms;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (m->syms[mid].start <= off)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a - 1;
-}
 
 const char *hitorder_label(struct hitorder *o, const struct session *s, size_t i, size_t *others)
 {
@@ -129,7 +116,7 @@ const char *hitorder_label(struct hitorder *o, const struct session *s, size_t i
         size_t last = 0;
         bool any = m->nsyms > 0 && m->syms[0].start <= off_lo;
         if (any)
-            last = hitorder_last_start(m, off_lo);
+            last = module_symbol_after(m, off_lo) - 1; /* M has one at or before */
         /* By offset, the hits of one function come together: a group each. */
         for (size_t j = hitorder_lower(o, off_lo); j < o->n && o->e[j].offset <= off_hi; j++) {
             size_t slot = o->slot_of[o->e[j].id];

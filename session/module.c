@@ -144,7 +144,7 @@ const char *module_symbol_name(const struct module *m, size_t k, bool raw)
     return sym->pretty ? sym->pretty : sym->name;
 }
 
-long module_find_symbol(const struct module *m, uint64_t off)
+size_t module_symbol_after(const struct module *m, uint64_t off)
 {
     size_t lo = 0, hi = m->nsyms;
     while (lo < hi) {
@@ -154,6 +154,12 @@ long module_find_symbol(const struct module *m, uint64_t off)
         else
             hi = mid;
     }
+    return lo;
+}
+
+long module_find_symbol(const struct module *m, uint64_t off)
+{
+    size_t lo = module_symbol_after(m, off);
     if (lo == 0)
         return -1;
     const struct symbol *s = &m->syms[lo - 1];
@@ -469,20 +475,6 @@ int module_load_vdso(struct module *m, char **cause)
     const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)image;
     size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
     return module_load_memory(m, image, size, cause);
-}
-
-/* The index of the first symbol starting after OFF. */
-static size_t module_symbol_after(const struct module *m, uint64_t off)
-{
-    size_t lo = 0, hi = m->nsyms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->syms[mid].start <= off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* The index of the first FDE starting after OFF. */

@@ -95,6 +95,9 @@ const struct symbol *module_resolve(struct module *m, uint64_t off);
  * writes through a const module: a cache, not a change of meaning. */
 const char *module_symbol_name(const struct module *m, size_t k, bool raw);
 
+/* The index of the first symbol starting after OFF (nsyms when none). */
+size_t module_symbol_after(const struct module *m, uint64_t off);
+
 /* The symbol index holding OFF, or -1; never synthesizes. */
 long module_find_symbol(const struct module *m, uint64_t off);
 
