@@ -275,8 +275,13 @@ static void test_keep_old(void)
     if (d != NULL)
         closedir(d);
     is_u64(left, 0, ".old: no temporary file is left behind");
+    char fresh[168];
+    snprintf(fresh, sizeof fresh, "%s.new", path);
+    is_str(text = slurp(fresh), "four", ".old: this run went to NAME.new instead");
+    free(text);
+    unlink(fresh);
     unlink(path);
-    rmdir(dir);
+    ok(rmdir(dir) == 0, ".old: and the directory is left empty");
 }
 
 /* Segments read from a file are not trusted: one that wraps past the top of
