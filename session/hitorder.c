@@ -94,15 +94,10 @@ static size_t hitorder_lower(const struct hitorder *o, uint64_t off)
 const char *hitorder_label(struct hitorder *o, const struct session *s, size_t i, size_t *others)
 {
     *others = 0;
-    if (s->nmodules == 0 || i >= s->nbuckets)
+    uint64_t off_lo, off_hi;
+    if (i >= s->nbuckets || !session_bucket_span(s, i, &off_lo, &off_hi))
         return NULL;
     const struct module *m = s->modules[0];
-    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
-    uint64_t lo = s->prog_low + i * size, off_lo, off_hi;
-    if (!module_vaddr_to_offset(m, lo, &off_lo))
-        return NULL;
-    if (!module_vaddr_to_offset(m, lo + size - 1, &off_hi))
-        off_hi = off_lo + size - 1;
     long cover = module_find_symbol(m, off_lo);
     /* An end before the start (segments mapped out of order): an empty bucket. */
     if (s->buckets[i] > 0 && !s->classic && off_hi >= off_lo) {
@@ -134,20 +129,17 @@ const char *hitorder_label(struct hitorder *o, const struct session *s, size_t i
             }
             if (groups > 0 && sum > best_count) {
                 best_count = sum;
-                best = k >= 0 ? m->syms[k].name : NULL;
+                best = k >= 0 ? module_symbol_name(m, (size_t)k, s->raw_names) : NULL;
             }
             groups++;
             k = kj;
             sum = s->hits[slot].count;
         }
         if (groups > 0 && sum > best_count)
-            best = k >= 0 ? m->syms[k].name : NULL;
+            best = k >= 0 ? module_symbol_name(m, (size_t)k, s->raw_names) : NULL;
         *others = groups > 0 ? groups - 1 : 0;
         if (best != NULL)
             return best;
     }
-    if (cover >= 0)
-        return m->syms[cover].name;
-    bool starts;
-    return session_bucket_symbol(s, i, &starts);
+    return session_bucket_unsampled(s, i, cover);
 }

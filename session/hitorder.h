@@ -34,7 +34,7 @@ void hitorder_fini(struct hitorder *o);
  * otherwise one pass over the table, the new ids sorted and merged in. */
 void hitorder_update(struct hitorder *o, const struct session *s);
 
-/* Bucket I's label, as session_bucket_label gives it, from the bucket's own
+/* Bucket I's label, as session_bucket_label documents it, from the bucket's own
  * hits: a binary search, then one symbol lookup per hit in the bucket.
  * Updates O first when S has new hits.  Borrowed from the program's symbols. */
 const char *hitorder_label(struct hitorder *o, const struct session *s, size_t i, size_t *others);

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/session.h"
+#include "session/hitorder.h"
 #include "session/symbols.h"
 #include "session/xmalloc.h"
 
@@ -936,26 +937,29 @@ size_t *session_ranking(struct session *s, size_t *n)
     return order;
 }
 
+bool session_bucket_span(const struct session *s, size_t i, uint64_t *off_lo, uint64_t *off_hi)
+{
+    if (s->nmodules == 0)
+        return false;
+    const struct module *m = s->modules[0];
+    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
+    uint64_t lo = s->prog_low + i * size;
+    if (!module_vaddr_to_offset(m, lo, off_lo))
+        return false;
+    if (!module_vaddr_to_offset(m, lo + size - 1, off_hi))
+        *off_hi = *off_lo + size - 1;
+    return true;
+}
+
 const char *session_bucket_symbol(const struct session *s, size_t i, bool *starts_here)
 {
     *starts_here = false;
-    if (s->nmodules == 0)
+    uint64_t off_lo, off_hi;
+    if (!session_bucket_span(s, i, &off_lo, &off_hi))
         return NULL;
     const struct module *m = s->modules[0];
-    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
-    uint64_t lo = s->prog_low + i * size, hi = lo + size, off_lo, off_hi;
-    if (!module_vaddr_to_offset(m, lo, &off_lo))
-        return NULL;
-    if (!module_vaddr_to_offset(m, hi - 1, &off_hi))
-        off_hi = off_lo + size - 1;
-    size_t a = 0, b = m->nsyms;
-    while (a < b) { /* first symbol starting at or after off_lo */
-        size_t mid = a + (b - a) / 2;
-        if (m->syms[mid].start < off_lo)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    /* The first symbol starting at or after off_lo. */
+    size_t a = off_lo > 0 ? module_symbol_after(m, off_lo - 1) : 0;
     if (a < m->nsyms && m->syms[a].start <= off_hi && !m->syms[a].synthetic) {
         *starts_here = true;
         return module_symbol_name(m, a, s->raw_names);
@@ -964,66 +968,7 @@ const char *session_bucket_symbol(const struct session *s, size_t i, bool *start
     return k >= 0 ? module_symbol_name(m, (size_t)k, s->raw_names) : NULL;
 }
 
-/* The hit at (MODULE, OFFSET), or NULL; a lookup that never inserts. */
-static const struct hit *session_hit_find(const struct session *s, uint32_t module, uint64_t offset)
-{
-    size_t mask = s->hits_alloc - 1;
-    for (size_t i = hit_hash(module, offset) & mask;; i = (i + 1) & mask) {
-        const struct hit *h = &s->hits[i];
-        if (h->module == UINT32_MAX)
-            return NULL;
-        if (h->module == module && h->offset == offset)
-            return h;
-    }
-}
-
-static int hit_offset_cmp(const void *a, const void *b)
-{
-    const struct hit *x = *(const struct hit *const *)a, *y = *(const struct hit *const *)b;
-    return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* The program's hits with samples at file offsets LO..HI, by offset; the
- * caller frees.  A small range is probed offset by offset, a large one found
- * in one pass over the table: either way the cost is bounded by the bucket
- * or by the table, whichever is smaller. */
-static const struct hit **session_bucket_hits(const struct session *s, uint64_t lo, uint64_t hi,
-                                              size_t *n)
-{
-    if (hi < lo || hi - lo == UINT64_MAX) { /* a damaged file's segments */
-        *n = 0;
-        return xcalloc(1, sizeof(const struct hit *));
-    }
-    uint64_t span = hi - lo + 1;
-    size_t alloc = span < 64 ? (size_t)span : 64, k = 0;
-    const struct hit **out = xcalloc(alloc, sizeof *out);
-    if (span <= s->hits_alloc / 4) {
-        for (uint64_t off = lo; off <= hi; off++) {
-            const struct hit *h = session_hit_find(s, 0, off);
-            if (h == NULL || h->count == 0)
-                continue;
-            if (k == alloc)
-                out = xreallocarray(out, alloc *= 2, sizeof *out);
-            out[k++] = h;
-        }
-    } else {
-        for (size_t i = 0; i < s->hits_alloc; i++) {
-            const struct hit *h = &s->hits[i];
-            if (h->module != 0 || h->count == 0 || h->offset < lo || h->offset > hi)
-                continue;
-            if (k == alloc)
-                out = xreallocarray(out, alloc *= 2, sizeof *out);
-            out[k++] = h;
-        }
-        qsort(out, k, sizeof *out, hit_offset_cmp);
-    }
-    *n = k;
-    return out;
-}
-
-/* The label of bucket I when its samples name no function: the function
- * covering its start (COVER, a symbol index, or -1), else one starting in it. */
-static const char *session_bucket_unsampled(const struct session *s, size_t i, long cover)
+const char *session_bucket_unsampled(const struct session *s, size_t i, long cover)
 {
     if (cover >= 0)
         return module_symbol_name(s->modules[0], (size_t)cover, s->raw_names);
@@ -1033,43 +978,12 @@ static const char *session_bucket_unsampled(const struct session *s, size_t i, l
 
 const char *session_bucket_label(const struct session *s, size_t i, size_t *others)
 {
-    *others = 0;
-    if (s->nmodules == 0 || i >= s->nbuckets)
-        return NULL;
-    const struct module *m = s->modules[0];
-    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
-    uint64_t lo = s->prog_low + i * size, off_lo, off_hi;
-    if (!module_vaddr_to_offset(m, lo, &off_lo))
-        return NULL;
-    if (!module_vaddr_to_offset(m, lo + size - 1, &off_hi))
-        off_hi = off_lo + size - 1;
-    long cover = module_find_symbol(m, off_lo);
-    const char *best = NULL;
-    if (s->buckets[i] > 0 && !s->classic) {
-        size_t n, groups = 0;
-        const struct hit **hits = session_bucket_hits(s, off_lo, off_hi, &n);
-        uint64_t best_count = 0;
-        /* Sorted by offset, the hits of one function come together. */
-        for (size_t a = 0, b; a < n; a = b) {
-            long k = module_find_symbol(m, hits[a]->offset);
-            uint64_t sum = 0;
-            for (b = a; b < n; b++) {
-                if (b > a && module_find_symbol(m, hits[b]->offset) != k)
-                    break;
-                sum += hits[b]->count;
-            }
-            groups++;
-            if (sum > best_count) {
-                best_count = sum;
-                best = k >= 0 ? module_symbol_name(m, (size_t)k, s->raw_names) : NULL;
-            }
-        }
-        free(hits);
-        *others = groups > 0 ? groups - 1 : 0;
-        if (best != NULL)
-            return best;
-    }
-    return session_bucket_unsampled(s, i, cover);
+    /* The histogram's own path, with an order made for this one call. */
+    struct hitorder o;
+    hitorder_init(&o);
+    const char *name = hitorder_label(&o, s, i, others);
+    hitorder_fini(&o);
+    return name;
 }
 
 void session_set_exit(struct session *s, int wstatus)
@@ -1164,9 +1078,8 @@ struct bucket_label *session_bucket_labels(const struct session *s)
     session_label(s, SIZE_MAX, l);
     const struct module *m = s->nmodules > 0 ? s->modules[0] : NULL;
     for (size_t i = 0; m != NULL && i < s->nbuckets; i++) {
-        uint64_t off;
-        if (l[i].name == NULL &&
-            module_vaddr_to_offset(m, s->prog_low + i * 16 * (uint64_t)s->bucket_paragraphs, &off))
+        uint64_t off, end;
+        if (l[i].name == NULL && session_bucket_span(s, i, &off, &end))
             l[i].name = session_bucket_unsampled(s, i, module_find_symbol(m, off));
     }
     return l;

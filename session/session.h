@@ -291,6 +291,15 @@ size_t *session_ranking(struct session *s, size_t *n);
 /* The function whose code starts in or covers bucket I, or NULL. */
 const char *session_bucket_symbol(const struct session *s, size_t i, bool *starts_here);
 
+/* The program's file offsets that bucket I spans, [*OFF_LO, *OFF_HI]; false
+ * when its start lies in no segment.  Damaged segments may give an end
+ * before the start: callers treat such a bucket as empty. */
+bool session_bucket_span(const struct session *s, size_t i, uint64_t *off_lo, uint64_t *off_hi);
+
+/* The label of bucket I when its samples name no function: the function
+ * covering its start (COVER, a symbol index, or -1), else one starting in it. */
+const char *session_bucket_unsampled(const struct session *s, size_t i, long cover);
+
 /* How a histogram labels a bucket: a function name and how many others share it. */
 struct bucket_label {
     const char *name; /* borrowed from the program's symbols, or NULL */
@@ -302,8 +311,9 @@ struct bucket_label {
  * other functions that have samples there.  A bucket without samples is
  * labelled by the function that covers or starts in it (*OTHERS 0); NULL when
  * none is known (a classic file has no symbols).  Borrowed from the program's
- * module, valid until its symbols change.  Costs at most the bucket's size in
- * lookups, or one pass over the hit table, whichever is less. */
+ * module, valid until its symbols change.  It orders the program's hits for
+ * this one call: to label many buckets, keep a struct hitorder (hitorder.h)
+ * or use session_bucket_labels. */
 const char *session_bucket_label(const struct session *s, size_t i, size_t *others);
 
 /* Every bucket's label at once, in one pass over the hit table: an array of

@@ -421,6 +421,19 @@ static void symbols_text_add(struct symbols_text **out, size_t *n, size_t *alloc
                                            owner ? xstrndup(owner, owner_len) : NULL};
 }
 
+/* A hex number at *P followed by a blank, as both text tables begin their
+ * lines; *P moves past the blank.  False when there is none. */
+static bool symbols_hex_field(char **p, uint64_t *value)
+{
+    char *end;
+    errno = 0;
+    *value = strtoull(*p, &end, 16);
+    if (end == *p || errno != 0 || *end != ' ')
+        return false;
+    *p = end + 1;
+    return true;
+}
+
 size_t symbols_read_kallsyms(FILE *file, struct symbols_text **out, bool *hidden)
 {
     size_t n = 0, alloc = 0, zero = 0, lines = 0;
@@ -428,12 +441,10 @@ size_t symbols_read_kallsyms(FILE *file, struct symbols_text **out, bool *hidden
     size_t cap = 0;
     *out = NULL;
     while (getline(&line, &cap, file) > 0) {
-        char *p = line, *end;
-        errno = 0;
-        uint64_t addr = strtoull(p, &end, 16);
-        if (end == p || errno != 0 || *end != ' ')
+        char *p = line;
+        uint64_t addr;
+        if (!symbols_hex_field(&p, &addr))
             continue;
-        p = end + 1;
         char type = *p;
         if (type == '\0' || p[1] != ' ')
             continue;
@@ -487,16 +498,11 @@ size_t symbols_read_perf_map(FILE *file, struct symbols_text **out)
     size_t cap = 0;
     *out = NULL;
     while (getline(&line, &cap, file) > 0) {
-        char *p = line, *end;
-        errno = 0;
-        uint64_t start = strtoull(p, &end, 16);
-        if (end == p || errno != 0 || *end != ' ')
+        char *p = line;
+        uint64_t start, size;
+        if (!symbols_hex_field(&p, &start) || !symbols_hex_field(&p, &size) || size == 0 ||
+            start + size < start)
             continue;
-        p = end + 1;
-        uint64_t size = strtoull(p, &end, 16);
-        if (end == p || errno != 0 || *end != ' ' || size == 0 || start + size < start)
-            continue;
-        p = end + 1;
         size_t len = strcspn(p, "\n");
         while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
             len--;

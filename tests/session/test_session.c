@@ -57,6 +57,44 @@ static uint64_t address_of(const struct session *s, const char *name)
     return 0;
 }
 
+/* C++: every label path shows the demangled name, and the same one. */
+static void test_cxx_labels(void)
+{
+    char *cause = NULL;
+    struct session *s = session_new(TEST_PROGS "/cxx", 65535, 1000, &cause);
+    if (!ok(s != NULL, "cxx: a session (%s)", cause ? cause : "ok"))
+        return;
+    map_program(s, 300);
+    const struct module *m = s->modules[0];
+    for (size_t i = 0; i < m->nsyms; i++) {
+        uint64_t va;
+        if (strncmp(m->syms[i].name, "_ZNK3geo6MatrixIdE8multiply", 27) == 0 &&
+            module_offset_to_vaddr(m, m->syms[i].start, &va))
+            ingest_sample(s, 300, BASE + va + 1, SAMPLE_USER, 9);
+    }
+    session_rank(s);
+    size_t o1, o2, n;
+    struct hitorder ho;
+    hitorder_init(&ho);
+    const char *one = session_bucket_label(s, 0, &o1);
+    const char *view = hitorder_label(&ho, s, 0, &o2);
+    struct bucket_label *all = session_bucket_labels(s);
+    ok(one != NULL && strncmp(one, "geo::Matrix<double>::multiply(", 30) == 0,
+       "cxx: the bucket label is demangled (%s)", one ? one : "none");
+    ok(view == one && all[0].name == one, "cxx: the histogram's and --hist's labels are the same name");
+    s->raw_names = true;
+    hitorder_fini(&ho);
+    hitorder_init(&ho);
+    one = session_bucket_label(s, 0, &o1);
+    ok(one != NULL && strncmp(one, "_ZNK3geo6Matrix", 15) == 0 && hitorder_label(&ho, s, 0, &o2) == one,
+       "cxx: --no-demangle labels with the symbol");
+    size_t *order = session_ranking(s, &n);
+    free(order);
+    free(all);
+    hitorder_fini(&ho);
+    session_free(s);
+}
+
 int main(void)
 {
     is_u64(session_bucket_count(0x1000, 0x1000, 1), 1, "an empty span still has a bucket");
@@ -206,6 +244,7 @@ int main(void)
         free(labels);
     }
     hitorder_fini(&hits_by_offset);
+    test_cxx_labels();
     session_rebucket(s, 1);
 
     session_clear(s);
