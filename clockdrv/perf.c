@@ -274,8 +274,9 @@ static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
     /* Bigger buffers for faster clocks: about half a second of samples. */
     size_t pages = d->cfg.interval_us <= 100 ? 128 : d->cfg.interval_us <= 500 ? 64 : 32;
     if (d->cfg.stacks) {
-        /* A quarter of a second of samples with their stacks, up to 8 MiB. */
-        uint64_t bytes = (1000000ull / d->cfg.interval_us) * (d->cfg.stack_size + 512) / 4;
+        /* A second of samples with their stacks, up to 8 MiB: a front end
+         * starved by a loaded machine must not lose them. */
+        uint64_t bytes = (1000000ull / d->cfg.interval_us) * (d->cfg.stack_size + 512);
         while (pages < 2048 && (uint64_t)pages * 4096 < bytes)
             pages *= 2;
     }

@@ -109,6 +109,10 @@ static void stack_user_frame(struct session *s, const struct addrspace *as, uint
 /* Give AS's unwinder the file mappings as they are now. */
 static void stack_report(struct session *s, struct addrspace *as)
 {
+    if (unwind_shared(as->unwinder)) { /* its maps are its own now */
+        unwind_free(as->unwinder);
+        as->unwinder = NULL;
+    }
     for (int again = 0; again < 2; again++) {
         if (as->unwinder == NULL)
             as->unwinder = unwind_new();

@@ -9,6 +9,7 @@
 #include <string.h>
 
 struct unwinder {
+    unsigned refs; /* address spaces sharing it: a forked child, until it maps anew */
     Dwfl *dwfl;
     bool attached; /* dwfl_attach_state has run: it runs once, after the first module */
     bool stale;    /* a mapping could not be reported: start again from nothing */
@@ -39,13 +40,26 @@ static const Dwfl_Callbacks unwind_callbacks = {
 struct unwinder *unwind_new(void)
 {
     struct unwinder *u = xcalloc(1, sizeof *u);
+    u->refs = 1;
     u->dwfl = dwfl_begin(&unwind_callbacks);
     return u;
 }
 
+struct unwinder *unwind_ref(struct unwinder *u)
+{
+    if (u != NULL)
+        u->refs++;
+    return u;
+}
+
+bool unwind_shared(const struct unwinder *u)
+{
+    return u != NULL && u->refs > 1;
+}
+
 void unwind_free(struct unwinder *u)
 {
-    if (u == NULL)
+    if (u == NULL || --u->refs > 0)
         return;
     if (u->dwfl != NULL)
         dwfl_end(u->dwfl);
@@ -174,9 +188,11 @@ size_t unwind_user(struct unwinder *u, uint32_t tid, const struct event_stack *s
         pcs[0] = st->regs[EVENT_REG_PC];
         return 1;
     }
-    if (r == 0)
-        *end = UNWIND_COMPLETE;
-    else if (n == max || u->past_copy)
+    /* libdwfl ends a walk whose next read fell past the copy as if it had
+     * reached the outermost frame: that is a stack cut short. */
+    if (n == max || u->past_copy)
         *end = UNWIND_TRUNCATED;
+    else if (r == 0)
+        *end = UNWIND_COMPLETE;
     return n;
 }

@@ -26,7 +26,13 @@ enum unwind_end {
 struct unwinder;
 
 struct unwinder *unwind_new(void);
+/* Drop one reference; the last frees it. */
 void unwind_free(struct unwinder *u);
+
+/* Share U with a forked child, whose mappings are its parent's: one read of
+ * each module's CFI for a program that forks two hundred times. */
+struct unwinder *unwind_ref(struct unwinder *u);
+bool unwind_shared(const struct unwinder *u);
 
 /* The executable file mappings changed: report them again, one call per
  * mapping between begin and end.  PATH is borrowed for the call.  A module
