@@ -148,16 +148,20 @@ static void tree_sort(struct calltree *t)
     free(kids);
 }
 
-/* Add C samples along PATH (functions, in the order the tree descends). */
+/* Add C samples along PATH (functions, in the order the tree descends):
+ * their own time at its end, or inverted at its start, the function where
+ * they ended. */
 static void tree_add(struct calltree *t, const int64_t *path, size_t n, uint64_t c)
 {
-    uint32_t node = 0;
+    uint32_t node = 0, first = 0;
     t->nodes[0].total += c;
     for (size_t i = 0; i < n; i++) {
         node = tree_child(t, node, path[i]);
         t->nodes[node].total += c;
+        if (i == 0)
+            first = node;
     }
-    t->nodes[node].self += c;
+    t->nodes[t->inverted ? first : node].self += c;
 }
 
 struct calltree *session_calltree(struct session *s, bool inverted)
