@@ -59,4 +59,10 @@ void session_stacks_clear(struct session *s);
 void session_stacks_reset(struct session *s);
 void session_stacks_free(struct session *s);
 
+/* The bins of session.unwind_hist. */
+#define UNWIND_HIST_BINS 2001
+
+/* The Pth percentile of the live unwinding times, in microseconds. */
+double session_unwind_percentile(const struct session *s, double p);
+
 #endif

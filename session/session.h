@@ -167,6 +167,8 @@ struct session {
     uint64_t *stack_before_clear; /* by id: counted before it */
     bool totals_dirty;        /* session_totals must run again */
     uint64_t *unwind_pcs;     /* owned: scratch for unwinding */
+    uint32_t *unwind_hist;    /* owned: live unwinding times, 1 us a bin, the last "more" */
+    uint64_t unwinds;         /* stacks unwound live */
     uint32_t unknown_module;  /* [unknown]: where an unwinding gave out, or UINT32_MAX */
     uint32_t truncated_module; /* [truncated]: where a stack was cut, or UINT32_MAX */
 

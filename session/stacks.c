@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Frames a stack may have in all: the user part's limit, the kernel's
  * (perf's kernel.perf_event_max_stack is 127 at most by default) and the
@@ -148,9 +149,17 @@ void session_count_stack(struct session *s, const struct event *ev)
     enum unwind_end end = UNWIND_FAILED;
     struct addrspace *as = session_space(s, ev->pid, false);
     if (st->user && as != NULL) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         if (as->unwinder == NULL || as->unwind_dirty)
             stack_report(s, as);
         nu = unwind_user(as->unwinder, ev->tid, st, pcs, UNWIND_MAX_FRAMES, &end);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        int64_t us = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+        if (s->unwind_hist == NULL)
+            s->unwind_hist = xcalloc(UNWIND_HIST_BINS, sizeof *s->unwind_hist);
+        s->unwind_hist[us < 0 ? 0 : us >= UNWIND_HIST_BINS ? UNWIND_HIST_BINS - 1 : us]++;
+        s->unwinds++;
     } else if (ev->sample.mode == SAMPLE_USER) {
         pcs[nu++] = ev->sample.pc;
     }
@@ -196,8 +205,22 @@ void session_stacks_reset(struct session *s)
     s->totals_dirty = true;
 }
 
+double session_unwind_percentile(const struct session *s, double p)
+{
+    if (s->unwinds == 0 || s->unwind_hist == NULL)
+        return 0;
+    uint64_t want = (uint64_t)((double)s->unwinds * p / 100.0), seen = 0;
+    for (int i = 0; i < UNWIND_HIST_BINS; i++) {
+        seen += s->unwind_hist[i];
+        if (seen > want)
+            return i + 0.5; /* the bin's middle */
+    }
+    return UNWIND_HIST_BINS - 1;
+}
+
 void session_stacks_free(struct session *s)
 {
+    free(s->unwind_hist);
     free(s->stacks);
     free(s->stack_index);
     free(s->stack_count);
