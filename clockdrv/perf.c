@@ -243,13 +243,43 @@ static void clockdrv_perf_free(struct clockdrv *base)
     free(d);
 }
 
-/* The context-switch event on CPU I, into its ring; without it blocked
- * samples carry no stack. */
+/* The sched:sched_switch tracepoint's id, or -1 without tracefs. */
+static long perf_switch_tracepoint(void)
+{
+    static const char *const paths[] = {"/sys/kernel/tracing/events/sched/sched_switch/id",
+                                        "/sys/kernel/debug/tracing/events/sched/sched_switch/id"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        int id = clockdrv_read_int(paths[i], -1);
+        if (id >= 0)
+            return id;
+    }
+    return -1;
+}
+
+/* The switch event on CPU I, into its ring; without it blocked samples carry
+ * no stack.  Best the sched_switch tracepoint filtered to the switches where
+ * the thread blocks (its prev_state is a sleep, not R nor R+ for preempted):
+ * a program that is only preempted pays nothing.  Else every context switch,
+ * which costs a stack copy at each preemption too. */
 static void perf_open_cs(struct clockdrv_perf *d, pid_t pid, int i)
 {
     struct perf_event_attr attr;
     perf_cs_attr(&attr, &d->cfg);
-    int fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
+    long tp = perf_switch_tracepoint();
+    int fd = -1;
+    if (tp >= 0) {
+        attr.type = PERF_TYPE_TRACEPOINT;
+        attr.config = (uint64_t)tp;
+        fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "prev_state & 255") < 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (fd < 0) {
+        perf_cs_attr(&attr, &d->cfg);
+        fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
+    }
     uint64_t id;
     if (fd < 0)
         return;
