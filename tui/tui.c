@@ -9,6 +9,7 @@
 #include "session/debuginfo.h"
 #include "session/replay.h"
 #include "session/report.h"
+#include "session/stacks.h"
 #include "session/xmalloc.h"
 #include "tui/screen.h"
 #include "tui/tui.h"
@@ -450,6 +451,7 @@ static void tui_ctx(struct tui *t, struct view_ctx *ctx, int i)
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->s = t->s;
+    ctx->query = t->s;
     ctx->out = t->out;
     ctx->colors = t->colors;
     ctx->focused = i == t->current && !t->help;
@@ -458,7 +460,7 @@ static void tui_ctx(struct tui *t, struct view_ctx *ctx, int i)
 
 static void tui_draw(struct tui *t)
 {
-    session_rank(t->s);
+    session_totals(t->s); /* the ranking, and Total where there are stacks */
     erase();
     tui_draw_header(t);
     tui_draw_status(t);

@@ -19,6 +19,8 @@ static const char *const help_lines[] = {
     "  Histogram    z +  halve the bucket size;  Z -  double it (re-bucketed live)",
     "               e  hide or show empty buckets;  H  back to the hottest bucket",
     "  Functions    F6 >  next sort column;  <  previous;  I  invert the order",
+    "               t  sort by Self or by Total (with call stacks: samples with the",
+    "               routine anywhere on the stack, as perf top --children)",
     "               Enter  show the routine's buckets in the histogram",
     "  Timeline     Left Right  scroll in time;  Home  the start;  End  the newest",
     "",
