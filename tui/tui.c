@@ -30,16 +30,23 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#define NVIEWS 5
+#define NVIEWS        6 /* the tabs, and the callers, which Enter in the Functions opens */
+#define NTABS         5
 #define HEADER_ROWS 4
 #define STOP_GRACE_NS 2000000000ull
 
-enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT };
+enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT, V_CALLERS };
 
 static const struct view_ops *const tui_views[NVIEWS] = {
-    &view_histogram_ops, &view_functions_ops, &view_timeline_ops, &view_counters_ops,
-    &view_output_ops,
+    &view_histogram_ops, &view_functions_ops, &view_timeline_ops,
+    &view_counters_ops,  &view_output_ops,    &view_callers_ops,
 };
+
+/* The tab a view belongs to: the callers are a step into the Functions. */
+static int tui_tab(int view)
+{
+    return view == V_CALLERS ? V_FUNCTIONS : view;
+}
 
 struct place {
     bool shown;
@@ -63,7 +70,7 @@ struct tui {
     WINDOW *help_win;
     void *help_state; /* where the help is scrolled to */
     int current;
-    int tab_x[NVIEWS], tab_w[NVIEWS]; /* where the tabs were drawn, for clicks */
+    int tab_x[NTABS], tab_w[NTABS]; /* where the tabs were drawn, for clicks */
     bool help;
     bool colors;
     bool input_mode;
@@ -403,8 +410,8 @@ static void tui_draw_status(struct tui *t)
         attrset(A_NORMAL);
         return;
     }
-    for (int i = 0; i < NVIEWS; i++) {
-        bool cur = !t->help && (i == t->current);
+    for (int i = 0; i < NTABS; i++) {
+        bool cur = !t->help && (i == tui_tab(t->current));
         char tab[32];
         snprintf(tab, sizeof tab, "%d%s", i + 1, tui_views[i]->name);
         t->tab_x[i] = x;
@@ -576,6 +583,16 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
                        t->s->nbuckets == 1 ? "" : "s", t->s->bucket_paragraphs,
                        t->s->bucket_paragraphs == 1 ? "" : "s", 16 * t->s->bucket_paragraphs);
     }
+    if (flags & VIEW_CALLERS) {
+        struct view_ctx jc;
+        tui_ctx(t, &jc, V_CALLERS);
+        jc.jump_module = ctx->jump_module;
+        jc.jump_start = ctx->jump_start;
+        view_callers_ops.jump(t->state[V_CALLERS], &jc);
+        tui_show(t, V_CALLERS);
+    }
+    if (flags & VIEW_BACK)
+        tui_show(t, V_FUNCTIONS);
     if (flags & VIEW_JUMP) {
         struct view_ctx jc;
         tui_ctx(t, &jc, V_HISTOGRAM);
@@ -598,7 +615,7 @@ static void tui_click(struct tui *t)
     if (getmouse(&me) != OK)
         return;
     if (me.y == t->rows - 1) { /* the tabs */
-        for (int i = 0; i < NVIEWS; i++) {
+        for (int i = 0; i < NTABS; i++) {
             if (me.x >= t->tab_x[i] && me.x < t->tab_x[i] + t->tab_w[i]) {
                 tui_show(t, i);
                 return;
@@ -795,14 +812,12 @@ static void tui_key(struct tui *t, int ch)
         tui_show(t, ch - '1');
         return;
     case '\t':
-        if (tui_wide(t) && t->current <= V_FUNCTIONS)
-            tui_show(t, t->current == V_HISTOGRAM ? V_FUNCTIONS : V_HISTOGRAM);
+        if (tui_wide(t) && tui_tab(t->current) <= V_FUNCTIONS)
+            tui_show(t, tui_tab(t->current) == V_HISTOGRAM ? V_FUNCTIONS : V_HISTOGRAM);
         else
-            tui_show(t, (t->current + 1) % NVIEWS);
+            tui_show(t, (tui_tab(t->current) + 1) % NTABS);
         return;
-    case KEY_BTAB:
-        tui_show(t, (t->current + NVIEWS - 1) % NVIEWS);
-        return;
+    case KEY_BTAB: tui_show(t, (tui_tab(t->current) + NTABS - 1) % NTABS); return;
     case 'p':
     case ' ':
         if (tui_live(t)) {

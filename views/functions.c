@@ -340,11 +340,15 @@ static int functions_key(void *state, int key, struct view_ctx *ctx)
     case '\n':
     case '\r':
     case KEY_ENTER:
+    case 'b':
         if (f->sel >= f->n)
             return VIEW_REDRAW;
         ctx->jump_module = s->funcs[f->order[f->sel]].module;
         ctx->jump_start = s->funcs[f->order[f->sel]].start;
         ctx->jump_end = s->funcs[f->order[f->sel]].end;
+        /* With stacks Enter shows who calls it; b (and Enter without) its buckets. */
+        if (key != 'b' && s->has_stacks)
+            return VIEW_CALLERS | VIEW_REDRAW;
         return VIEW_JUMP | VIEW_REDRAW;
     default:
         return VIEW_IGNORED;
