@@ -30,16 +30,16 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#define NVIEWS        6 /* the tabs, and the callers, which Enter in the Functions opens */
-#define NTABS         5
+#define NVIEWS        7 /* the tabs, and the callers, which Enter in the Functions opens */
+#define NTABS         6
 #define HEADER_ROWS 4
 #define STOP_GRACE_NS 2000000000ull
 
-enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT, V_CALLERS };
+enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT, V_FLAME, V_CALLERS };
 
 static const struct view_ops *const tui_views[NVIEWS] = {
-    &view_histogram_ops, &view_functions_ops, &view_timeline_ops,
-    &view_counters_ops,  &view_output_ops,    &view_callers_ops,
+    &view_histogram_ops, &view_functions_ops, &view_timeline_ops, &view_counters_ops,
+    &view_output_ops,    &view_flame_ops,     &view_callers_ops,
 };
 
 /* The tab a view belongs to: the callers are a step into the Functions. */
@@ -441,12 +441,14 @@ static void tui_draw_status(struct tui *t)
         { "p Pause", 5, 1 },    {"c Clear", 2, 1},  {"s Save", 3, 1},    {"/ Search", 6, 0},
         { "h Help", 9, 0 },     {"q Quit", 8, 0},
     };
+    bool hjkl = t->current == V_FLAME; /* its h moves left */
     for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
         if (hints[i].when == (t->replay ? 1 : 2))
             continue;
         if (hints[i].when == 1 && !tui_live(t) && hints[i].text[0] == 'p')
             continue; /* no clock left to pause */
-        snprintf(k[n].text, sizeof k[n].text, "%s", hints[i].text);
+        snprintf(k[n].text, sizeof k[n].text, "%s",
+                 hjkl && hints[i].text[0] == 'h' ? "? Help" : hints[i].text);
         k[n++].keep = hints[i].keep;
     }
     char line[256];
@@ -779,6 +781,12 @@ static void tui_key(struct tui *t, int ch)
     t->status[0] = '\0';
     if (t->replay != NULL && tui_replay_key(t, ch))
         return;
+    if (ch == 'h' && t->current == V_FLAME) { /* hjkl move there: ? and F1 are the help */
+        struct view_ctx ctx;
+        tui_ctx(t, &ctx, t->current);
+        tui_apply(t, view_flame_ops.key(t->state[V_FLAME], ch, &ctx), &ctx);
+        return;
+    }
     switch (ch) {
     case 27:
     case KEY_F(4): /* htop's filter and tree: nothing here, and nothing shown */
@@ -808,9 +816,12 @@ static void tui_key(struct tui *t, int ch)
         t->relayout = t->dirty = true;
         return;
     }
-    case '1': case '2': case '3': case '4': case '5':
-        tui_show(t, ch - '1');
-        return;
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6': tui_show(t, ch - '1'); return;
     case '\t':
         if (tui_wide(t) && tui_tab(t->current) <= V_FUNCTIONS)
             tui_show(t, tui_tab(t->current) == V_HISTOGRAM ? V_FUNCTIONS : V_HISTOGRAM);

@@ -8,8 +8,9 @@
 #include <string.h>
 
 static const char *const help_lines[] = {
-    "  1 2 3 4 5    Histogram, Functions, Timeline, Counters, Output;  Tab  next",
-    "  h ? F1       this help; Up Down PgUp PgDn scroll it, any other key leaves",
+    "  1 2 3 4 5 6  Histogram, Functions, Timeline, Counters, Output, Flame;  Tab  next",
+    "  h ? F1       this help (? and F1 in the Flame); Up Down PgUp PgDn scroll it, any other key "
+    "leaves",
     "  q F10        quit: asks first while the program still runs",
     "  Up Down j k  move;  PgUp PgDn  a page;  Home End  first, last;  mouse wheel",
     "  / F3         search routines (bucket labels in the histogram); Esc cancels",
@@ -26,6 +27,9 @@ static const char *const help_lines[] = {
     "  Callers      Enter  go to the caller or callee;  Backspace Left  back a step",
     "               (past the first: the Functions);  b  its buckets",
     "  Timeline     Left Right  scroll in time;  Home  the start;  End  the newest",
+    "  Flame (6)    arrows h j k l  move between frames;  Enter  zoom into one;",
+    "               Backspace  zoom back out;  /  highlight frames and show their",
+    "               share;  n N  the next match;  r  inverted (callers under)",
     "",
     "  p Space      pause or resume: the clock (live), the playback (replay)",
     "  . ,          step one frame (100 ms) forward or back (replay)",
