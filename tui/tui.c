@@ -9,6 +9,7 @@
 #include "session/debuginfo.h"
 #include "session/replay.h"
 #include "session/report.h"
+#include "session/stacks.h"
 #include "session/xmalloc.h"
 #include "tui/screen.h"
 #include "tui/tui.h"
@@ -29,16 +30,23 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#define NVIEWS 5
+#define NVIEWS        7 /* the tabs, and the callers, which Enter in the Functions opens */
+#define NTABS         6
 #define HEADER_ROWS 4
 #define STOP_GRACE_NS 2000000000ull
 
-enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT };
+enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT, V_FLAME, V_CALLERS };
 
 static const struct view_ops *const tui_views[NVIEWS] = {
     &view_histogram_ops, &view_functions_ops, &view_timeline_ops, &view_counters_ops,
-    &view_output_ops,
+    &view_output_ops,    &view_flame_ops,     &view_callers_ops,
 };
+
+/* The tab a view belongs to: the callers are a step into the Functions. */
+static int tui_tab(int view)
+{
+    return view == V_CALLERS ? V_FUNCTIONS : view;
+}
 
 struct place {
     bool shown;
@@ -62,7 +70,7 @@ struct tui {
     WINDOW *help_win;
     void *help_state; /* where the help is scrolled to */
     int current;
-    int tab_x[NVIEWS], tab_w[NVIEWS]; /* where the tabs were drawn, for clicks */
+    int tab_x[NTABS], tab_w[NTABS]; /* where the tabs were drawn, for clicks */
     bool help;
     bool colors;
     bool input_mode;
@@ -402,8 +410,8 @@ static void tui_draw_status(struct tui *t)
         attrset(A_NORMAL);
         return;
     }
-    for (int i = 0; i < NVIEWS; i++) {
-        bool cur = !t->help && (i == t->current);
+    for (int i = 0; i < NTABS; i++) {
+        bool cur = !t->help && (i == tui_tab(t->current));
         char tab[32];
         snprintf(tab, sizeof tab, "%d%s", i + 1, tui_views[i]->name);
         t->tab_x[i] = x;
@@ -433,12 +441,14 @@ static void tui_draw_status(struct tui *t)
         { "p Pause", 5, 1 },    {"c Clear", 2, 1},  {"s Save", 3, 1},    {"/ Search", 6, 0},
         { "h Help", 9, 0 },     {"q Quit", 8, 0},
     };
+    bool hjkl = t->current == V_FLAME; /* its h moves left */
     for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
         if (hints[i].when == (t->replay ? 1 : 2))
             continue;
         if (hints[i].when == 1 && !tui_live(t) && hints[i].text[0] == 'p')
             continue; /* no clock left to pause */
-        snprintf(k[n].text, sizeof k[n].text, "%s", hints[i].text);
+        snprintf(k[n].text, sizeof k[n].text, "%s",
+                 hjkl && hints[i].text[0] == 'h' ? "? Help" : hints[i].text);
         k[n++].keep = hints[i].keep;
     }
     char line[256];
@@ -450,6 +460,7 @@ static void tui_ctx(struct tui *t, struct view_ctx *ctx, int i)
 {
     memset(ctx, 0, sizeof *ctx);
     ctx->s = t->s;
+    ctx->query = t->s;
     ctx->out = t->out;
     ctx->colors = t->colors;
     ctx->focused = i == t->current && !t->help;
@@ -458,7 +469,7 @@ static void tui_ctx(struct tui *t, struct view_ctx *ctx, int i)
 
 static void tui_draw(struct tui *t)
 {
-    session_rank(t->s);
+    session_totals(t->s); /* the ranking, and Total where there are stacks */
     erase();
     tui_draw_header(t);
     tui_draw_status(t);
@@ -574,6 +585,16 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
                        t->s->nbuckets == 1 ? "" : "s", t->s->bucket_paragraphs,
                        t->s->bucket_paragraphs == 1 ? "" : "s", 16 * t->s->bucket_paragraphs);
     }
+    if (flags & VIEW_CALLERS) {
+        struct view_ctx jc;
+        tui_ctx(t, &jc, V_CALLERS);
+        jc.jump_module = ctx->jump_module;
+        jc.jump_start = ctx->jump_start;
+        view_callers_ops.jump(t->state[V_CALLERS], &jc);
+        tui_show(t, V_CALLERS);
+    }
+    if (flags & VIEW_BACK)
+        tui_show(t, V_FUNCTIONS);
     if (flags & VIEW_JUMP) {
         struct view_ctx jc;
         tui_ctx(t, &jc, V_HISTOGRAM);
@@ -596,7 +617,7 @@ static void tui_click(struct tui *t)
     if (getmouse(&me) != OK)
         return;
     if (me.y == t->rows - 1) { /* the tabs */
-        for (int i = 0; i < NVIEWS; i++) {
+        for (int i = 0; i < NTABS; i++) {
             if (me.x >= t->tab_x[i] && me.x < t->tab_x[i] + t->tab_w[i]) {
                 tui_show(t, i);
                 return;
@@ -760,6 +781,12 @@ static void tui_key(struct tui *t, int ch)
     t->status[0] = '\0';
     if (t->replay != NULL && tui_replay_key(t, ch))
         return;
+    if (ch == 'h' && t->current == V_FLAME) { /* hjkl move there: ? and F1 are the help */
+        struct view_ctx ctx;
+        tui_ctx(t, &ctx, t->current);
+        tui_apply(t, view_flame_ops.key(t->state[V_FLAME], ch, &ctx), &ctx);
+        return;
+    }
     switch (ch) {
     case 27:
     case KEY_F(4): /* htop's filter and tree: nothing here, and nothing shown */
@@ -789,18 +816,19 @@ static void tui_key(struct tui *t, int ch)
         t->relayout = t->dirty = true;
         return;
     }
-    case '1': case '2': case '3': case '4': case '5':
-        tui_show(t, ch - '1');
-        return;
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6': tui_show(t, ch - '1'); return;
     case '\t':
-        if (tui_wide(t) && t->current <= V_FUNCTIONS)
-            tui_show(t, t->current == V_HISTOGRAM ? V_FUNCTIONS : V_HISTOGRAM);
+        if (tui_wide(t) && tui_tab(t->current) <= V_FUNCTIONS)
+            tui_show(t, tui_tab(t->current) == V_HISTOGRAM ? V_FUNCTIONS : V_HISTOGRAM);
         else
-            tui_show(t, (t->current + 1) % NVIEWS);
+            tui_show(t, (tui_tab(t->current) + 1) % NTABS);
         return;
-    case KEY_BTAB:
-        tui_show(t, (t->current + NVIEWS - 1) % NVIEWS);
-        return;
+    case KEY_BTAB: tui_show(t, (tui_tab(t->current) + NTABS - 1) % NTABS); return;
     case 'p':
     case ' ':
         if (tui_live(t)) {
