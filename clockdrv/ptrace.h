@@ -45,6 +45,7 @@ struct ptrace_proc {
     uint64_t maps_ns;     /* when the maps were last read */
     uint64_t maps_cost;   /* ns that reading took */
     bool sampled;         /* a sample was taken since the exec */
+    uint64_t exec_ns;     /* when it last exec'd */
 };
 
 /* What a thread was last seen doing, by its syscall file. */

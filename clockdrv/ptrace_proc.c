@@ -25,6 +25,10 @@
  * many mappings is read less often, so that reading costs under 1 %. */
 #define PTRACE_STACK_MAPS_NS 10000000ull
 
+/* ... and at every sample this long after an exec, while the dynamic loader
+ * maps the libraries. */
+#define PTRACE_STACK_START_NS 30000000ull
+
 /* Hand EV to the session, when a drain is under way to take it. */
 void ptrace_emit(struct clockdrv_ptrace *d, const struct event *ev)
 {
@@ -379,9 +383,10 @@ void ptrace_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
     p->maps_cost = p->maps_ns - began;
 }
 
-/* With stacks, P's maps as of now or nearly: read them at the first sample
- * after an exec (the dynamic loader has mapped the libraries since) and
- * every PTRACE_STACK_MAPS_NS after. */
+/* With stacks, P's maps as of now or nearly: read them at every sample
+ * for PTRACE_STACK_START_NS after an exec (a first sample in the dynamic
+ * loader comes before the libraries it maps) and every PTRACE_STACK_MAPS_NS
+ * after. */
 void ptrace_stack_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
 {
     if (p == NULL || !d->cfg.stacks)
@@ -389,7 +394,8 @@ void ptrace_stack_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
     uint64_t every = 100 * p->maps_cost;
     if (every < PTRACE_STACK_MAPS_NS)
         every = PTRACE_STACK_MAPS_NS;
-    if (!p->sampled || d->now - p->maps_ns >= every)
+    if (!p->sampled || d->now - p->exec_ns < PTRACE_STACK_START_NS ||
+        d->now - p->maps_ns >= every)
         ptrace_maps(d, p);
     p->sampled = true;
 }
@@ -468,6 +474,7 @@ void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
         p = ptrace_proc_add(d, pid);
     p->sampled = false; /* a new image: its libraries are still to come */
     uint64_t now = clockdrv_now_ns();
+    p->exec_ns = now;
     if (!t->held) {
         struct event ev = {
             .type = EVENT_EXEC, .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time_ns = now};

@@ -24,9 +24,10 @@ static void tree_print(struct session *s, const struct calltree *t, FILE *out, u
     const struct calltree_node *n = &t->nodes[i];
     if (i != 0) {
         const struct func *f = &s->funcs[n->func];
-        fprintf(out, "%7.2f%% %7.2f%%  %*s%s  [%s]\n", tree_pct(n->total, whole),
-                tree_pct(n->self, whole), (int)(2 * (n->depth - 1)), "", f->name,
-                s->modules[f->module]->name);
+        const char *mod = s->modules[f->module]->name;
+        fprintf(out, mod[0] == '[' ? "%7.2f%% %7.2f%%  %*s%s  %s\n" : "%7.2f%% %7.2f%%  %*s%s  [%s]\n",
+                tree_pct(n->total, whole), tree_pct(n->self, whole), (int)(2 * (n->depth - 1)), "",
+                f->name, mod);
     }
     size_t hidden = 0;
     uint64_t hidden_total = 0;
@@ -69,11 +70,24 @@ static void folded_name(FILE *out, const char *name)
         fputc(*p == ';' ? ':' : *p == '\n' ? ' ' : *p, out);
 }
 
+/* One folded line: the frames' names and the samples of every stack that
+ * has them (stacks differ by address, lines by name only). */
+struct folded_line {
+    char *text;
+    uint64_t count;
+};
+
+static int folded_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
+}
+
 void report_folded(struct session *s, FILE *out)
 {
     session_totals(s);
     uint32_t *ids = NULL;
-    size_t alloc = 0;
+    size_t alloc = 0, nlines = 0;
+    struct folded_line *lines = NULL;
     uint64_t *leaf = xcalloc(s->nfuncs + 1, sizeof *leaf);
     for (size_t id = 1; id < s->nstacks; id++) {
         uint64_t c = s->stack_count[id];
@@ -85,21 +99,26 @@ void report_folded(struct session *s, FILE *out)
             ids = xreallocarray(ids, alloc, sizeof *ids);
         }
         session_stack_frames(s, (uint32_t)id, ids, alloc);
-        bool first = true;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *line = open_memstream(&text, &len);
+        if (line == NULL)
+            continue;
         for (size_t k = 0; k < depth; k++) {
             int64_t f = s->stacks[ids[k]].func;
-            if (!first)
-                fputc(';', out);
-            first = false;
+            if (k > 0)
+                fputc(';', line);
             if (f >= 0) {
-                folded_name(out, s->funcs[f].name);
+                folded_name(line, s->funcs[f].name);
                 if (s->modules[s->funcs[f].module]->kind == MODULE_KERNEL)
-                    fputs("_[k]", out); /* flamegraph.pl colours kernel frames */
+                    fputs("_[k]", line); /* flamegraph.pl colours kernel frames */
             } else {
-                fputs(s->modules[s->stacks[ids[k]].module]->name, out);
+                fputs(s->modules[s->stacks[ids[k]].module]->name, line);
             }
         }
-        fprintf(out, " %" PRIu64 "\n", c);
+        fclose(line);
+        lines = xreallocarray(lines, nlines + 1, sizeof *lines);
+        lines[nlines++] = (struct folded_line){text, c};
         int64_t lf = s->stacks[id].func;
         if (lf >= 0)
             leaf[lf] += c;
@@ -107,10 +126,29 @@ void report_folded(struct session *s, FILE *out)
     /* Samples without a stack: their function alone. */
     for (size_t i = 0; i < s->nfuncs; i++) {
         if (s->funcs[i].samples > leaf[i]) {
-            folded_name(out, s->funcs[i].name);
-            fprintf(out, " %" PRIu64 "\n", s->funcs[i].samples - leaf[i]);
+            char *text = NULL;
+            size_t len = 0;
+            FILE *line = open_memstream(&text, &len);
+            if (line == NULL)
+                continue;
+            folded_name(line, s->funcs[i].name);
+            fclose(line);
+            lines = xreallocarray(lines, nlines + 1, sizeof *lines);
+            lines[nlines++] = (struct folded_line){text, s->funcs[i].samples - leaf[i]};
         }
     }
+    if (nlines > 1)
+        qsort(lines, nlines, sizeof *lines, folded_cmp);
+    for (size_t i = 0; i < nlines; i++) {
+        uint64_t c = lines[i].count;
+        while (i + 1 < nlines && strcmp(lines[i].text, lines[i + 1].text) == 0) {
+            free(lines[i].text);
+            c += lines[++i].count;
+        }
+        fprintf(out, "%s %" PRIu64 "\n", lines[i].text, c);
+        free(lines[i].text);
+    }
+    free(lines);
     free(leaf);
     free(ids);
 }

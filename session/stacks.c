@@ -121,7 +121,7 @@ static void stack_report(struct session *s, struct addrspace *as)
         for (size_t i = 0; i < as->nmaps; i++) {
             const struct mapping *m = &as->maps[i];
             enum module_kind k = s->modules[m->module]->kind;
-            if (k == MODULE_PROGRAM || k == MODULE_LIBRARY)
+            if (k == MODULE_PROGRAM || k == MODULE_LIBRARY || k == MODULE_VDSO)
                 unwind_report(as->unwinder, m->start, m->end, m->pgoff,
                               s->modules[m->module]->path);
         }

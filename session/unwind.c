@@ -6,7 +6,13 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
+#include <elf.h>
+#include <link.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct unwinder {
     unsigned refs; /* address spaces sharing it: a forked child, until it maps anew */
@@ -72,10 +78,40 @@ void unwind_report_begin(struct unwinder *u)
         dwfl_report_begin_add(u->dwfl); /* the modules reported before stay */
 }
 
+/* The vDSO as a file libdwfl can open: the program's is the one mapped in
+ * profil (the same kernel), copied once into a memfd.  NULL when there is
+ * none. */
+static const char *unwind_vdso_path(void)
+{
+    static char path[64];
+    static bool tried;
+    if (tried)
+        return path[0] ? path : NULL;
+    tried = true;
+    const unsigned char *image = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+    if (image == NULL || memcmp(image, ELFMAG, SELFMAG) != 0)
+        return NULL;
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)image;
+    size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+    int fd = memfd_create("profil-vdso", MFD_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    if (write(fd, image, size) != (ssize_t)size) {
+        close(fd);
+        return NULL;
+    }
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd); /* kept open for the run */
+    return path;
+}
+
 void unwind_report(struct unwinder *u, uint64_t start, uint64_t end, uint64_t pgoff,
                    const char *path)
 {
-    if (u->dwfl == NULL || path == NULL || path[0] != '/')
+    if (u->dwfl == NULL || path == NULL)
+        return;
+    if (strcmp(path, "[vdso]") == 0)
+        path = unwind_vdso_path();
+    if (path == NULL || path[0] != '/')
         return;
     /* Already there from an earlier report: its CFI stays read. */
     Dwfl_Module *have = dwfl_addrmodule(u->dwfl, start);

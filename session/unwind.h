@@ -35,7 +35,8 @@ struct unwinder *unwind_ref(struct unwinder *u);
 bool unwind_shared(const struct unwinder *u);
 
 /* The executable file mappings changed: report them again, one call per
- * mapping between begin and end.  PATH is borrowed for the call.  A module
+ * mapping between begin and end.  PATH is borrowed for the call; "[vdso]"
+ * stands for the kernel's vDSO.  A module
  * reported before is kept; false from end when a mapping took the place of
  * another: the unwinder must then be made anew. */
 void unwind_report_begin(struct unwinder *u);
