@@ -7,7 +7,7 @@
 #ifndef PROFIL_CLOCKDRV_H
 #define PROFIL_CLOCKDRV_H
 
-#include "session/session.h"
+#include "clockdrv/event.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +27,8 @@ struct launch {
 struct clockdrv_config {
     uint32_t interval_us;
     enum clock_kind clock;
+    bool stacks;         /* take each sample's call stack */
+    uint32_t stack_size; /* bytes of user stack to copy for it */
 };
 
 typedef void (*clockdrv_emit_fn)(void *arg, const struct event *ev);

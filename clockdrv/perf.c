@@ -11,6 +11,7 @@
 
 #include "clockdrv/clockdrv.h"
 #include "clockdrv/spawn.h"
+#include "clockdrv/ustack.h"
 #include "session/xmalloc.h"
 
 #include <errno.h>
@@ -32,6 +33,7 @@
 
 struct perf_cpu {
     int fd;
+    int cs_fd; /* the context-switch event writing into fd's ring, or -1 */
     struct perf_event_mmap_page *meta;
     uint8_t *data;
     size_t size; /* of the data area, a power of two */
@@ -46,6 +48,11 @@ struct perf_thread {
     uint64_t since;     /* when the blocked stretch not yet credited began */
     uint64_t carry;     /* nanoseconds of blocked time short of a tick */
     bool used;
+    /* With stacks: where it was when it last left a CPU (the context-switch
+     * event's sample), charged with its blocked time. */
+    struct event_stack bstack;
+    uint8_t *bdata;     /* owned: the stack copy bstack.data points into */
+    bool bvalid;
 };
 
 /* One record copied out of a ring buffer, to be merged by time. */
@@ -57,6 +64,14 @@ struct perf_rec {
     uint32_t pid, tid;
     uint64_t a, b, c; /* ip / addr,len,pgoff / ppid / lost */
     uint32_t name;    /* offset of an mmap file name in the string arena */
+    /* A sample's stack, in the blob arena: nkernel PCs, nregs registers,
+     * then ssize bytes of stack. */
+    bool cs;          /* a context-switch sample: where a thread left its CPU */
+    bool has_stack;
+    uint16_t nkernel;
+    uint8_t nregs;
+    uint32_t ssize;
+    size_t blob;
 };
 
 struct clockdrv_perf {
@@ -79,6 +94,13 @@ struct clockdrv_perf {
     size_t names_len, names_alloc;
     uint8_t *scratch; /* for records that wrap around the ring */
     uint64_t throttled_at;
+    bool ids;          /* samples and sample_id carry PERF_SAMPLE_IDENTIFIER */
+    uint64_t *cs_ids;  /* the context-switch events' ids (inherited ones report them too) */
+    size_t ncs_ids;
+    bool cs;           /* a context-switch event is open */
+    uint8_t *blob;     /* the stacks of the records read in this drain */
+    size_t blob_len, blob_alloc;
+    struct event_stack stack; /* the sample being handed over's */
 };
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -113,6 +135,34 @@ static void perf_attr(struct perf_event_attr *attr, const struct clockdrv_config
     attr->use_clockid = 1;
     attr->clockid = CLOCK_MONOTONIC;
     attr->watermark = 1;
+    if (cfg->stacks) {
+        /* The kernel's part of the stack as PCs; the user's as registers
+         * and a copy of the stack, to unwind with CFI (Debian's code has
+         * no frame pointers).  The identifier tells the two events apart. */
+        attr->sample_type |= PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN |
+                             PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        attr->exclude_callchain_user = 1;
+        attr->sample_regs_user = ustack_perf_mask();
+        /* A whole record must fit in 64 KiB. */
+        uint32_t size = cfg->stack_size > 65528 - 2048 ? 65528 - 2048 : cfg->stack_size;
+        attr->sample_stack_user = size & ~7u;
+    }
+}
+
+/* The context-switch event: a sample, with its stack, each time a thread of
+ * the program leaves a CPU; the one before a blocked stretch says where the
+ * thread blocked.  It writes into the clock event's ring. */
+static void perf_cs_attr(struct perf_event_attr *attr, const struct clockdrv_config *cfg)
+{
+    perf_attr(attr, cfg, false);
+    attr->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+    attr->sample_period = 1;
+    attr->mmap = 0;
+    attr->comm = 0;
+    attr->comm_exec = 0;
+    attr->task = 0;
+    attr->context_switch = 0;
+    attr->watermark = 0;
 }
 
 /* Open a probe event on ourselves to learn what the kernel allows. */
@@ -171,9 +221,15 @@ static void clockdrv_perf_free(struct clockdrv *base)
     for (int i = 0; i < d->ncpus; i++) {
         if (d->cpus[i].meta != NULL)
             munmap(d->cpus[i].meta, d->cpus[i].size + (size_t)page);
+        if (d->cpus[i].cs_fd >= 0)
+            close(d->cpus[i].cs_fd);
         if (d->cpus[i].fd >= 0)
             close(d->cpus[i].fd);
     }
+    for (size_t i = 0; i < d->threads_alloc; i++)
+        free(d->threads[i].bdata);
+    free(d->blob);
+    free(d->cs_ids);
     free(d->cpus);
     if (d->base.fd >= 0)
         close(d->base.fd);
@@ -187,6 +243,27 @@ static void clockdrv_perf_free(struct clockdrv *base)
     free(d);
 }
 
+/* The context-switch event on CPU I, into its ring; without it blocked
+ * samples carry no stack. */
+static void perf_open_cs(struct clockdrv_perf *d, pid_t pid, int i)
+{
+    struct perf_event_attr attr;
+    perf_cs_attr(&attr, &d->cfg);
+    int fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
+    uint64_t id;
+    if (fd < 0)
+        return;
+    if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, d->cpus[i].fd) < 0 ||
+        ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+        close(fd);
+        return;
+    }
+    d->cpus[i].cs_fd = fd;
+    d->cs = true;
+    d->cs_ids = xreallocarray(d->cs_ids, d->ncs_ids + 1, sizeof *d->cs_ids);
+    d->cs_ids[d->ncs_ids++] = id;
+}
+
 /* Open the event on every CPU for the held child PID. */
 static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
 {
@@ -196,8 +273,17 @@ static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
     bool exclude_kernel = false;
     /* Bigger buffers for faster clocks: about half a second of samples. */
     size_t pages = d->cfg.interval_us <= 100 ? 128 : d->cfg.interval_us <= 500 ? 64 : 32;
+    if (d->cfg.stacks) {
+        /* A second of samples with their stacks, up to 8 MiB: a front end
+         * starved by a loaded machine must not lose them. */
+        uint64_t bytes = (1000000ull / d->cfg.interval_us) * (d->cfg.stack_size + 512);
+        while (pages < 2048 && (uint64_t)pages * 4096 < bytes)
+            pages *= 2;
+    }
+    d->ids = d->cfg.stacks;
+    for (int i = 0; i < d->ncpus; i++)
+        d->cpus[i].fd = d->cpus[i].cs_fd = -1;
     for (int i = 0; i < d->ncpus; i++) {
-        d->cpus[i].fd = -1;
         struct perf_event_attr attr;
         perf_attr(&attr, &d->cfg, exclude_kernel);
         int fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
@@ -223,6 +309,8 @@ static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
         d->cpus[i].meta->data_tail = 0;
         struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
         epoll_ctl(d->base.fd, EPOLL_CTL_ADD, fd, &ev);
+        if (d->cfg.stacks && d->wall && !exclude_kernel)
+            perf_open_cs(d, pid, i);
     }
     if (exclude_kernel)
         d->base.note = xstrdup("kernel samples excluded: time on a CPU in the kernel is not seen");
@@ -314,6 +402,9 @@ static void perf_thread_gone(struct clockdrv_perf *d, uint32_t tid)
         return;
     t->used = false;
     t->blocked = false;
+    t->bvalid = false;
+    free(t->bdata);
+    t->bdata = NULL;
     d->base.threads = d->base.threads > 0 ? d->base.threads - 1 : 0;
 }
 
@@ -346,27 +437,106 @@ static uint32_t rd32(const uint8_t *p)
     return v;
 }
 
+/* Room for N more bytes in the blob arena: where they go. */
+static uint8_t *perf_blob(struct clockdrv_perf *d, size_t n)
+{
+    if (d->blob_len + n > d->blob_alloc) {
+        d->blob_alloc = (d->blob_len + n) * 2;
+        d->blob = xreallocarray(d->blob, d->blob_alloc, 1);
+    }
+    uint8_t *p = d->blob + d->blob_len;
+    d->blob_len += n;
+    return p;
+}
+
+/* A sample's callchain, user registers and user stack (in that order, the
+ * order of their PERF_SAMPLE bits) into the blob arena; false when damaged. */
+static bool perf_parse_stack(struct clockdrv_perf *d, struct perf_rec *r, const uint8_t *p,
+                             size_t len)
+{
+    const uint8_t *end = p + len;
+    if (end - p < 8)
+        return false;
+    uint64_t nr = rd64(p);
+    p += 8;
+    if (nr > (uint64_t)(end - p) / 8)
+        return false;
+    d->blob_len = (d->blob_len + 7) & ~(size_t)7; /* the PCs and registers are read as u64 */
+    perf_blob(d, 0);
+    r->blob = d->blob_len;
+    for (uint64_t i = 0; i < nr; i++) {
+        uint64_t ip = rd64(p + 8 * i);
+        if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+            continue; /* PERF_CONTEXT_KERNEL and the like: markers, not PCs */
+        if (r->nkernel == UINT16_MAX)
+            break;
+        memcpy(perf_blob(d, 8), &ip, 8);
+        r->nkernel++;
+    }
+    p += 8 * nr;
+    if (end - p < 8)
+        return false;
+    uint64_t abi = rd64(p);
+    p += 8;
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+        size_t nregs = (size_t)__builtin_popcountll(ustack_perf_mask());
+        if ((size_t)(end - p) < 8 * nregs || nregs > UINT8_MAX)
+            return false;
+        memcpy(perf_blob(d, 8 * nregs), p, 8 * nregs);
+        r->nregs = (uint8_t)nregs;
+        p += 8 * nregs;
+    }
+    if (end - p < 8)
+        return false;
+    uint64_t size = rd64(p);
+    p += 8;
+    if (size > 0) {
+        if ((uint64_t)(end - p) < size + 8)
+            return false;
+        uint64_t dyn = rd64(p + size);
+        if (dyn > size)
+            dyn = size;
+        memcpy(perf_blob(d, (size_t)dyn), p, (size_t)dyn);
+        r->ssize = (uint32_t)dyn;
+    }
+    r->has_stack = true;
+    return true;
+}
+
 /* Parse one record into d->recs.  BODY points after the header; LEN is the body length. */
 static void perf_parse(struct clockdrv_perf *d, const struct perf_event_header *h, const uint8_t *body,
                        size_t len)
 {
     struct perf_rec r = { .type = (uint16_t)h->type, .misc = h->misc };
-    /* Non-sample records end with sample_id: { pid, tid, time }. */
+    /* Non-sample records end with sample_id: { pid, tid, time[, identifier] }. */
+    size_t tail = d->ids ? 24 : 16;
     if (h->type != PERF_RECORD_SAMPLE) {
-        if (len < 16)
+        if (len < tail)
             return;
-        r.pid = rd32(body + len - 16);
-        r.tid = rd32(body + len - 12);
-        r.time = rd64(body + len - 8);
+        r.pid = rd32(body + len - tail);
+        r.tid = rd32(body + len - tail + 4);
+        r.time = rd64(body + len - tail + 8);
+        len -= tail - 16; /* the records' own layouts below count 16 bytes of it */
     }
     switch (h->type) {
     case PERF_RECORD_SAMPLE:
+        if (d->ids) {
+            if (len < 8)
+                return;
+            uint64_t id = rd64(body);
+            for (size_t i = 0; i < d->ncs_ids; i++)
+                r.cs |= d->cs_ids[i] == id;
+            body += 8;
+            len -= 8;
+        }
         if (len < 24)
             return;
         r.a = rd64(body);
         r.pid = rd32(body + 8);
         r.tid = rd32(body + 12);
         r.time = rd64(body + 16);
+        if (d->cfg.stacks && !perf_parse_stack(d, &r, body + 24, len - 24))
+            return;
         break;
     case PERF_RECORD_MMAP:
         if (len < 32 + 16)
@@ -470,11 +640,48 @@ static void perf_credit(struct clockdrv_perf *d, struct perf_thread *t, uint64_t
         return;
     struct event ev = { .type = EVENT_SAMPLE, .pid = t->pid, .tid = t->tid, .time_ns = now };
     ev.sample.mode = SAMPLE_BLOCKED;
+    if (t->bvalid)
+        ev.sample.stack = &t->bstack;
     while (ticks > 0) {
         ev.sample.count = ticks > UINT32_MAX ? UINT32_MAX : (uint32_t)ticks;
         ticks -= ev.sample.count;
         emit(arg, &ev);
     }
+}
+
+/* R's stack as an event's, in ST: borrowed from the blob arena. */
+static void perf_stack(struct clockdrv_perf *d, const struct perf_rec *r, struct event_stack *st)
+{
+    const uint8_t *p = d->blob + r->blob;
+    st->kernel = (const uint64_t *)(const void *)p; /* 8-aligned: the arena holds u64s first */
+    st->nkernel = r->nkernel;
+    p += 8 * (size_t)r->nkernel;
+    uint64_t regs[32];
+    memcpy(regs, p, 8 * (size_t)r->nregs);
+    ustack_regs_perf(regs, r->nregs, st);
+    p += 8 * (size_t)r->nregs;
+    st->data = p;
+    st->size = r->ssize;
+}
+
+/* A context-switch sample: keep where T was, to charge its blocked time to. */
+static void perf_keep_stack(struct clockdrv_perf *d, const struct perf_rec *r)
+{
+    struct perf_thread *t = perf_thread(d, r->tid, false);
+    if (t == NULL || !r->has_stack)
+        return;
+    struct event_stack st;
+    perf_stack(d, r, &st);
+    if (t->bdata == NULL)
+        t->bdata = xmalloc(d->cfg.stack_size > 0 ? d->cfg.stack_size : 1);
+    uint32_t n = st.size < d->cfg.stack_size ? st.size : d->cfg.stack_size;
+    memcpy(t->bdata, st.data, n);
+    t->bstack = st;
+    t->bstack.kernel = NULL; /* the scheduler's own frames say nothing of the wait */
+    t->bstack.nkernel = 0;
+    t->bstack.data = t->bdata;
+    t->bstack.size = n;
+    t->bvalid = st.user;
 }
 
 static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clockdrv_emit_fn emit,
@@ -484,6 +691,14 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
     struct perf_thread *t;
     switch (r->type) {
     case PERF_RECORD_SAMPLE:
+        if (r->cs) {
+            perf_keep_stack(d, r);
+            break;
+        }
+        if (r->has_stack) {
+            perf_stack(d, r, &d->stack);
+            ev.sample.stack = &d->stack;
+        }
         ev.type = EVENT_SAMPLE;
         ev.sample.pc = r->a;
         ev.sample.count = 1;
@@ -587,6 +802,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     uint64_t now = clockdrv_now_ns();
     d->nrecs = 0;
     d->names_len = 0;
+    d->blob_len = 0;
     for (int i = 0; i < d->ncpus; i++)
         perf_read_ring(d, &d->cpus[i]);
     qsort(d->recs, d->nrecs, sizeof *d->recs, perf_rec_cmp);
@@ -607,6 +823,8 @@ static void perf_ioctl_all(struct clockdrv_perf *d, unsigned long req)
     for (int i = 0; i < d->ncpus; i++) {
         if (d->cpus[i].fd >= 0)
             ioctl(d->cpus[i].fd, req, 0);
+        if (d->cpus[i].cs_fd >= 0)
+            ioctl(d->cpus[i].cs_fd, req, 0);
     }
 }
 

@@ -77,6 +77,7 @@
 
 #include "clockdrv/clockdrv.h"
 #include "clockdrv/spawn.h"
+#include "clockdrv/ustack.h"
 #include "session/xmalloc.h"
 
 #include <elf.h>
@@ -136,7 +137,15 @@ struct ptrace_proc {
     struct ptrace_map *maps; /* sorted by start */
     size_t nmaps, alloc;
     uint64_t reread_tick; /* the tick that last re-read the maps for an unknown PC */
+    uint64_t maps_ns;     /* when the maps were last read */
+    uint64_t maps_cost;   /* ns that reading took */
+    bool sampled;         /* a sample was taken since the exec */
 };
+
+/* Read the maps again this often when stacks are taken, at least: a stack's
+ * callers may lie in libraries no sampled PC was in yet.  A process with
+ * many mappings is read less often, so that reading costs under 1 %. */
+#define PTRACE_STACK_MAPS_NS 10000000ull
 
 /* What a thread was last seen doing, by its syscall file. */
 enum { SEEN_NOTHING, SEEN_RUNNABLE, SEEN_BLOCKED };
@@ -164,6 +173,9 @@ struct ptrace_thread {
 struct clockdrv_ptrace {
     struct clockdrv base;
     struct clockdrv_config cfg;
+    struct event_stack stack; /* the sample being handed over's, with stacks */
+    uint8_t *stack_buf;       /* cfg.stack_size bytes: its copy of the stack */
+    char sysline[256];        /* a syscall file as last read */
     bool wall;
     int timerfd;
     int sigfd;
@@ -574,6 +586,7 @@ static bool ptrace_map_parse(char *line, struct ptrace_map *m, const char **path
 /* Read P's executable mappings and hand the session those it has not seen. */
 static void ptrace_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
 {
+    uint64_t began = clockdrv_now_ns();
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)p->pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -627,6 +640,23 @@ static void ptrace_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
     }
     memcpy(p->maps, d->scratch, n * sizeof *p->maps);
     p->nmaps = n;
+    p->maps_ns = clockdrv_now_ns();
+    p->maps_cost = p->maps_ns - began;
+}
+
+/* With stacks, P's maps as of now or nearly: read them at the first sample
+ * after an exec (the dynamic loader has mapped the libraries since) and
+ * every PTRACE_STACK_MAPS_NS after. */
+static void ptrace_stack_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
+{
+    if (p == NULL || !d->cfg.stacks)
+        return;
+    uint64_t every = 100 * p->maps_cost;
+    if (every < PTRACE_STACK_MAPS_NS)
+        every = PTRACE_STACK_MAPS_NS;
+    if (!p->sampled || d->now - p->maps_ns >= every)
+        ptrace_maps(d, p);
+    p->sampled = true;
 }
 
 /* First sight of TID, a thread or a process the program just made.  PARENT is
@@ -701,6 +731,7 @@ static void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
     struct ptrace_proc *p = ptrace_proc(d, pid);
     if (p == NULL)
         p = ptrace_proc_add(d, pid);
+    p->sampled = false; /* a new image: its libraries are still to come */
     uint64_t now = clockdrv_now_ns();
     if (!t->held) {
         struct event ev = {
@@ -770,17 +801,20 @@ static bool ptrace_pc(pid_t tid, uint64_t *pc)
 /* Hand over one sample of COUNT ticks, first reading the maps again if PC is
  * in none known. */
 static void ptrace_sample(struct clockdrv_ptrace *d, pid_t pid, pid_t tid, uint64_t pc,
-                          uint64_t time, uint64_t count)
+                          uint64_t time, uint64_t count, const struct event_stack *stack)
 {
     struct ptrace_proc *p = ptrace_proc(d, pid);
     if (p != NULL && ptrace_map_find(p->maps, p->nmaps, pc) == NULL && p->reread_tick != d->tick) {
         p->reread_tick = d->tick; /* dlopen, a JIT: look again, once per tick */
         ptrace_maps(d, p);
     }
+    if (stack != NULL)
+        ptrace_stack_maps(d, p);
     struct event ev = {
         .type = EVENT_SAMPLE, .pid = (uint32_t)pid, .tid = (uint32_t)tid, .time_ns = time};
     ev.sample.pc = pc;
     ev.sample.mode = SAMPLE_USER;
+    ev.sample.stack = stack;
     while (count > 0) {
         ev.sample.count = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
         count -= ev.sample.count;
@@ -907,13 +941,22 @@ static void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st)
      * the thread is stopped (so that its schedstat is exact), then let it go
      * at once. */
     ptrace_unwant(d, t);
-    uint64_t pc, now = clockdrv_now_ns();
-    bool sampled = ptrace_pc(tid, &pc);
+    uint64_t pc = 0, now = clockdrv_now_ns();
+    struct event_stack *stack = NULL;
+    bool sampled;
+    if (d->cfg.stacks) {
+        stack = &d->stack;
+        sampled = ustack_regs_ptrace(tid, stack);
+        pc = stack->regs[EVENT_REG_PC];
+        ustack_copy(t->pid, stack, d->stack_buf, d->cfg.stack_size);
+    } else {
+        sampled = ptrace_pc(tid, &pc);
+    }
     bool looked = ptrace_look(d, t, now, &moved);
     ptrace(req, tid, 0, (long)inject);
     t->seen = req == PTRACE_LISTEN ? SEEN_BLOCKED : SEEN_RUNNABLE;
     if (looked && sampled && !d->base.paused)
-        ptrace_sample(d, t->pid, tid, pc, now, ptrace_take(d, t, false));
+        ptrace_sample(d, t->pid, tid, pc, now, ptrace_take(d, t, false), stack);
 }
 
 /* Handle every report waiting. */
@@ -934,17 +977,34 @@ static void ptrace_wait_chld(struct clockdrv_ptrace *d, uint64_t ns)
 
 /* Whether T is runnable (on a CPU or waiting for one), by its syscall file:
  * "running" there is exactly state R. */
-static bool ptrace_runnable(struct ptrace_thread *t, bool *runnable)
+static bool ptrace_runnable(struct clockdrv_ptrace *d, struct ptrace_thread *t, bool *runnable)
 {
-    char buf[16];
+    char *buf = d->sysline;
     if (t->sysfd < 0)
         return false;
-    ssize_t r = pread(t->sysfd, buf, sizeof buf, 0);
+    ssize_t r = pread(t->sysfd, buf, sizeof d->sysline - 1, 0);
     if (r <= 0)
         return false;
+    buf[r] = '\0';
     *runnable = r >= 7 && memcmp(buf, "running", 7) == 0;
     t->seen = *runnable ? SEEN_RUNNABLE : SEEN_BLOCKED;
     return true;
+}
+
+/* Hand over BLOCKED for thread T, blocked in the system call d->sysline
+ * names: with its stack, read where the call was made, when stacks are on. */
+static void ptrace_blocked(struct clockdrv_ptrace *d, const struct ptrace_thread *t,
+                           struct event *blocked)
+{
+    blocked->pid = (uint32_t)t->pid;
+    blocked->tid = (uint32_t)t->tid;
+    blocked->sample.stack = NULL;
+    if (d->cfg.stacks && ustack_regs_syscall(d->sysline, &d->stack)) {
+        ptrace_stack_maps(d, ptrace_proc(d, t->pid));
+        ustack_copy(t->pid, &d->stack, d->stack_buf, d->cfg.stack_size);
+        blocked->sample.stack = &d->stack;
+    }
+    ptrace_emit(d, blocked);
 }
 
 /* One clock tick, EXPIRATIONS timer periods after the last.  Each thread that
@@ -968,11 +1028,8 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
         if (t->want) {
             /* Its stop is still to come: it waits for a CPU, or is in the
              * kernel, perhaps blocked there in wall-clock mode. */
-            if (d->wall && ptrace_runnable(t, &runnable) && !runnable) {
-                blocked.pid = (uint32_t)t->pid;
-                blocked.tid = (uint32_t)t->tid;
-                ptrace_emit(d, &blocked);
-            }
+            if (d->wall && ptrace_runnable(d, t, &runnable) && !runnable)
+                ptrace_blocked(d, t, &blocked);
             continue;
         }
         if (!ptrace_look(d, t, d->now, &moved))
@@ -981,7 +1038,7 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
          * for a CPU (its wait is counted when it gets one), or still blocked. */
         if (!moved && (t->seen == SEEN_RUNNABLE || (t->seen == SEEN_BLOCKED && !d->wall)))
             continue;
-        if (!ptrace_runnable(t, &runnable))
+        if (!ptrace_runnable(d, t, &runnable))
             continue;
         if (runnable) {
             if (moved && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
@@ -990,9 +1047,7 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
                 d->pending++;
             }
         } else if (d->wall) {
-            blocked.pid = (uint32_t)t->pid;
-            blocked.tid = (uint32_t)t->tid;
-            ptrace_emit(d, &blocked);
+            ptrace_blocked(d, t, &blocked);
         }
     }
     /* Collect the stops that come at once, each let go as soon as it is read;
@@ -1126,6 +1181,7 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
     }
     free(d->procs);
     free(d->threads);
+    free(d->stack_buf);
     free(d->buf);
     free(d->scratch);
     if (d->base.fd >= 0)
@@ -1175,6 +1231,10 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
     d->base.ops = &clockdrv_ptrace_ops;
     d->base.fd = d->timerfd = d->sigfd = d->spare = -1;
     d->cfg = *cfg;
+    if (d->cfg.stack_size == 0 || d->cfg.stack_size > USTACK_MAX)
+        d->cfg.stack_size = USTACK_DEFAULT;
+    if (d->cfg.stacks)
+        d->stack_buf = xmalloc(d->cfg.stack_size);
     d->wall = cfg->clock == CLOCK_KIND_WALL;
     d->threads_alloc = 64;
     d->threads = xcalloc(d->threads_alloc, sizeof *d->threads);

@@ -14,6 +14,11 @@ struct options {
     enum mode mode;
     bool json;
     bool no_demangle;    /* --no-demangle: raw symbol names */
+    bool no_stacks;      /* --no-stacks */
+    uint32_t stack_size; /* --stack-size, 0: the default */
+    bool tree;           /* --report --tree */
+    bool inverted;       /* ... --inverted */
+    double percent_limit; /* ... --percent-limit */
     int hist;            /* --hist: 1 the buckets with samples, 2 (--hist=all) every one */
     uint32_t bucket;     /* 0: ask */
     uint32_t interval;   /* 0: ask */
@@ -27,7 +32,7 @@ struct options {
     bool no_tui;
     uint32_t delay;      /* tenths of a second between screen refreshes; 0: default */
     const char *comment;
-    const char *export_format; /* --export: "classic" */
+    const char *export_format; /* --export: "classic", "folded" */
     const char *target;  /* the program, or the .PRF for --report */
 };
 

@@ -109,9 +109,11 @@ static int main_report(const struct options *o)
             report_hist(s, stdout, o->hist == 2);
         }
     } else if (o->json) {
-        char *text = report_json(s);
+        char *text = o->tree ? report_json_tree(s, o->inverted, o->percent_limit) : report_json(s);
         printf("%s\n", text);
         free(text);
+    } else if (o->tree) {
+        report_tree(s, stdout, o->inverted, o->percent_limit);
     } else {
         report_text(s, o->target, stdout, 0);
     }
@@ -194,12 +196,56 @@ static int main_replay(const struct options *o)
     return status;
 }
 
+/* Write a text export of S to -o: '-' is standard output, a file is
+ * replaced whole or not at all. */
+static int main_export_text(const struct options *o, struct session *s,
+                            void (*write)(struct session *, FILE *))
+{
+    if (strcmp(o->output, "-") == 0) {
+        write(s, stdout);
+        session_free(s);
+        if (fflush(stdout) != 0) {
+            fprintf(stderr, "profil: standard output: %s\n", strerror(errno));
+            return 1;
+        }
+        return 0;
+    }
+    char *data = NULL, *cause = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&data, &len);
+    if (mem == NULL) {
+        fprintf(stderr, "profil: %s\n", strerror(errno));
+        session_free(s);
+        return 1;
+    }
+    write(s, mem);
+    fclose(mem);
+    int r = prf_write_atomic(o->output, (const uint8_t *)data, len, &cause);
+    free(data);
+    session_free(s);
+    if (r < 0) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        return 1;
+    }
+    return 0;
+}
+
 static int main_export(const struct options *o)
 {
     char *cause = NULL;
     struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
+    if (strcmp(o->export_format, "folded") == 0) {
+        if (!s->has_stacks) {
+            fprintf(stderr, "profil: %s: this session has no stacks (recorded with --no-stacks, "
+                            "or by an older profil): nothing to fold\n", o->target);
+            session_free(s);
+            return 1;
+        }
+        return main_export_text(o, s, report_folded);
+    }
     uint8_t *data;
     size_t len;
     const char *saturated;

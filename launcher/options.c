@@ -16,7 +16,8 @@ static void options_usage(FILE *out)
             "       profil --report [--json] FILE.PRF\n"
             "       profil --hist[=all] [--json] FILE.PRF\n"
             "       profil [--replay] FILE.PRF\n"
-            "       profil --export classic FILE.PRF -o OUT.PRF\n"
+            "       profil --report --tree [--inverted] [--percent-limit=P] FILE.PRF\n"
+            "       profil --export=FORMAT FILE.PRF -o OUT\n"
             "Run PROGRAM under an interval clock, count where it spends its time, and save\n"
             "the session as NAME.PRF.  Asks, as MS-DOS PROFIL did, for the bucket size, the\n"
             "sample time and the parameters, unless they are given here.\n"
@@ -33,14 +34,23 @@ static void options_usage(FILE *out)
             "      --no-tui         run on this terminal and print the report at the end\n"
             "                       (also when standard output is not a terminal)\n"
             "      --no-demangle    show C++, Rust and D functions by their symbols' names\n"
+            "      --no-stacks      take no call stacks (only the PC of each sample)\n"
+            "      --stack-size=BYTES  bytes of user stack copied per sample to unwind\n"
+            "                       (512..65536, default 8192)\n"
             "  -d, --delay=TENTHS   refresh the live screen every TENTHS/10 s (1..100, default 1)\n"
             "  -c, --comment=TEXT   store a comment with the session\n"
             "      --report         print the PROF report of FILE.PRF\n"
             "      --json           with --report: print it as JSON\n"
+            "      --tree           with --report: the top-down call tree\n"
+            "      --inverted       with --tree: the bottom-up tree (who called the hot ones)\n"
+            "      --percent-limit=P  with --tree: hide paths under P %% of the samples\n"
+            "                       (default 0.5)\n"
             "      --hist[=all]     print the bucket histogram of FILE.PRF, as PROHST did\n"
             "                       (=all: the empty buckets too; with --json as JSON)\n"
             "      --replay         replay FILE.PRF on the live screen (also: profil FILE.PRF)\n"
-            "      --export=classic write FILE.PRF in the 1983 PROFIL layout to -o OUT\n"
+            "      --export=FORMAT  write FILE.PRF to -o OUT ('-': standard output) as\n"
+            "                       classic (the 1983 PROFIL layout) or folded (collapsed\n"
+            "                       stacks, for flamegraph.pl and inferno)\n"
             "  -h, --help           show this help and exit\n"
             "  -V, --version        show the version and exit\n"
             "\n"
@@ -68,7 +78,12 @@ enum {
     OPT_REPLAY,
     OPT_EXPORT,
     OPT_HIST,
-    OPT_NO_DEMANGLE
+    OPT_NO_DEMANGLE,
+    OPT_NO_STACKS,
+    OPT_STACK_SIZE,
+    OPT_TREE,
+    OPT_INVERTED,
+    OPT_PERCENT_LIMIT
 };
 static const struct option longopts[] = {
     {"bucket", required_argument, NULL, 'b'},
@@ -79,6 +94,11 @@ static const struct option longopts[] = {
     {"driver", required_argument, NULL, OPT_DRIVER},
     {"no-tui", no_argument, NULL, OPT_NO_TUI},
     {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+    {"no-stacks", no_argument, NULL, OPT_NO_STACKS},
+    {"stack-size", required_argument, NULL, OPT_STACK_SIZE},
+    {"tree", no_argument, NULL, OPT_TREE},
+    {"inverted", no_argument, NULL, OPT_INVERTED},
+    {"percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT},
     {"delay", required_argument, NULL, 'd'},
     {"comment", required_argument, NULL, 'c'},
     {"report", no_argument, NULL, OPT_REPORT},
@@ -142,6 +162,25 @@ static int options_scan(int argc, char **argv, struct options *o)
             o->no_tui = true;
             break;
         case OPT_NO_DEMANGLE: o->no_demangle = true; break;
+        case OPT_NO_STACKS: o->no_stacks = true; break;
+        case OPT_STACK_SIZE:
+            if (options_number("stack-size", optarg, 512, 65536, &o->stack_size) < 0)
+                return 2;
+            o->stack_size = (o->stack_size + 7) & ~7u;
+            break;
+        case OPT_TREE: o->tree = true; break;
+        case OPT_INVERTED: o->inverted = true; break;
+        case OPT_PERCENT_LIMIT: {
+            char *end;
+            double p = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(p >= 0 && p <= 100)) {
+                fprintf(stderr, "profil: --percent-limit: '%s' is not a percentage from 0 to 100\n",
+                        optarg);
+                return 2;
+            }
+            o->percent_limit = p;
+            break;
+        }
         case OPT_REPORT:
             o->mode = MODE_REPORT;
             break;
@@ -161,8 +200,9 @@ static int options_scan(int argc, char **argv, struct options *o)
             o->mode = MODE_REPLAY;
             break;
         case OPT_EXPORT:
-            if (strcmp(optarg, "classic") != 0) {
-                fprintf(stderr, "profil: --export: '%s' is not a format (classic)\n", optarg);
+            if (strcmp(optarg, "classic") != 0 && strcmp(optarg, "folded") != 0) {
+                fprintf(stderr, "profil: --export: '%s' is not a format (classic, folded)\n",
+                        optarg);
                 return 2;
             }
             o->mode = MODE_EXPORT;
@@ -209,6 +249,7 @@ int options_parse(int argc, char **argv, struct options *o)
     memset(o, 0, sizeof *o);
     o->clock = CLOCK_KIND_WALL;
     o->driver = "auto";
+    o->percent_limit = 0.5;
     opterr = 0;
     int r = options_scan(argc, argv, o);
     if (r >= 0)
@@ -237,10 +278,17 @@ int options_parse(int argc, char **argv, struct options *o)
             fprintf(stderr, "profil: --json goes with --report\n");
             return 2;
         }
+        if ((o->tree || o->inverted) && (o->mode != MODE_REPORT || o->hist)) {
+            fprintf(stderr, "profil: --%s goes with --report\n", o->tree ? "tree" : "inverted");
+            return 2;
+        }
+        if (o->inverted && !o->tree)
+            o->tree = true; /* --inverted alone: the bottom-up tree */
         return -1;
     }
-    if (o->json) {
-        fprintf(stderr, "profil: --json goes with --report\n");
+    if (o->json || o->tree || o->inverted) {
+        fprintf(stderr, "profil: --%s goes with --report\n",
+                o->json ? "json" : o->tree ? "tree" : "inverted");
         return 2;
     }
     int rest = optind + 1;

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "clockdrv/clockdrv.h"
+#include "clockdrv/ustack.h"
 #include "launcher/launcher.h"
 #include "session/debuginfo.h"
 #include "session/prf.h"
@@ -146,7 +147,8 @@ static char *run_title(const struct session *s)
 int launcher_run(struct session *s, const struct options *o, const char *path,
                  const struct args *a, const char *output)
 {
-    struct clockdrv_config cfg = { s->interval_us, o->clock };
+    struct clockdrv_config cfg = {s->interval_us, o->clock, !o->no_stacks,
+                                  o->stack_size ? o->stack_size : USTACK_DEFAULT};
     const struct clockdrv_ops *ops = run_driver(o, &cfg);
     if (ops == NULL)
         return 1;

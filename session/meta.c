@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/meta.h"
+#include "session/internal.h"
 #include "session/xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -77,6 +78,13 @@ char *meta_to_json(const struct session *s)
                               ? cJSON_CreateString(session_signal_name(s->exit_signal))
                               : cJSON_CreateNull());
     meta_set(obj, "exit", exit);
+    if (s->unwinds > 0) { /* a live run: what unwinding cost the front end */
+        cJSON *u = cJSON_CreateObject();
+        cJSON_AddNumberToObject(u, "stacks", (double)s->unwinds);
+        cJSON_AddNumberToObject(u, "median_us", session_unwind_percentile(s, 50));
+        cJSON_AddNumberToObject(u, "p99_us", session_unwind_percentile(s, 99));
+        meta_set(obj, "unwind", u);
+    }
     if (s->classic) {
         cJSON *c = cJSON_CreateObject();
         cJSON_AddNumberToObject(c, "dos_pa", s->classic_dos_pa);

@@ -3,6 +3,8 @@
 #include "session/classic.h"
 #include "session/meta.h"
 #include "session/prf.h"
+#include "session/internal.h"
+#include "session/stacks.h"
 #include "session/xmalloc.h"
 
 #include <errno.h>
@@ -142,6 +144,8 @@ static uint64_t *prf_hit_starts(const struct session *s, uint32_t module, size_t
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
 {
     session_rank(s); /* resolve every hit so its symbol is saved */
+    for (size_t i = 1; i < s->nstacks; i++)
+        session_stack_func(s, (uint32_t)i); /* and every frame of every stack */
     /* The whole run: a clear on the screen is a mark in the timeline. */
     struct counters run = session_run_counters(s);
     size_t nbuckets;
@@ -276,6 +280,38 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
             }
         }
         prf_put_chunk(&out, "TIME", &p);
+    }
+
+    /* (1.3) The stacks: every node in the order it was made (a parent before
+     * its children), then what each frame of the timeline added to each. */
+    if (s->has_stacks) {
+        p.len = 0;
+        size_t nodes = s->nstacks > 0 ? s->nstacks - 1 : 0;
+        buf_varint(&p, nodes);
+        for (size_t i = 1; i < s->nstacks; i++) {
+            buf_varint(&p, s->stacks[i].parent);
+            buf_varint(&p, s->stacks[i].module);
+            buf_varint(&p, s->stacks[i].offset);
+        }
+        size_t with = 0, prev = 0;
+        for (size_t i = 0; i < s->nframes; i++)
+            with += s->frames[i].nstacks > 0;
+        buf_varint(&p, with);
+        for (size_t i = 0; i < s->nframes; i++) {
+            const struct frame *f = &s->frames[i];
+            if (f->nstacks == 0)
+                continue;
+            buf_varint(&p, i - prev);
+            prev = i;
+            buf_varint(&p, f->nstacks);
+            uint32_t last = 0;
+            for (uint32_t k = 0; k < f->nstacks; k++) {
+                buf_varint(&p, f->stacks[k].id - last); /* ids ascend: store the gaps */
+                buf_varint(&p, f->stacks[k].count);
+                last = f->stacks[k].id;
+            }
+        }
+        prf_put_chunk(&out, "STCK", &p);
     }
 
     /* (1.2) The end marker holds the CRC-32 of every byte before it, its
@@ -578,6 +614,10 @@ static int prf_parse_modules(struct session *s, struct cursor *c, char **cause)
             s->jit_module = i;
         if (kind == MODULE_KERNEL && strcmp(m->path, "[kernel]") == 0)
             s->kernel_module = i;
+        if (kind == MODULE_ANON && strcmp(m->path, "[unknown]") == 0)
+            s->unknown_module = i;
+        if (kind == MODULE_ANON && strcmp(m->path, "[truncated]") == 0)
+            s->truncated_module = i;
         m->build_id_len = cur_u8(c);
         if (m->build_id_len > sizeof m->build_id)
             c->bad = true;
@@ -717,6 +757,67 @@ static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
     }
     if (c->bad) {
         *cause = xstrdup("timeline chunk is damaged");
+        return -1;
+    }
+    return 0;
+}
+
+/* The deepest stack a file may hold: the unwinder's limit, the kernel's, an end. */
+#define PRF_MAX_STACK_DEPTH 4096
+
+static int prf_parse_stacks(struct session *s, struct cursor *c, char **cause)
+{
+    uint64_t nodes = cur_varint(c);
+    if (c->bad || !cur_fits(c, nodes, 3) || nodes >= UINT32_MAX - 1 || s->has_stacks) {
+        *cause = xstrdup("stacks chunk is damaged");
+        return -1;
+    }
+    s->has_stacks = true;
+    for (uint64_t i = 1; i <= nodes; i++) {
+        uint64_t parent = cur_varint(c), module = cur_varint(c), offset = cur_varint(c);
+        if (c->bad || parent >= i || module >= s->nmodules ||
+            (parent > 0 && s->stacks[parent].depth >= PRF_MAX_STACK_DEPTH)) {
+            *cause = xasprintf("stack %llu is damaged", (unsigned long long)i);
+            return -1;
+        }
+        if (session_stack_intern(s, (uint32_t)parent, (uint32_t)module, offset) != i) {
+            *cause = xasprintf("stack %llu is there twice", (unsigned long long)i);
+            return -1;
+        }
+    }
+    uint64_t with = cur_varint(c), at = 0;
+    if (c->bad || !cur_fits(c, with, 3) || with > s->nframes) {
+        *cause = xstrdup("stacks chunk is damaged");
+        return -1;
+    }
+    for (uint64_t k = 0; k < with; k++) {
+        uint64_t gap = cur_varint(c), n = cur_varint(c), id = 0;
+        at += gap;
+        if (c->bad || (k > 0 && gap == 0) || at >= s->nframes || !cur_fits(c, n, 2) ||
+            n > UINT32_MAX || n == 0) {
+            *cause = xstrdup("stacks chunk has a damaged frame");
+            return -1;
+        }
+        struct frame *f = &s->frames[at];
+        f->stacks = xcalloc((size_t)n, sizeof *f->stacks);
+        f->stacks_alloc = (uint32_t)n;
+        for (uint64_t j = 0; j < n; j++) {
+            uint64_t idgap = cur_varint(c), count = cur_varint(c);
+            id += idgap;
+            if (c->bad || (j > 0 && idgap == 0) || id == 0 || id > nodes || count == 0 ||
+                count > UINT32_MAX) {
+                *cause = xasprintf("timeline frame %llu names a stack that does not exist",
+                                   (unsigned long long)at);
+                return -1;
+            }
+            f->stacks[f->nstacks++] = (struct frame_hit){(uint32_t)id, (uint32_t)count};
+            s->stack_count[id] += count;
+        }
+        f->stacks_compact = true;
+    }
+    s->totals_dirty = true;
+    if (c->left != 0) {
+        *cause = xstrdup("stacks chunk is damaged");
         return -1;
     }
     return 0;
@@ -894,6 +995,8 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
             free(json);
         } else if (memcmp(type, "TIME", 4) == 0) {
             r = have_mods && s->nframes == 0 ? prf_parse_timeline(s, &c, &why) : -1;
+        } else if (memcmp(type, "STCK", 4) == 0) {
+            r = have_mods ? prf_parse_stacks(s, &c, &why) : -1;
         } else if (memcmp(type, "END ", 4) == 0) {
             have_end = true;
             if (flags != 0)

@@ -65,6 +65,12 @@ static void replay_apply(struct replay *r, size_t i)
             kernel += f->hits[k].count;
         session_ingest(now, &ev);
     }
+    for (uint32_t k = 0; k < f->nstacks; k++) {
+        struct event ev = {.type = EVENT_STACK, .time_ns = t};
+        ev.stack.id = f->stacks[k].id;
+        ev.stack.count = f->stacks[k].count;
+        session_ingest(now, &ev);
+    }
     /* I/O without a PC: time blocked in a system call. */
     if (f->io > kernel) {
         struct event ev = { .type = EVENT_SAMPLE, .time_ns = t };

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/report.h"
+#include "session/stacks.h"
 #include "session/xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -116,6 +117,15 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
             fprintf(out, "  Kernel: %s: its samples rank as one routine, [kernel]\n",
                     s->modules[i]->load_error);
     }
+    if (s->has_stacks) {
+        struct stack_stats st = session_stack_stats(s);
+        fprintf(out, "  Stacks: %" PRIu64 " samples with a stack, %" PRIu64
+                     " cut short [truncated], %" PRIu64 " not unwound to the end [unknown]; "
+                     "deepest %u frames\n",
+                st.samples, st.truncated, st.unknown, st.max_depth);
+    } else if (!s->classic) {
+        fprintf(out, "  Stacks: none (this session has no stacks)\n");
+    }
     double lost_pct = report_lost_pct(&s->c);
     if (lost_pct > REPORT_LOST_WARN_PCT)
         fprintf(out,
@@ -146,8 +156,13 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         if ((int)len > namew)
             namew = len > REPORT_NAME_MAX ? REPORT_NAME_MAX : (int)len;
     }
-    fprintf(out, "%-11s %-*s %10s %15s %9s  %s\n", "Time", namew, "Routine", "% of Total",
-            "% of Accounted", "Samples", "Module");
+    bool stacks = s->has_stacks;
+    if (stacks)
+        fprintf(out, "%-11s %-*s %10s %15s %9s %10s  %s\n", "Time", namew, "Routine",
+                "% of Total", "% of Accounted", "Samples", "With calls", "Module");
+    else
+        fprintf(out, "%-11s %-*s %10s %15s %9s  %s\n", "Time", namew, "Routine", "% of Total",
+                "% of Accounted", "Samples", "Module");
     for (size_t k = 0; k < n; k++) {
         const struct func *f = &s->funcs[order[k]];
         if (limit != 0 && k == limit) {
@@ -162,13 +177,22 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
                      f->name + len - (REPORT_NAME_MAX - 3) / 2);
         else
             snprintf(name, sizeof name, "%s", f->name);
-        fprintf(out, "%-11s %-*s %9.2f%% %14.2f%% %9" PRIu64 "  %s\n",
-                report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
-                report_pct(f->samples, total), report_pct(f->samples, accounted), f->samples,
-                s->modules[f->module]->name);
+        if (stacks)
+            fprintf(out, "%-11s %-*s %9.2f%% %14.2f%% %9" PRIu64 " %9.2f%%  %s\n",
+                    report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
+                    report_pct(f->samples, total), report_pct(f->samples, accounted),
+                    f->samples, report_pct(f->total, total), s->modules[f->module]->name);
+        else
+            fprintf(out, "%-11s %-*s %9.2f%% %14.2f%% %9" PRIu64 "  %s\n",
+                    report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
+                    report_pct(f->samples, total), report_pct(f->samples, accounted),
+                    f->samples, s->modules[f->module]->name);
     }
     fprintf(out, "%-11s %-*s %9.2f%%\n", report_time(t, sizeof t, accounted, s->interval_us), namew,
             "Total", report_pct(accounted, total));
+    if (stacks)
+        fprintf(out, "Samples: the routine's own (Self); With calls: the share of samples with "
+                     "the routine anywhere on the stack (Total).\n");
     free(order);
     report_counters(s, out, lost_pct);
 }
@@ -204,7 +228,7 @@ static cJSON *report_json_pct(uint64_t part, uint64_t whole)
     return cJSON_CreateNumber(round(report_pct(part, whole) * 1000.0) / 1000.0);
 }
 
-char *report_json(struct session *s)
+static cJSON *report_json_object(struct session *s)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "program",
@@ -263,6 +287,10 @@ char *report_json(struct session *s)
                                 (double)f->samples * (double)s->interval_us / 1e6);
         cJSON_AddItemToObject(j, "pct_total", report_json_pct(f->samples, s->c.total));
         cJSON_AddItemToObject(j, "pct_accounted", report_json_pct(f->samples, accounted));
+        cJSON_AddNumberToObject(j, "self", (double)f->samples);
+        cJSON_AddNumberToObject(j, "total", (double)f->total);
+        cJSON_AddItemToObject(j, "self_pct", report_json_pct(f->samples, s->c.total));
+        cJSON_AddItemToObject(j, "total_pct", report_json_pct(f->total, s->c.total));
         cJSON_AddItemToArray(funcs, j);
     }
     free(order);
@@ -280,11 +308,71 @@ char *report_json(struct session *s)
     cJSON *meta = s->meta_json ? cJSON_Parse(s->meta_json) : NULL;
     cJSON_AddItemToObject(o, "meta", meta ? meta : cJSON_CreateNull());
 
+    if (s->has_stacks) {
+        struct stack_stats st = session_stack_stats(s);
+        cJSON *js = cJSON_AddObjectToObject(o, "stacks");
+        cJSON_AddNumberToObject(js, "samples", (double)st.samples);
+        cJSON_AddNumberToObject(js, "unknown", (double)st.unknown);
+        cJSON_AddNumberToObject(js, "truncated", (double)st.truncated);
+        cJSON_AddNumberToObject(js, "max_depth", st.max_depth);
+    } else {
+        cJSON_AddNullToObject(o, "stacks");
+    }
+    return o;
+}
+
+static char *report_json_print(cJSON *o)
+{
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     char *copy = xstrdup(text ? text : "{}");
     cJSON_free(text);
     return copy;
+}
+
+char *report_json(struct session *s)
+{
+    return report_json_print(report_json_object(s));
+}
+
+/* Node I of tree T and what lies under it, down to LIMIT samples. */
+static cJSON *report_json_node(struct session *s, const struct calltree *t, uint32_t i,
+                               uint64_t limit)
+{
+    const struct calltree_node *n = &t->nodes[i];
+    cJSON *j = cJSON_CreateObject();
+    if (n->func >= 0) {
+        const struct func *f = &s->funcs[n->func];
+        cJSON_AddStringToObject(j, "name", f->name);
+        cJSON_AddStringToObject(j, "module", s->modules[f->module]->name);
+    } else {
+        cJSON_AddStringToObject(j, "name", "[root]");
+    }
+    cJSON_AddNumberToObject(j, "total", (double)n->total);
+    cJSON_AddNumberToObject(j, "self", (double)n->self);
+    cJSON *kids = cJSON_AddArrayToObject(j, "children");
+    for (uint32_t c = n->child; c != 0; c = t->nodes[c].next) {
+        if (t->nodes[c].total < limit || t->nodes[c].total == 0)
+            break; /* sorted by total: the rest are smaller */
+        cJSON_AddItemToArray(kids, report_json_node(s, t, c, limit));
+    }
+    return j;
+}
+
+char *report_json_tree(struct session *s, bool inverted, double percent_limit)
+{
+    cJSON *o = report_json_object(s);
+    struct calltree *t = session_calltree(s, inverted);
+    if (t != NULL) {
+        uint64_t limit = (uint64_t)ceil(percent_limit / 100.0 * (double)s->c.total);
+        cJSON *tree = report_json_node(s, t, 0, limit);
+        cJSON_AddBoolToObject(tree, "inverted", inverted);
+        cJSON_AddItemToObject(o, "tree", tree);
+        calltree_free(t);
+    } else {
+        cJSON_AddNullToObject(o, "tree");
+    }
+    return report_json_print(o);
 }
 
 /* The bar of COUNT against the largest, MAX: at least one star for any count. */

@@ -23,6 +23,18 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit);
 /* The JSON report of S (schema in docs/prf-format.md); the caller owns it. */
 char *report_json(struct session *s);
 
+/* The same with "tree": the call tree, top-down or INVERTED, without the
+ * paths under PERCENT_LIMIT % of the samples. */
+char *report_json_tree(struct session *s, bool inverted, double percent_limit);
+
+/* Print the call tree as perf report --stdio --children does: each path's
+ * Total and Self, indented by depth, down to PERCENT_LIMIT %. */
+void report_tree(struct session *s, FILE *out, bool inverted, double percent_limit);
+
+/* Write S's stacks as collapsed stacks, "main;work;leaf 700" a line, the
+ * input of flamegraph.pl and inferno. */
+void report_folded(struct session *s, FILE *out);
+
 /* The widest bar of a bucket histogram, in stars. */
 #define REPORT_BAR_WIDTH 40
 

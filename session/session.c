@@ -1,7 +1,8 @@
 #include "config.h"
 
-#include "session/session.h"
+#include "session/internal.h"
 #include "session/hitorder.h"
+#include "session/stacks.h"
 #include "session/symbols.h"
 #include "session/xmalloc.h"
 
@@ -15,22 +16,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-/* One executable mapping of a live process. */
-struct mapping {
-    uint64_t start;
-    uint64_t end;
-    uint64_t pgoff;
-    uint32_t module;
-};
-
-/* The executable mappings of one live process, sorted by start. */
-struct addrspace {
-    uint32_t pid;
-    struct mapping *maps;
-    size_t nmaps;
-    size_t alloc;
-};
 
 size_t session_bucket_count(uint64_t low, uint64_t high, uint32_t paragraphs)
 {
@@ -51,6 +36,8 @@ struct session *session_new_empty(void)
     s->anon_module = UINT32_MAX;
     s->kernel_module = UINT32_MAX;
     s->jit_module = UINT32_MAX;
+    s->unknown_module = UINT32_MAX;
+    s->truncated_module = UINT32_MAX;
     return s;
 }
 
@@ -104,14 +91,13 @@ void session_free(struct session *s)
     }
     free(s->funcs);
     free(s->func_index);
-    for (size_t i = 0; i < s->nspaces; i++) {
-        free(s->spaces[i]->maps);
-        free(s->spaces[i]);
-    }
-    free(s->spaces);
+    session_free_spaces(s);
+    session_stacks_free(s);
     free(s->meta_json);
-    for (size_t i = 0; i < s->nframes; i++)
+    for (size_t i = 0; i < s->nframes; i++) {
         free(s->frames[i].hits);
+        free(s->frames[i].stacks);
+    }
     free(s->frames);
     free(s->hit_keys);
     free(s);
@@ -170,23 +156,22 @@ static void hit_table_grow(struct session *s)
     s->hits_alloc = alloc;
 }
 
-/* Note that hit ID grew by COUNT in frame F. */
-static void session_frame_hit(struct frame *f, uint32_t id, uint64_t count)
+void frame_note(struct frame_hit **list, uint32_t *n, uint32_t *alloc, bool *compact, uint32_t id,
+                uint64_t count)
 {
     while (count > 0) {
-        uint32_t n = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
-        if (f->nhits > 0 && f->hits[f->nhits - 1].id == id &&
-            f->hits[f->nhits - 1].count <= UINT32_MAX - n) {
-            f->hits[f->nhits - 1].count += n; /* a hot loop: the same PC again */
+        uint32_t c = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+        if (*n > 0 && (*list)[*n - 1].id == id && (*list)[*n - 1].count <= UINT32_MAX - c) {
+            (*list)[*n - 1].count += c; /* a hot loop: the same PC again */
         } else {
-            if (f->nhits == f->hits_alloc) {
-                f->hits_alloc = f->hits_alloc ? 2 * f->hits_alloc : 16;
-                f->hits = xreallocarray(f->hits, f->hits_alloc, sizeof *f->hits);
+            if (*n == *alloc) {
+                *alloc = *alloc ? 2 * *alloc : 16;
+                *list = xreallocarray(*list, *alloc, sizeof **list);
             }
-            f->hits[f->nhits++] = (struct frame_hit){ id, n };
-            f->compact = false;
+            (*list)[(*n)++] = (struct frame_hit){id, c};
+            *compact = false;
         }
-        count -= n;
+        count -= c;
     }
 }
 
@@ -196,26 +181,33 @@ static int frame_hit_cmp(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* One entry per hit id, sorted: how frames are kept once they are old. */
-static void frame_compact(struct frame *f)
+void frame_list_compact(struct frame_hit **list, uint32_t *n, uint32_t *alloc, bool *compact)
 {
-    if (f->compact || f->nhits == 0) {
-        f->compact = true;
+    if (*compact || *n == 0) {
+        *compact = true;
         return;
     }
-    qsort(f->hits, f->nhits, sizeof *f->hits, frame_hit_cmp);
+    struct frame_hit *l = *list;
+    qsort(l, *n, sizeof *l, frame_hit_cmp);
     uint32_t k = 0;
-    for (uint32_t i = 0; i < f->nhits; i++) {
-        if (k > 0 && f->hits[k - 1].id == f->hits[i].id &&
-            f->hits[k - 1].count <= UINT32_MAX - f->hits[i].count)
-            f->hits[k - 1].count += f->hits[i].count;
+    for (uint32_t i = 0; i < *n; i++) {
+        if (k > 0 && l[k - 1].id == l[i].id && l[k - 1].count <= UINT32_MAX - l[i].count)
+            l[k - 1].count += l[i].count;
         else
-            f->hits[k++] = f->hits[i];
+            l[k++] = l[i];
     }
-    f->nhits = k;
-    f->hits_alloc = k;
-    f->hits = xreallocarray(f->hits, k, sizeof *f->hits);
-    f->compact = true;
+    *n = k;
+    *alloc = k;
+    *list = xreallocarray(l, k ? k : 1, sizeof *l);
+    *compact = true;
+}
+
+/* One entry per hit id and per stack id, sorted: how frames are kept once
+ * they are old. */
+static void frame_compact(struct frame *f)
+{
+    frame_list_compact(&f->hits, &f->nhits, &f->hits_alloc, &f->compact);
+    frame_list_compact(&f->stacks, &f->nstacks, &f->stacks_alloc, &f->stacks_compact);
 }
 
 void session_timeline_compact(struct session *s)
@@ -227,8 +219,10 @@ void session_timeline_compact(struct session *s)
 
 void session_timeline_reset(struct session *s)
 {
-    for (size_t i = 0; i < s->nframes; i++)
+    for (size_t i = 0; i < s->nframes; i++) {
         free(s->frames[i].hits);
+        free(s->frames[i].stacks);
+    }
     free(s->frames);
     s->frames = NULL;
     s->nframes = s->frames_alloc = s->clear_frame = s->compact_upto = 0;
@@ -249,143 +243,12 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
         s->funcs_dirty = true;
     }
     h->count += count;
+    s->totals_dirty = true;
     if (h->func >= 0)
         s->funcs[h->func].samples += count;
     if (s->cur_frame != NULL)
-        session_frame_hit(s->cur_frame, h->id, count);
-}
-
-/* The address space of PID, made on first sight. */
-static struct addrspace *session_space(struct session *s, uint32_t pid, bool create)
-{
-    for (size_t i = 0; i < s->nspaces; i++) {
-        if (s->spaces[i]->pid == pid) {
-            if (i > 0) { /* keep the busiest process first */
-                struct addrspace *as = s->spaces[i];
-                s->spaces[i] = s->spaces[0];
-                s->spaces[0] = as;
-            }
-            return s->spaces[0];
-        }
-    }
-    if (!create)
-        return NULL;
-    struct addrspace *as = xcalloc(1, sizeof *as);
-    as->pid = pid;
-    s->spaces = xreallocarray(s->spaces, s->nspaces + 1, sizeof *s->spaces);
-    s->spaces[s->nspaces++] = as;
-    return as;
-}
-
-/* Insert a mapping, cutting away whatever it overlaps (a new mmap replaces). */
-static void addrspace_map(struct addrspace *as, const struct mapping *nm)
-{
-    size_t out = 0;
-    struct mapping *keep = xcalloc(as->nmaps + 3, sizeof *keep);
-    bool placed = false;
-    for (size_t i = 0; i < as->nmaps; i++) {
-        struct mapping m = as->maps[i];
-        if (!placed && m.start >= nm->start) {
-            keep[out++] = *nm;
-            placed = true;
-        }
-        if (m.end <= nm->start || m.start >= nm->end) {
-            keep[out++] = m;
-            continue;
-        }
-        if (m.start < nm->start) { /* left part survives */
-            struct mapping left = m;
-            left.end = nm->start;
-            keep[out++] = left;
-        }
-        if (m.end > nm->end) { /* right part survives */
-            struct mapping right = m;
-            right.pgoff += nm->end - m.start;
-            right.start = nm->end;
-            if (!placed) {
-                keep[out++] = *nm;
-                placed = true;
-            }
-            keep[out++] = right;
-        }
-    }
-    if (!placed)
-        keep[out++] = *nm;
-    free(as->maps);
-    as->maps = keep;
-    as->nmaps = out;
-    as->alloc = as->nmaps;
-}
-
-static const struct mapping *addrspace_find(const struct addrspace *as, uint64_t pc)
-{
-    size_t lo = 0, hi = as->nmaps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (as->maps[mid].start <= pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0 || pc >= as->maps[lo - 1].end)
-        return NULL;
-    return &as->maps[lo - 1];
-}
-
-/* What kind of module a mapping's name stands for. */
-static enum module_kind session_mapping_kind(const struct session *s, const char *path)
-{
-    if (s->nmodules > 0 && strcmp(path, s->modules[0]->path) == 0)
-        return MODULE_PROGRAM;
-    if (strcmp(path, "[vdso]") == 0)
-        return MODULE_VDSO;
-    if (path[0] == '/' && path[1] != '/')
-        return MODULE_LIBRARY;
-    return MODULE_ANON; /* //anon, [heap], [stack], [anon:...], memfd-less JIT */
-}
-
-static void session_on_mmap(struct session *s, const struct event *ev)
-{
-    struct addrspace *as = session_space(s, ev->pid, true);
-    const char *path = ev->mmap.path ? ev->mmap.path : "";
-    enum module_kind kind = session_mapping_kind(s, path);
-    uint32_t module;
-    if (kind == MODULE_PROGRAM)
-        module = 0;
-    else if (kind == MODULE_ANON)
-        module = s->anon_module = session_module(s, "[anon]", MODULE_ANON);
-    else
-        module = session_module(s, path, kind);
-    if (ev->mmap.len == 0 || ev->mmap.start + ev->mmap.len < ev->mmap.start)
-        return;
-    struct mapping m = { ev->mmap.start, ev->mmap.start + ev->mmap.len, ev->mmap.pgoff, module };
-    addrspace_map(as, &m);
-}
-
-/* A forked child starts with its parent's mappings. */
-static void session_on_fork(struct session *s, const struct event *ev)
-{
-    struct addrspace *parent = session_space(s, ev->fork.ppid, false);
-    struct addrspace *child = session_space(s, ev->pid, true);
-    if (parent == NULL || parent == child)
-        return;
-    free(child->maps);
-    child->maps = xcalloc(parent->nmaps ? parent->nmaps : 1, sizeof *child->maps);
-    memcpy(child->maps, parent->maps, parent->nmaps * sizeof *child->maps);
-    child->nmaps = child->alloc = parent->nmaps;
-}
-
-static void session_forget_space(struct session *s, uint32_t pid, bool remove)
-{
-    struct addrspace *as = session_space(s, pid, false);
-    if (as == NULL)
-        return;
-    as->nmaps = 0;
-    if (remove) {
-        free(as->maps);
-        free(as);
-        s->spaces[0] = s->spaces[--s->nspaces]; /* session_space moved it to 0 */
-    }
+        frame_note(&s->cur_frame->hits, &s->cur_frame->nhits, &s->cur_frame->hits_alloc,
+                   &s->cur_frame->compact, h->id, count);
 }
 
 /* The bucket of program offset OFF with buckets of PARAGRAPHS, NBUCKETS of them. */
@@ -503,9 +366,12 @@ void session_ingest(struct session *s, const struct event *ev)
     struct counters before = s->c;
     struct frame *f = NULL;
     if (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST || ev->type == EVENT_PREEMPTED ||
-        ev->type == EVENT_HIT)
+        ev->type == EVENT_HIT || ev->type == EVENT_STACK)
         f = s->cur_frame = session_frame_at(s, ev->time_ns);
     switch (ev->type) {
+    case EVENT_STACK: /* a replay: already unwound */
+        session_count_stack(s, ev);
+        break;
     case EVENT_HIT: /* a replay: already attributed */
         if (ev->hit.module < s->nmodules)
             session_count(s, ev->hit.module, ev->hit.offset, ev->hit.count);
@@ -525,6 +391,8 @@ void session_ingest(struct session *s, const struct event *ev)
             s->c.total += ev->sample.count;
             break;
         }
+        if (ev->sample.stack != NULL)
+            session_count_stack(s, ev);
         break;
     case EVENT_MMAP:
         session_on_mmap(s, ev);
@@ -560,7 +428,7 @@ void session_ingest(struct session *s, const struct event *ev)
 static bool frame_empty(const struct frame *f)
 {
     return f->program == 0 && f->dos == 0 && f->io == 0 && f->high == 0 && f->lost == 0 &&
-           f->preempted == 0 && f->nhits == 0;
+           f->preempted == 0 && f->nhits == 0 && f->nstacks == 0;
 }
 
 void session_clear(struct session *s)
@@ -594,6 +462,7 @@ void session_clear(struct session *s)
     }
     for (size_t i = 0; i < s->nfuncs; i++)
         s->funcs[i].samples = 0;
+    session_stacks_clear(s);
 }
 
 void session_reset(struct session *s)
@@ -607,6 +476,7 @@ void session_reset(struct session *s)
         s->hits[i].count = s->hits[i].before_clear = 0;
     for (size_t i = 0; i < s->nfuncs; i++)
         s->funcs[i].samples = 0;
+    session_stacks_reset(s);
     s->clear_frame = 0;
 }
 
@@ -703,7 +573,7 @@ static int64_t session_func(struct session *s, uint32_t module, uint64_t start, 
     s->funcs = xreallocarray(s->funcs, s->nfuncs + 1, sizeof *s->funcs);
     char *pretty = s->raw_names ? NULL : symbols_demangle(name);
     s->funcs[s->nfuncs] = (struct func){
-        module, start, end, pretty ? pretty : xstrdup(name), pretty ? xstrdup(name) : NULL, 0};
+        module, start, end, pretty ? pretty : xstrdup(name), pretty ? xstrdup(name) : NULL, 0, 0, 0};
     *slot = (uint32_t)++s->nfuncs;
     return (int64_t)s->nfuncs - 1;
 }
@@ -864,6 +734,35 @@ static const struct symbol *session_jit_symbol(struct session *s, uint64_t pc)
     return j >= 0 ? &m->syms[j] : NULL;
 }
 
+int64_t session_resolve(struct session *s, uint32_t module, uint64_t offset)
+{
+    struct module *m = s->modules[module];
+    uint32_t named = module;
+    const struct symbol *sym;
+    if (module == s->unknown_module || module == s->truncated_module) {
+        return session_func(s, module, 0, UINT64_MAX,
+                            module == s->unknown_module ? "[unknown]" : "[truncated]");
+    } else if (m->kind == MODULE_ANON) {
+        /* Unnamed anonymous code stays unresolved, and is tried again next
+         * time: the JIT may name it later. */
+        if ((sym = session_jit_symbol(s, offset)) == NULL)
+            return -1;
+        named = s->jit_module;
+    } else if (m->kind == MODULE_KERNEL) {
+        sym = session_kernel_symbol(s, module, offset, &named);
+    } else {
+        session_load_module(m);
+        sym = module_resolve(m, offset);
+    }
+    if (sym != NULL)
+        return session_func(s, named, sym->start, sym->end, sym->name);
+    char *name = xasprintf("%s+0x%llx", m->name, (unsigned long long)offset);
+    module_add_symbol(m, offset, offset + 1, name, true);
+    int64_t f = session_func(s, module, offset, offset + 1, name);
+    free(name);
+    return f;
+}
+
 void session_rank(struct session *s)
 {
     if (!s->funcs_dirty || s->nhits == 0)
@@ -873,30 +772,9 @@ void session_rank(struct session *s)
         struct hit *h = &s->hits[i];
         if (h->module == UINT32_MAX || h->func != -1)
             continue;
-        struct module *m = s->modules[h->module];
-        uint32_t module = h->module;
-        const struct symbol *sym;
-        if (m->kind == MODULE_ANON) {
-            /* Unnamed anonymous code stays unranked, and is tried again
-             * next time: the JIT may name it later. */
-            if ((sym = session_jit_symbol(s, h->offset)) == NULL)
-                continue;
-            module = s->jit_module;
-        } else if (m->kind == MODULE_KERNEL) {
-            sym = session_kernel_symbol(s, h->module, h->offset, &module);
-        } else {
-            session_load_module(m);
-            sym = module_resolve(m, h->offset);
-        }
-        if (sym != NULL) {
-            h->func = session_func(s, module, sym->start, sym->end, sym->name);
-        } else {
-            char *name = xasprintf("%s+0x%llx", m->name, (unsigned long long)h->offset);
-            module_add_symbol(m, h->offset, h->offset + 1, name, true);
-            h->func = session_func(s, h->module, h->offset, h->offset + 1, name);
-            free(name);
-        }
-        s->funcs[h->func].samples += h->count;
+        h->func = session_resolve(s, h->module, h->offset);
+        if (h->func >= 0)
+            s->funcs[h->func].samples += h->count;
     }
     s->funcs_dirty = false;
 }
@@ -910,31 +788,45 @@ uint64_t session_accounted(const struct session *s)
 }
 
 static const struct session *ranking_session;
+static bool ranking_by_total;
 
-/* Most samples first; ties by name so the order is stable. */
+/* Most samples first (Self, or Total), then the other; ties by name so the
+ * order is stable. */
 static int ranking_cmp(const void *a, const void *b)
 {
     const struct func *x = &ranking_session->funcs[*(const size_t *)a];
     const struct func *y = &ranking_session->funcs[*(const size_t *)b];
-    if (x->samples != y->samples)
-        return x->samples > y->samples ? -1 : 1;
+    uint64_t x1 = ranking_by_total ? x->total : x->samples;
+    uint64_t y1 = ranking_by_total ? y->total : y->samples;
+    uint64_t x2 = ranking_by_total ? x->samples : x->total;
+    uint64_t y2 = ranking_by_total ? y->samples : y->total;
+    if (x1 != y1)
+        return x1 > y1 ? -1 : 1;
+    if (x2 != y2)
+        return x2 > y2 ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
-size_t *session_ranking(struct session *s, size_t *n)
+size_t *session_ranking_by(struct session *s, bool by_total, size_t *n)
 {
-    session_rank(s);
+    session_totals(s);
     size_t *order = xcalloc(s->nfuncs ? s->nfuncs : 1, sizeof *order);
     size_t k = 0;
     for (size_t i = 0; i < s->nfuncs; i++) {
-        if (s->funcs[i].samples > 0)
+        if (s->funcs[i].samples > 0 || s->funcs[i].total > 0)
             order[k++] = i;
     }
     ranking_session = s;
+    ranking_by_total = by_total;
     qsort(order, k, sizeof *order, ranking_cmp);
     ranking_session = NULL;
     *n = k;
     return order;
+}
+
+size_t *session_ranking(struct session *s, size_t *n)
+{
+    return session_ranking_by(s, false, n);
 }
 
 bool session_bucket_span(const struct session *s, size_t i, uint64_t *off_lo, uint64_t *off_hi)

@@ -6,62 +6,12 @@
 #ifndef PROFIL_SESSION_H
 #define PROFIL_SESSION_H
 
+#include "clockdrv/event.h"
 #include "session/module.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-enum clock_kind { CLOCK_KIND_WALL = 0, CLOCK_KIND_CPU = 1 };
-
-enum sample_mode {
-    SAMPLE_USER = 0,    /* on a CPU, in user mode: pc is a user address */
-    SAMPLE_KERNEL = 1,  /* on a CPU, in the kernel */
-    SAMPLE_BLOCKED = 2, /* off CPU, blocked in a system call (wall clock) */
-};
-
-enum event_type {
-    EVENT_SAMPLE,
-    EVENT_MMAP, /* an executable mapping appeared in process pid */
-    EVENT_FORK, /* process pid was created by ppid and shares its mappings */
-    EVENT_EXEC, /* process pid replaced its image: its mappings are gone */
-    EVENT_EXIT, /* process pid ended */
-    EVENT_LOST, /* the kernel or the driver dropped count samples */
-    EVENT_PREEMPTED, /* count ticks found a thread runnable but off every CPU:
-                      * not a sample and not lost (lost.count carries it) */
-    EVENT_HIT,  /* a replayed, already attributed sample: (module, offset) */
-};
-
-struct event {
-    enum event_type type;
-    uint32_t pid;
-    uint32_t tid;
-    uint64_t time_ns; /* CLOCK_MONOTONIC */
-    union {
-        struct {
-            uint64_t pc;
-            enum sample_mode mode;
-            uint32_t count; /* ticks this event stands for (blocked time) */
-        } sample;
-        struct {
-            uint64_t start;
-            uint64_t len;
-            uint64_t pgoff;
-            const char *path; /* borrowed for the call */
-        } mmap;
-        struct {
-            uint32_t ppid;
-        } fork;
-        struct {
-            uint64_t count;
-        } lost;
-        struct {
-            uint32_t module;
-            uint64_t offset;
-            uint64_t count;
-        } hit;
-    };
-};
 
 /* PROFIL's hit counters, widened. */
 struct counters {
@@ -97,7 +47,21 @@ struct func {
     uint64_t end;
     char *name; /* owned: as shown, demangled (C++, Rust, D) unless raw_names */
     char *raw;  /* owned: the symbol as the file names it, when name is demangled; else NULL */
-    uint64_t samples;
+    uint64_t samples; /* Self: samples whose PC is in it (since the latest clear) */
+    uint64_t total;   /* Total: samples with it anywhere on their stack, once each;
+                       * up to date after session_totals */
+    uint32_t mark;    /* scratch for session_totals */
+};
+
+/* One distinct call stack: its innermost frame, and the stack of its
+ * callers (0: none, the frame is the outermost).  Frames are (module, file
+ * offset) as hits are; a return address is kept less one, inside its call. */
+struct stack_node {
+    uint32_t parent;
+    uint32_t module;
+    uint64_t offset;
+    int64_t func;   /* cached index into session.funcs, -1 unresolved */
+    uint32_t depth; /* frames from the outermost, 1 for it */
 };
 
 /* The timeline: what each period of the run added to the counters. */
@@ -121,6 +85,10 @@ struct frame {
     struct frame_hit *hits;  /* owned */
     uint32_t nhits;
     uint32_t hits_alloc;
+    struct frame_hit *stacks; /* owned: what each stack id grew by, ids as in session.stacks */
+    uint32_t nstacks;
+    uint32_t stacks_alloc;
+    bool stacks_compact;
 };
 
 /* How the program ended. */
@@ -186,6 +154,23 @@ struct session {
     bool funcs_dirty;
     uint32_t *func_index; /* open addressing on (module, start): index + 1, 0 empty */
     size_t func_index_alloc; /* a power of two, at least twice nfuncs */
+
+    /* Call stacks, each distinct one interned once: node 0 is the empty
+     * stack, a sample without one. */
+    bool has_stacks;          /* stacks were taken: a live run with them, or a file's STCK */
+    struct stack_node *stacks; /* owned */
+    size_t nstacks;           /* nodes, the empty one included */
+    size_t stacks_alloc;
+    uint32_t *stack_index;    /* open addressing on (parent, module, offset): id, 0 empty */
+    size_t stack_index_alloc; /* a power of two */
+    uint64_t *stack_count;    /* by id: samples since the latest clear */
+    uint64_t *stack_before_clear; /* by id: counted before it */
+    bool totals_dirty;        /* session_totals must run again */
+    uint64_t *unwind_pcs;     /* owned: scratch for unwinding */
+    uint32_t *unwind_hist;    /* owned: live unwinding times, 1 us a bin, the last "more" */
+    uint64_t unwinds;         /* stacks unwound live */
+    uint32_t unknown_module;  /* [unknown]: where an unwinding gave out, or UINT32_MAX */
+    uint32_t truncated_module; /* [truncated]: where a stack was cut, or UINT32_MAX */
 
     /* Live address spaces per process; only while ingesting live events. */
     struct addrspace **spaces;
@@ -285,8 +270,11 @@ void session_rank(struct session *s);
 /* Samples that fell in a function of some module: PROF's "accounted". */
 uint64_t session_accounted(const struct session *s);
 
-/* Sort FUNCS indices by samples, most first; the caller owns the array. */
+/* Sort FUNCS indices by samples (Self), most first: every function with
+ * samples of its own or on a stack (Total); the caller owns the array. */
 size_t *session_ranking(struct session *s, size_t *n);
+/* The same by Total when BY_TOTAL. */
+size_t *session_ranking_by(struct session *s, bool by_total, size_t *n);
 
 /* The function whose code starts in or covers bucket I, or NULL. */
 const char *session_bucket_symbol(const struct session *s, size_t i, bool *starts_here);

@@ -13,7 +13,8 @@
 #   CC                compiler for the generated programs of the scale part
 #   BENCH_RUNS        runs per measurement (default 5, at least 5 for the docs)
 #   BENCH_SECONDS     length of one run of a workload (default 1)
-#   BENCH_ONLY        some of: overhead sleeper loaded frontend scale (default: all)
+#   BENCH_ONLY        some of: overhead sleeper loaded frontend scale unwind
+#                     (default: all)
 #   BENCH_GEN         where generated programs are cached (default: a
 #                     directory in $TMPDIR named after gen.sh's checksum)
 #   BENCH_KEEP=1      keep the raw data and say where it is
@@ -24,7 +25,7 @@ export LC_ALL=C
 SRC=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$SRC/../.." && pwd)
 : "${PROFIL:=$TOP/profil}" "${PROGS:=$TOP/tests/progs}" "${BENCH_BIN:=$TOP/tests/bench}"
-: "${CC:=cc}" "${BENCH_RUNS:=5}" "${BENCH_SECONDS:=1}" "${BENCH_ONLY:=overhead sleeper loaded frontend scale}"
+: "${CC:=cc}" "${BENCH_RUNS:=5}" "${BENCH_SECONDS:=1}" "${BENCH_ONLY:=overhead sleeper loaded frontend scale unwind}"
 RUNS=$BENCH_RUNS
 RUNSTAT=$BENCH_BIN/runstat
 SHARES=$BENCH_BIN/shares-timed
@@ -492,6 +493,28 @@ scale() {
     done
 }
 
+# --- 6: unwinding, libdwfl against libunwind ---------------------------------
+
+# unwindbench captures 2000 stacks of deep (no frame pointers) and unwinds the
+# same captures with each library, RUNS passes over fresh unwinders; it prints
+# the rows of its own table into $D/unw (how walks ended, and where they
+# differ, go to the log).  Built only where libunwind-dev is installed.
+unwind() {
+    if [ ! -x "$BENCH_BIN/unwindbench" ] || [ ! -x "$BENCH_BIN/deep" ]; then
+        say "unwind: unwindbench is not built (libunwind-dev missing at configure): skipped"
+        return 0
+    fi
+    local cfg depth kib head=-H
+    say "unwind: 2000 stacks of deep at depth 10 and 300, $RUNS runs of each library"
+    for cfg in 10:8 300:8 300:64; do
+        IFS=: read -r depth kib <<<"$cfg"
+        echo "unwindbench: depth $depth, $kib KiB" >>"$LOG"
+        timeout 600 "$BENCH_BIN/unwindbench" $head -n 2000 -r "$RUNS" -s "$kib" -- \
+            "$BENCH_BIN/deep" "$depth" </dev/null >>"$D/unw" 2>>"$LOG" || say "unwind: depth $depth, $kib KiB failed (see log)"
+        head=
+    done
+}
+
 # --- the table ----------------------------------------------------------------
 
 TABLE=$W/table
@@ -717,7 +740,7 @@ SLICES=$(awk -v s="$BENCH_SECONDS" 'BEGIN { n = int(10 * s + 0.5); print (n < 1 
 tm -f /dev/null new-session -d -s keep -x 120 -y 40 "sleep 100000"
 
 machine | tee "$W/machine" >&2
-for part in overhead sleeper loaded frontend scale; do
+for part in overhead sleeper loaded frontend scale unwind; do
     if only "$part"; then
         t=$SECONDS
         "$part"
@@ -739,9 +762,20 @@ only overhead && table_limit
 echo
 cat "$W/machine"
 echo "took:      $((SECONDS - T_START)) s ($(awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $1, $2 }' "$D/durations"))"
+# The main table, unless only unwinding was measured.
+main_table=0
+for part in overhead sleeper loaded frontend scale; do
+    only "$part" && main_table=1
+done
+[ "$main_table" = 1 ] || : >"$TABLE"
 echo
 cat "$TABLE"
+# Unwinding has a table of its own (docs/performance.md, "Unwinding").
+if only unwind && [ -s "$D/unw" ]; then
+    { echo; cat "$D/unw"; } >>"$TABLE.unw"
+    cat "$TABLE.unw"
+fi
 if [ -n "${BENCH_TABLE:-}" ]; then
-    { cat "$W/machine"; echo; cat "$TABLE"; } >"$BENCH_TABLE"
+    { cat "$W/machine"; echo; cat "$TABLE"; cat "$TABLE.unw" 2>/dev/null; } >"$BENCH_TABLE"
 fi
 exit 0

@@ -52,19 +52,28 @@ done <<'EOF'
 .functions[0].seconds number
 .functions[0].pct_total number
 .functions[0].pct_accounted number
+.functions[0].self number
+.functions[0].total number
+.functions[0].self_pct number
+.functions[0].total_pct number
 .buckets array
 .buckets[0] number
 .meta object
+.stacks object
+.stacks.samples number
+.stacks.unknown number
+.stacks.truncated number
+.stacks.max_depth number
 EOF
 is "$(jq -r 'keys_unsorted | join(" ")' "$J")" \
-    "program args comment interpreter driver clock interval_us bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions buckets notes meta" \
+    "program args comment interpreter driver clock interval_us bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions buckets notes meta stacks" \
     "JSON: exactly these top-level keys, in this order"
 is "$(jq -r '.exit | keys_unsorted | join(" ")' "$J")" "status code signal" "JSON: exit has exactly status, code, signal"
 is "$(jq -r '.counters | keys_unsorted | join(" ")' "$J")" "program dos io high total lost preempted lost_pct" \
     "JSON: counters has exactly program, dos, io, high, total, lost, preempted, lost_pct"
 is "$(jq -r '[.functions[] | keys_unsorted | join(" ")] | unique | join("|")' "$J")" \
-    "name raw_name module samples seconds pct_total pct_accounted" \
-    "JSON: every function has exactly name, raw_name, module, samples, seconds, pct_total, pct_accounted"
+    "name raw_name module samples seconds pct_total pct_accounted self total self_pct total_pct" \
+    "JSON: every function has exactly name, raw_name, module, samples, seconds, pct_total, pct_accounted, self, total, self_pct, total_pct"
 is "$(jq -r '[.args[] | type] | unique | join(" ")' "$J")" string "JSON: args are strings"
 is "$(jq -r '[.buckets[] | select(type != "number" or . < 0 or . != floor)] | length' "$J")" 0 \
     "JSON: buckets are whole numbers"

@@ -4,6 +4,7 @@
 
 #include "session/prf.h"
 #include "session/report.h"
+#include "session/stacks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Everything downstream of the reader must cope with what it accepted. */
     char *json = report_json(s);
     free(json);
+    json = report_json_tree(s, size & 1, 0.5);
+    free(json);
     FILE *out = fopen("/dev/null", "w");
     if (out != NULL) {
         report_text(s, "fuzz", out, 0);
+        report_tree(s, out, false, 0);
+        report_tree(s, out, true, 1);
+        report_folded(s, out);
         fclose(out);
+    }
+    /* The stack views of every function the file names. */
+    for (size_t i = 0; i < s->nfuncs && i < 64; i++) {
+        size_t n;
+        free(session_callers(s, (int64_t)i, &n));
+        free(session_callees(s, (int64_t)i, &n));
     }
     session_rebucket(s, s->bucket_paragraphs > 1 ? s->bucket_paragraphs / 2 : 2);
     uint8_t *again;

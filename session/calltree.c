@@ -1,0 +1,228 @@
+/*
+ * Views of the stack table: the callers and callees of one function (pprof's
+ * peek, perf report -G) and the whole call tree, top-down or inverted.
+ */
+#include "config.h"
+
+#include "session/internal.h"
+#include "session/stacks.h"
+#include "session/xmalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Add C samples for FUNC to LINKS, once per sample: SEEN lists the
+ * functions this sample already added. */
+static void link_add(struct func_link **links, size_t *n, int64_t func, uint64_t c,
+                     int64_t *seen, size_t *nseen)
+{
+    for (size_t i = 0; i < *nseen; i++) {
+        if (seen[i] == func)
+            return;
+    }
+    seen[(*nseen)++] = func;
+    for (size_t i = 0; i < *n; i++) {
+        if ((*links)[i].func == func) {
+            (*links)[i].samples += c;
+            return;
+        }
+    }
+    *links = xreallocarray(*links, *n + 1, sizeof **links);
+    (*links)[(*n)++] = (struct func_link){func, c};
+}
+
+static int link_cmp(const void *a, const void *b)
+{
+    const struct func_link *x = a, *y = b;
+    if (x->samples != y->samples)
+        return x->samples > y->samples ? -1 : 1;
+    return x->func < y->func ? -1 : x->func > y->func;
+}
+
+static struct func_link *session_links(struct session *s, int64_t f, bool callers, size_t *n)
+{
+    session_totals(s);
+    struct func_link *links = NULL;
+    *n = 0;
+    int64_t *seen = NULL;
+    size_t seen_alloc = 0;
+    for (size_t id = 1; id < s->nstacks; id++) {
+        uint64_t c = s->stack_count[id];
+        if (c == 0)
+            continue;
+        if (s->stacks[id].depth + 1 > seen_alloc) {
+            seen_alloc = s->stacks[id].depth + 1;
+            seen = xreallocarray(seen, seen_alloc, sizeof *seen);
+        }
+        size_t nseen = 0;
+        int64_t callee = -1; /* the frame below this one: none at the leaf */
+        for (uint32_t j = (uint32_t)id; j != 0; j = s->stacks[j].parent) {
+            int64_t fj = s->stacks[j].func;
+            if (fj == f && fj >= 0) {
+                int64_t other = callee;
+                if (callers) {
+                    uint32_t p = s->stacks[j].parent;
+                    other = p != 0 ? s->stacks[p].func : -1;
+                }
+                link_add(&links, n, other, c, seen, &nseen);
+            }
+            callee = fj;
+        }
+    }
+    /* F's own samples that carry no stack: F running, caller unknown. */
+    if (f >= 0 && (size_t)f < s->nfuncs && !callers) {
+        uint64_t leaf = 0;
+        for (size_t i = 0; i < *n; i++) {
+            if (links[i].func == -1)
+                leaf = links[i].samples;
+        }
+        if (s->funcs[f].samples > leaf) {
+            int64_t seen1[1];
+            size_t nn = 0;
+            link_add(&links, n, -1, s->funcs[f].samples - leaf, seen1, &nn);
+        }
+    }
+    free(seen);
+    if (*n > 1)
+        qsort(links, *n, sizeof *links, link_cmp);
+    return links;
+}
+
+struct func_link *session_callers(struct session *s, int64_t f, size_t *n)
+{
+    return session_links(s, f, true, n);
+}
+
+struct func_link *session_callees(struct session *s, int64_t f, size_t *n)
+{
+    return session_links(s, f, false, n);
+}
+
+/* The child of node P for FUNC, made if missing. */
+static uint32_t tree_child(struct calltree *t, uint32_t p, int64_t func)
+{
+    for (uint32_t c = t->nodes[p].child; c != 0; c = t->nodes[c].next) {
+        if (t->nodes[c].func == func)
+            return c;
+    }
+    if (t->n == t->alloc) {
+        t->alloc = t->alloc ? 2 * t->alloc : 256;
+        t->nodes = xreallocarray(t->nodes, t->alloc, sizeof *t->nodes);
+    }
+    uint32_t c = (uint32_t)t->n++;
+    t->nodes[c] = (struct calltree_node){
+        func, p, 0, t->nodes[p].child, t->nodes[p].depth + 1, 0, 0};
+    t->nodes[p].child = c;
+    return c;
+}
+
+static const struct calltree *sort_tree;
+
+static int tree_cmp(const void *a, const void *b)
+{
+    const struct calltree_node *x = &sort_tree->nodes[*(const uint32_t *)a];
+    const struct calltree_node *y = &sort_tree->nodes[*(const uint32_t *)b];
+    if (x->total != y->total)
+        return x->total > y->total ? -1 : 1;
+    return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* Order every node's children by total, most first. */
+static void tree_sort(struct calltree *t)
+{
+    uint32_t *kids = xcalloc(t->n ? t->n : 1, sizeof *kids);
+    sort_tree = t;
+    for (size_t p = 0; p < t->n; p++) {
+        size_t k = 0;
+        for (uint32_t c = t->nodes[p].child; c != 0; c = t->nodes[c].next)
+            kids[k++] = c;
+        if (k < 2)
+            continue;
+        qsort(kids, k, sizeof *kids, tree_cmp);
+        t->nodes[p].child = kids[0];
+        for (size_t i = 0; i + 1 < k; i++)
+            t->nodes[kids[i]].next = kids[i + 1];
+        t->nodes[kids[k - 1]].next = 0;
+    }
+    sort_tree = NULL;
+    free(kids);
+}
+
+/* Add C samples along PATH (functions, in the order the tree descends):
+ * their own time at its end, or inverted at its start, the function where
+ * they ended. */
+static void tree_add(struct calltree *t, const int64_t *path, size_t n, uint64_t c)
+{
+    uint32_t node = 0, first = 0;
+    t->nodes[0].total += c;
+    for (size_t i = 0; i < n; i++) {
+        node = tree_child(t, node, path[i]);
+        t->nodes[node].total += c;
+        if (i == 0)
+            first = node;
+    }
+    t->nodes[t->inverted ? first : node].self += c;
+}
+
+struct calltree *session_calltree(struct session *s, bool inverted)
+{
+    if (!s->has_stacks)
+        return NULL;
+    session_totals(s);
+    struct calltree *t = xcalloc(1, sizeof *t);
+    t->inverted = inverted;
+    t->alloc = 256;
+    t->nodes = xcalloc(t->alloc, sizeof *t->nodes);
+    t->nodes[0] = (struct calltree_node){-1, 0, 0, 0, 0, 0, 0};
+    t->n = 1;
+    size_t path_alloc = 64;
+    int64_t *path = xcalloc(path_alloc, sizeof *path);
+    uint64_t *leaf = xcalloc(s->nfuncs + 1, sizeof *leaf);
+    for (size_t id = 1; id < s->nstacks; id++) {
+        uint64_t c = s->stack_count[id];
+        if (c == 0)
+            continue;
+        uint32_t depth = s->stacks[id].depth;
+        if (depth > path_alloc) {
+            path_alloc = depth;
+            path = xreallocarray(path, path_alloc, sizeof *path);
+        }
+        /* Outermost first; a frame no function names yet is left out. */
+        size_t k = depth, n = 0;
+        for (uint32_t j = (uint32_t)id; j != 0; j = s->stacks[j].parent)
+            path[--k] = s->stacks[j].func;
+        for (size_t i = 0; i < depth; i++) {
+            if (path[i] >= 0)
+                path[n++] = path[i];
+        }
+        if (n > 0 && s->stacks[id].func >= 0)
+            leaf[s->stacks[id].func] += c;
+        if (inverted) {
+            for (size_t i = 0; i < n / 2; i++) {
+                int64_t x = path[i];
+                path[i] = path[n - 1 - i];
+                path[n - 1 - i] = x;
+            }
+        }
+        tree_add(t, path, n, c);
+    }
+    /* Samples that carry no stack: their function alone. */
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        if (s->funcs[i].samples > leaf[i]) {
+            int64_t f = (int64_t)i;
+            tree_add(t, &f, 1, s->funcs[i].samples - leaf[i]);
+        }
+    }
+    free(leaf);
+    free(path);
+    tree_sort(t);
+    return t;
+}
+
+void calltree_free(struct calltree *t)
+{
+    if (t == NULL)
+        return;
+    free(t->nodes);
+    free(t);
+}

@@ -1,0 +1,68 @@
+/*
+ * What the files of session/ share and nothing else sees: the live address
+ * spaces, and how a (module, offset) becomes a function.
+ */
+#ifndef PROFIL_SESSION_INTERNAL_H
+#define PROFIL_SESSION_INTERNAL_H
+
+#include "session/session.h"
+
+struct unwinder;
+
+/* One executable mapping of a live process. */
+struct mapping {
+    uint64_t start;
+    uint64_t end;
+    uint64_t pgoff;
+    uint32_t module;
+};
+
+/* The executable mappings of one live process, sorted by start. */
+struct addrspace {
+    uint32_t pid;
+    struct mapping *maps;
+    size_t nmaps;
+    size_t alloc;
+    struct unwinder *unwinder; /* made on the first stack to unwind here */
+    bool unwind_dirty;         /* the mappings changed since the unwinder saw them */
+};
+
+/* The address space of PID, made on first sight when CREATE. */
+struct addrspace *session_space(struct session *s, uint32_t pid, bool create);
+
+/* The mapping holding PC, or NULL. */
+const struct mapping *addrspace_find(const struct addrspace *as, uint64_t pc);
+
+void session_on_mmap(struct session *s, const struct event *ev);
+void session_on_fork(struct session *s, const struct event *ev);
+/* PID's mappings are gone (an exec), and with REMOVE the space itself (an exit). */
+void session_forget_space(struct session *s, uint32_t pid, bool remove);
+void session_free_spaces(struct session *s);
+
+/* The function of the code at (MODULE, OFFSET): an index into s->funcs, or
+ * -1 for anonymous code no JIT has named yet (try again later). */
+int64_t session_resolve(struct session *s, uint32_t module, uint64_t offset);
+
+/* Intern the stack (PARENT, frame): its id. */
+uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t module, uint64_t offset);
+
+/* Note in F's list (hits or stacks) that ID grew by COUNT. */
+void frame_note(struct frame_hit **list, uint32_t *n, uint32_t *alloc, bool *compact, uint32_t id,
+                uint64_t count);
+/* Sort and merge such a list: one entry per id. */
+void frame_list_compact(struct frame_hit **list, uint32_t *n, uint32_t *alloc, bool *compact);
+
+/* The stacks part of session_ingest: a live sample's stack, unwound and
+ * counted (its leaf already counted as a hit), and a replayed one. */
+void session_count_stack(struct session *s, const struct event *ev);
+void session_stacks_clear(struct session *s);
+void session_stacks_reset(struct session *s);
+void session_stacks_free(struct session *s);
+
+/* The bins of session.unwind_hist. */
+#define UNWIND_HIST_BINS 2001
+
+/* The Pth percentile of the live unwinding times, in microseconds. */
+double session_unwind_percentile(const struct session *s, double p);
+
+#endif

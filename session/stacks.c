@@ -1,0 +1,317 @@
+#include "config.h"
+
+#include "session/internal.h"
+#include "session/stacks.h"
+#include "session/unwind.h"
+#include "session/xmalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Frames a stack may have in all: the user part's limit, the kernel's
+ * (perf's kernel.perf_event_max_stack is 127 at most by default) and the
+ * [unknown] or [truncated] end. */
+#define STACK_MAX_KERNEL 512
+
+static uint64_t stack_hash(uint32_t parent, uint32_t module, uint64_t offset)
+{
+    uint64_t h = offset * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)module << 32 | parent) * 0xc2b2ae3d27d4eb4full;
+    return h ^ (h >> 29);
+}
+
+static uint32_t *stack_slot(struct session *s, uint32_t parent, uint32_t module, uint64_t offset)
+{
+    size_t mask = s->stack_index_alloc - 1;
+    for (size_t i = stack_hash(parent, module, offset) & mask;; i = (i + 1) & mask) {
+        uint32_t e = s->stack_index[i];
+        if (e == 0)
+            return &s->stack_index[i];
+        const struct stack_node *n = &s->stacks[e];
+        if (n->parent == parent && n->module == module && n->offset == offset)
+            return &s->stack_index[i];
+    }
+}
+
+/* Make room for node ids up to N - 1 in every array indexed by id. */
+static void stack_reserve(struct session *s, size_t n)
+{
+    if (n <= s->stacks_alloc)
+        return;
+    size_t alloc = s->stacks_alloc ? s->stacks_alloc : 256;
+    while (alloc < n)
+        alloc *= 2;
+    s->stacks = xreallocarray(s->stacks, alloc, sizeof *s->stacks);
+    s->stack_count = xreallocarray(s->stack_count, alloc, sizeof *s->stack_count);
+    s->stack_before_clear =
+        xreallocarray(s->stack_before_clear, alloc, sizeof *s->stack_before_clear);
+    size_t old = s->stacks_alloc;
+    memset(s->stack_count + old, 0, (alloc - old) * sizeof *s->stack_count);
+    memset(s->stack_before_clear + old, 0, (alloc - old) * sizeof *s->stack_before_clear);
+    s->stacks_alloc = alloc;
+}
+
+uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t module, uint64_t offset)
+{
+    if (s->nstacks == 0) {
+        stack_reserve(s, 1);
+        s->stacks[0] = (struct stack_node){0, UINT32_MAX, 0, -1, 0};
+        s->nstacks = 1;
+    }
+    if (2 * (s->nstacks + 1) > s->stack_index_alloc) {
+        free(s->stack_index);
+        s->stack_index_alloc = s->stack_index_alloc ? 2 * s->stack_index_alloc : 1024;
+        s->stack_index = xcalloc(s->stack_index_alloc, sizeof *s->stack_index);
+        for (size_t i = 1; i < s->nstacks; i++) {
+            const struct stack_node *n = &s->stacks[i];
+            *stack_slot(s, n->parent, n->module, n->offset) = (uint32_t)i;
+        }
+    }
+    uint32_t *slot = stack_slot(s, parent, module, offset);
+    if (*slot != 0)
+        return *slot;
+    if (s->nstacks >= UINT32_MAX - 1)
+        return parent; /* four billion distinct stacks: keep the callers */
+    stack_reserve(s, s->nstacks + 1);
+    uint32_t id = (uint32_t)s->nstacks++;
+    uint32_t depth = parent < id ? s->stacks[parent].depth + 1 : 1;
+    s->stacks[id] = (struct stack_node){parent, module, offset, -1, depth};
+    *slot = id;
+    return id;
+}
+
+/* Count COUNT samples of stack ID, in the frame being ingested too. */
+static void stack_add(struct session *s, uint32_t id, uint64_t count)
+{
+    s->stack_count[id] += count;
+    s->totals_dirty = true;
+    struct frame *f = s->cur_frame;
+    if (f != NULL)
+        frame_note(&f->stacks, &f->nstacks, &f->stacks_alloc, &f->stacks_compact, id, count);
+}
+
+/* The module and offset of user PC in AS: anonymous code by its address. */
+static void stack_user_frame(struct session *s, const struct addrspace *as, uint64_t pc,
+                             uint32_t *module, uint64_t *offset)
+{
+    const struct mapping *m = as ? addrspace_find(as, pc) : NULL;
+    if (m == NULL || s->modules[m->module]->kind == MODULE_ANON) {
+        if (s->anon_module == UINT32_MAX)
+            s->anon_module = session_module(s, "[anon]", MODULE_ANON);
+        *module = s->anon_module;
+        *offset = pc;
+        return;
+    }
+    *module = m->module;
+    *offset = pc - m->start + m->pgoff;
+}
+
+/* Give AS's unwinder the file mappings as they are now. */
+static void stack_report(struct session *s, struct addrspace *as)
+{
+    if (unwind_shared(as->unwinder)) { /* its maps are its own now */
+        unwind_free(as->unwinder);
+        as->unwinder = NULL;
+    }
+    for (int again = 0; again < 2; again++) {
+        if (as->unwinder == NULL)
+            as->unwinder = unwind_new();
+        unwind_report_begin(as->unwinder);
+        for (size_t i = 0; i < as->nmaps; i++) {
+            const struct mapping *m = &as->maps[i];
+            enum module_kind k = s->modules[m->module]->kind;
+            if (k == MODULE_PROGRAM || k == MODULE_LIBRARY)
+                unwind_report(as->unwinder, m->start, m->end, m->pgoff,
+                              s->modules[m->module]->path);
+        }
+        if (unwind_report_end(as->unwinder))
+            break;
+        unwind_free(as->unwinder); /* a library unmapped and another mapped there */
+        as->unwinder = NULL;
+    }
+    as->unwind_dirty = false;
+}
+
+void session_count_stack(struct session *s, const struct event *ev)
+{
+    s->has_stacks = true;
+    if (ev->type == EVENT_STACK) {
+        if (ev->stack.id < s->nstacks)
+            stack_add(s, ev->stack.id, ev->stack.count);
+        return;
+    }
+    const struct event_stack *st = ev->sample.stack;
+    if (s->unwind_pcs == NULL)
+        s->unwind_pcs = xcalloc(UNWIND_MAX_FRAMES, sizeof *s->unwind_pcs);
+    uint64_t *pcs = s->unwind_pcs;
+    size_t nu = 0;
+    enum unwind_end end = UNWIND_FAILED;
+    struct addrspace *as = session_space(s, ev->pid, false);
+    if (st->user && as != NULL) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (as->unwinder == NULL || as->unwind_dirty)
+            stack_report(s, as);
+        nu = unwind_user(as->unwinder, ev->tid, st, pcs, UNWIND_MAX_FRAMES, &end);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        int64_t us = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+        if (s->unwind_hist == NULL)
+            s->unwind_hist = xcalloc(UNWIND_HIST_BINS, sizeof *s->unwind_hist);
+        s->unwind_hist[us < 0 ? 0 : us >= UNWIND_HIST_BINS ? UNWIND_HIST_BINS - 1 : us]++;
+        s->unwinds++;
+    } else if (ev->sample.mode == SAMPLE_USER) {
+        pcs[nu++] = ev->sample.pc;
+    }
+    uint32_t id = 0;
+    if (end == UNWIND_FAILED) {
+        if (s->unknown_module == UINT32_MAX)
+            s->unknown_module = session_module(s, "[unknown]", MODULE_ANON);
+        id = session_stack_intern(s, id, s->unknown_module, 0);
+    } else if (end == UNWIND_TRUNCATED) {
+        if (s->truncated_module == UINT32_MAX)
+            s->truncated_module = session_module(s, "[truncated]", MODULE_ANON);
+        id = session_stack_intern(s, id, s->truncated_module, 0);
+    }
+    for (size_t i = nu; i-- > 0;) {
+        uint32_t module;
+        uint64_t offset;
+        stack_user_frame(s, as, pcs[i], &module, &offset);
+        id = session_stack_intern(s, id, module, offset);
+    }
+    uint32_t nk = st->nkernel < STACK_MAX_KERNEL ? st->nkernel : STACK_MAX_KERNEL;
+    if (nk > 0 && s->kernel_module == UINT32_MAX)
+        s->kernel_module = session_module(s, "[kernel]", MODULE_KERNEL);
+    for (uint32_t i = nk; i-- > 0;)
+        id = session_stack_intern(s, id, s->kernel_module, st->kernel[i]);
+    stack_add(s, id, ev->sample.count);
+}
+
+void session_stacks_clear(struct session *s)
+{
+    for (size_t i = 0; i < s->nstacks; i++) {
+        s->stack_before_clear[i] += s->stack_count[i];
+        s->stack_count[i] = 0;
+    }
+    s->totals_dirty = true;
+}
+
+void session_stacks_reset(struct session *s)
+{
+    if (s->nstacks > 0) {
+        memset(s->stack_count, 0, s->nstacks * sizeof *s->stack_count);
+        memset(s->stack_before_clear, 0, s->nstacks * sizeof *s->stack_before_clear);
+    }
+    s->totals_dirty = true;
+}
+
+double session_unwind_percentile(const struct session *s, double p)
+{
+    if (s->unwinds == 0 || s->unwind_hist == NULL)
+        return 0;
+    uint64_t want = (uint64_t)((double)s->unwinds * p / 100.0), seen = 0;
+    for (int i = 0; i < UNWIND_HIST_BINS; i++) {
+        seen += s->unwind_hist[i];
+        if (seen > want)
+            return i + 0.5; /* the bin's middle */
+    }
+    return UNWIND_HIST_BINS - 1;
+}
+
+void session_stacks_free(struct session *s)
+{
+    free(s->unwind_hist);
+    free(s->stacks);
+    free(s->stack_index);
+    free(s->stack_count);
+    free(s->stack_before_clear);
+    free(s->unwind_pcs);
+}
+
+int64_t session_stack_func(struct session *s, uint32_t id)
+{
+    struct stack_node *n = &s->stacks[id];
+    if (n->func >= 0 || id == 0)
+        return n->func;
+    int64_t f = session_resolve(s, n->module, n->offset);
+    s->stacks[id].func = f; /* -1 stays unresolved: a JIT may name it later */
+    return f;
+}
+
+void session_totals(struct session *s)
+{
+    session_rank(s);
+    if (!s->totals_dirty)
+        return;
+    /* Name every frame first: naming may add functions. */
+    for (size_t id = 1; id < s->nstacks; id++) {
+        if (s->stack_count[id] == 0)
+            continue;
+        for (uint32_t j = (uint32_t)id; j != 0 && s->stacks[j].func < 0; j = s->stacks[j].parent)
+            session_stack_func(s, j);
+    }
+    /* LEAF: samples that carry a stack and end in F, to tell how many of
+     * F's own samples carry none (those count in its total too). */
+    uint64_t *leaf = xcalloc(s->nfuncs + 1, sizeof *leaf);
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        s->funcs[i].total = 0;
+        s->funcs[i].mark = 0;
+    }
+    uint32_t gen = 0;
+    for (size_t id = 1; id < s->nstacks; id++) {
+        uint64_t c = s->stack_count[id];
+        if (c == 0)
+            continue;
+        gen++;
+        int64_t lf = s->stacks[id].func;
+        if (lf >= 0)
+            leaf[lf] += c;
+        for (uint32_t j = (uint32_t)id; j != 0; j = s->stacks[j].parent) {
+            int64_t f = s->stacks[j].func;
+            if (f < 0 || s->funcs[f].mark == gen)
+                continue; /* once per sample, however deep the recursion */
+            s->funcs[f].mark = gen;
+            s->funcs[f].total += c;
+        }
+    }
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        struct func *fn = &s->funcs[i];
+        if (fn->samples > leaf[i])
+            fn->total += fn->samples - leaf[i];
+    }
+    free(leaf);
+    s->totals_dirty = false;
+}
+
+struct stack_stats session_stack_stats(const struct session *s)
+{
+    struct stack_stats st = {0, 0, 0, 0};
+    for (size_t id = 1; id < s->nstacks; id++) {
+        uint64_t c = s->stack_count[id];
+        if (c == 0)
+            continue;
+        st.samples += c;
+        if (s->stacks[id].depth > st.max_depth)
+            st.max_depth = s->stacks[id].depth;
+        uint32_t root = (uint32_t)id;
+        while (s->stacks[root].parent != 0)
+            root = s->stacks[root].parent;
+        if (s->stacks[root].module == s->unknown_module)
+            st.unknown += c;
+        else if (s->stacks[root].module == s->truncated_module)
+            st.truncated += c;
+    }
+    return st;
+}
+
+size_t session_stack_frames(const struct session *s, uint32_t id, uint32_t *ids, size_t max)
+{
+    size_t depth = id < s->nstacks ? s->stacks[id].depth : 0;
+    size_t k = depth;
+    for (uint32_t j = id; j != 0 && k > 0; j = s->stacks[j].parent) {
+        k--;
+        if (k < max)
+            ids[k] = j;
+    }
+    return depth;
+}

@@ -1,0 +1,198 @@
+#include "config.h"
+
+#include "session/unwind.h"
+#include "session/xmalloc.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct unwinder {
+    unsigned refs; /* address spaces sharing it: a forked child, until it maps anew */
+    Dwfl *dwfl;
+    bool attached; /* dwfl_attach_state has run: it runs once, after the first module */
+    bool stale;    /* a mapping could not be reported: start again from nothing */
+    /* The unwinding in progress. */
+    uint32_t tid;
+    const struct event_stack *st;
+    uint64_t *pcs;
+    size_t n, max;
+    bool past_copy; /* a read fell beyond the stack copy: the copy was too short */
+};
+
+/* Separate debug files are not looked for: .eh_frame, which every x86-64
+ * and AArch64 object carries, is what unwinding needs, and a lookup may ask
+ * a debuginfod server while the program runs. */
+static int unwind_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+                               Dwarf_Addr base, const char *file_name,
+                               const char *debuglink_file, GElf_Word debuglink_crc,
+                               char **debuginfo_file_name)
+{
+    return -1;
+}
+
+static const Dwfl_Callbacks unwind_callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = unwind_no_debuginfo,
+};
+
+struct unwinder *unwind_new(void)
+{
+    struct unwinder *u = xcalloc(1, sizeof *u);
+    u->refs = 1;
+    u->dwfl = dwfl_begin(&unwind_callbacks);
+    return u;
+}
+
+struct unwinder *unwind_ref(struct unwinder *u)
+{
+    if (u != NULL)
+        u->refs++;
+    return u;
+}
+
+bool unwind_shared(const struct unwinder *u)
+{
+    return u != NULL && u->refs > 1;
+}
+
+void unwind_free(struct unwinder *u)
+{
+    if (u == NULL || --u->refs > 0)
+        return;
+    if (u->dwfl != NULL)
+        dwfl_end(u->dwfl);
+    free(u);
+}
+
+void unwind_report_begin(struct unwinder *u)
+{
+    if (u->dwfl != NULL)
+        dwfl_report_begin_add(u->dwfl); /* the modules reported before stay */
+}
+
+void unwind_report(struct unwinder *u, uint64_t start, uint64_t end, uint64_t pgoff,
+                   const char *path)
+{
+    if (u->dwfl == NULL || path == NULL || path[0] != '/')
+        return;
+    /* Already there from an earlier report: its CFI stays read. */
+    Dwfl_Module *have = dwfl_addrmodule(u->dwfl, start);
+    const char *name = NULL;
+    if (have != NULL)
+        dwfl_module_info(have, NULL, NULL, NULL, NULL, NULL, &name, NULL);
+    if (name != NULL && strcmp(name, path) == 0)
+        return;
+    /* The load bias as perf computes it: where offset 0 of the file would be. */
+    if (dwfl_report_elf(u->dwfl, path, path, -1, start - pgoff, false) == NULL && have != NULL)
+        u->stale = true; /* another file where one was: only a new start can tell */
+}
+
+static pid_t unwind_next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
+{
+    return 0; /* threads are named, never listed */
+}
+
+static bool unwind_get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp)
+{
+    *thread_argp = dwfl_arg;
+    return true;
+}
+
+/* A word of the stack: from the copy the sample brought, nothing else. */
+static bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
+{
+    struct unwinder *u = dwfl_arg;
+    const struct event_stack *st = u->st;
+    uint64_t sp = st->regs[EVENT_REG_SP];
+    if (addr < sp)
+        return false;
+    if (addr - sp > st->size || st->size - (addr - sp) < sizeof *result) {
+        u->past_copy = true;
+        return false;
+    }
+    memcpy(result, st->data + (addr - sp), sizeof *result);
+    return true;
+}
+
+static bool unwind_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+    struct unwinder *u = thread_arg;
+    const struct event_stack *st = u->st;
+    if (st->regs_mask + 1 == (uint64_t)1 << EVENT_REG_COUNT)
+        return dwfl_thread_state_registers(thread, 0, EVENT_REG_COUNT, st->regs);
+    for (int i = 0; i < EVENT_REG_COUNT; i++) {
+        if ((st->regs_mask >> i & 1) && !dwfl_thread_state_registers(thread, i, 1, &st->regs[i]))
+            return false;
+    }
+    return true;
+}
+
+static const Dwfl_Thread_Callbacks unwind_thread_callbacks = {
+    .next_thread = unwind_next_thread,
+    .get_thread = unwind_get_thread,
+    .memory_read = unwind_memory_read,
+    .set_initial_registers = unwind_initial_registers,
+};
+
+bool unwind_report_end(struct unwinder *u)
+{
+    if (u->dwfl == NULL)
+        return true;
+    dwfl_report_end(u->dwfl, NULL, NULL);
+    if (u->stale)
+        return false;
+    /* The architecture comes from a module, so attach once there is one. */
+    if (!u->attached && dwfl_attach_state(u->dwfl, NULL, 1, &unwind_thread_callbacks, u))
+        u->attached = true;
+    return true;
+}
+
+static int unwind_frame(Dwfl_Frame *frame, void *arg)
+{
+    struct unwinder *u = arg;
+    Dwarf_Addr pc;
+    bool activation;
+    if (!dwfl_frame_pc(frame, &pc, &activation))
+        return DWARF_CB_ABORT;
+    if (u->n == u->max)
+        return DWARF_CB_ABORT;
+    u->pcs[u->n++] = activation || pc == 0 ? pc : pc - 1;
+    return DWARF_CB_OK;
+}
+
+size_t unwind_user(struct unwinder *u, uint32_t tid, const struct event_stack *st, uint64_t *pcs,
+                   size_t max, enum unwind_end *end)
+{
+    *end = UNWIND_FAILED;
+    if (max == 0)
+        return 0;
+    if (EVENT_REG_COUNT == 0 || !st->user || !(st->regs_mask >> EVENT_REG_PC & 1)) {
+        return 0;
+    }
+    pcs[0] = st->regs[EVENT_REG_PC];
+    if (!u->attached || !(st->regs_mask >> EVENT_REG_SP & 1))
+        return 1;
+    u->tid = tid;
+    u->st = st;
+    u->pcs = pcs;
+    u->n = 0;
+    u->max = max;
+    u->past_copy = false;
+    int r = dwfl_getthread_frames(u->dwfl, tid ? (pid_t)tid : 1, unwind_frame, u);
+    size_t n = u->n;
+    u->st = NULL;
+    u->pcs = NULL;
+    if (n == 0) {
+        pcs[0] = st->regs[EVENT_REG_PC];
+        return 1;
+    }
+    /* libdwfl ends a walk whose next read fell past the copy as if it had
+     * reached the outermost frame: that is a stack cut short. */
+    if (n == max || u->past_copy)
+        *end = UNWIND_TRUNCATED;
+    else if (r == 0)
+        *end = UNWIND_COMPLETE;
+    return n;
+}
