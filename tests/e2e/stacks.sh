@@ -138,11 +138,6 @@ agree() {
     done
 }
 
-# user_samples: the samples taken in user mode (program, DOS and high).
-user_samples() {
-    jn '.counters.program + .counters.dos + .counters.high'
-}
-
 # ---------------------------------------------------------------------------
 # perf, the reference: perf record --call-graph dwarf on the same program in
 # the same run, perf report --children for the Total shares (its Children
@@ -234,9 +229,13 @@ for prog in callpaths callpaths-fp; do
             "$n: main's self is under 0.5 % (its callees' samples are not its own)"
         near "$(pct "$(fn path_a total)" "$leaf")" 70 3 "$n: path_a's Total is 70 % of leaf's (+/- 3)"
         near "$(pct "$(fn path_b total)" "$leaf")" 30 3 "$n: path_b's Total is 30 % of leaf's (+/- 3)"
-        near "$(pct "$(fn main total)" "$(user_samples)")" 100 2 \
-            "$n: main's Total is the program's user samples (+/- 2 %)"
-        cmp_ok "$(pct "$(fn leaf self)" "$(jn .counters.total)")" ">=" 97 "$n: leaf's self is 97 % of the samples or more"
+        # Of all samples, not only the user-mode ones: a kernel-mode tick
+        # (an interrupt taken in leaf, 2.4 % of one run) has leaf's stack.
+        near "$(share main)" 100 2 "$n: main's Total is 100 % of the samples (+/- 2)"
+        # (Its Total, not its self: as root the perf driver counts the
+        # kernel's ticks, interrupts in leaf, 2-8 % of the samples when the
+        # machine is busy.)
+        cmp_ok "$(share leaf)" ">=" 97 "$n: leaf's Total is 97 % of the samples or more"
         agree "$n" main path_a path_b leaf
         a=$(fends path_a leaf) b=$(fends path_b leaf)
         diag "$n: folded path_a;leaf $a, path_b;leaf $b"
