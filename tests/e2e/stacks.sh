@@ -358,8 +358,10 @@ done
 # ---------------------------------------------------------------------------
 # blockcall, wall clock: the blocked half is charged to waiter.  The program
 # measures waiter's wall time and worker's CPU time itself: a wall-clock tick
-# samples either (a tick while it waits for a CPU is neither).  perf's
-# cpu-clock does not see blocked time: nothing to compare with here.
+# samples either (a tick while it waits for a CPU is neither).  The I/O
+# counter is no measure of the blocked ticks: as root the perf driver counts
+# the kernel's ticks in worker there too, 6 % of them in a busy make check.
+# perf's cpu-clock does not see blocked time: nothing to compare with here.
 for drv in $DRIVERS; do
     n="blockcall $drv"
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
@@ -373,8 +375,6 @@ for drv in $DRIVERS; do
     diag "$n: the program says waiter ${1:-?} ms blocked, worker ${2:-?} ms on a CPU: $wait_pct % blocked; profil: io $(jn .counters.io) of $(jn .counters.total), Total of waiter $(fn waiter total), worker $(fn worker total), main $(fn main total)"
     near "$(share waiter)" "$wait_pct" 5 "$n: waiter's Total share is its blocked share (+/- 5)"
     near "$(share worker)" "$(calc "100 - $wait_pct")" 5 "$n: worker's Total share is its running share (+/- 5)"
-    near "$(pct "$(fn waiter total)" "$(jn .counters.io)")" 100 5 \
-        "$n: the blocked samples are waiter's (its Total is the I/O count, +/- 5 %)"
     near "$(share main)" 100 2 "$n: main's Total is 100 % of the samples, blocked ones included (+/- 2)"
     agree "$n" main waiter worker
 done
