@@ -243,13 +243,43 @@ static void clockdrv_perf_free(struct clockdrv *base)
     free(d);
 }
 
-/* The context-switch event on CPU I, into its ring; without it blocked
- * samples carry no stack. */
+/* The sched:sched_switch tracepoint's id, or -1 without tracefs. */
+static long perf_switch_tracepoint(void)
+{
+    static const char *const paths[] = {"/sys/kernel/tracing/events/sched/sched_switch/id",
+                                        "/sys/kernel/debug/tracing/events/sched/sched_switch/id"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        int id = clockdrv_read_int(paths[i], -1);
+        if (id >= 0)
+            return id;
+    }
+    return -1;
+}
+
+/* The switch event on CPU I, into its ring; without it blocked samples carry
+ * no stack.  Best the sched_switch tracepoint filtered to the switches where
+ * the thread blocks (its prev_state is a sleep, not R nor R+ for preempted):
+ * a program that is only preempted pays nothing.  Else every context switch,
+ * which costs a stack copy at each preemption too. */
 static void perf_open_cs(struct clockdrv_perf *d, pid_t pid, int i)
 {
     struct perf_event_attr attr;
     perf_cs_attr(&attr, &d->cfg);
-    int fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
+    long tp = perf_switch_tracepoint();
+    int fd = -1;
+    if (tp >= 0) {
+        attr.type = PERF_TYPE_TRACEPOINT;
+        attr.config = (uint64_t)tp;
+        fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "prev_state & 255") < 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    if (fd < 0) {
+        perf_cs_attr(&attr, &d->cfg);
+        fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
+    }
     uint64_t id;
     if (fd < 0)
         return;
@@ -684,6 +714,31 @@ static void perf_keep_stack(struct clockdrv_perf *d, const struct perf_rec *r)
     t->bvalid = st.user;
 }
 
+/* Without a switch event (kernel.perf_event_paranoid 2): the stack of T,
+ * blocked still, from its syscall file, as the ptrace driver takes it.  A
+ * wait shorter than a drain goes without. */
+static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%u/task/%u/syscall", t->pid, t->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    line[n] = '\0';
+    if (!ustack_regs_syscall(line, &t->bstack))
+        return;
+    if (t->bdata == NULL)
+        t->bdata = xmalloc(d->cfg.stack_size > 0 ? d->cfg.stack_size : 1);
+    ustack_copy((pid_t)t->pid, &t->bstack, t->bdata, d->cfg.stack_size);
+    t->bstack.kernel = NULL;
+    t->bstack.nkernel = 0;
+    t->bvalid = true;
+}
+
 static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clockdrv_emit_fn emit,
                           void *arg)
 {
@@ -767,9 +822,11 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
                 t->blocked = true;
                 t->since = r->time;
             }
-        } else if (t->blocked) {
-            perf_credit(d, t, r->time, emit, arg);
+        } else {
+            if (t->blocked)
+                perf_credit(d, t, r->time, emit, arg);
             t->blocked = false;
+            t->bvalid = false; /* back on a CPU: its next wait has a stack of its own */
         }
         break;
     }
@@ -811,8 +868,12 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     /* Threads still blocked have been waiting all along: show it now. */
     if (d->wall && !d->base.ended && !d->base.paused && now > PERF_SLACK_NS) {
         for (size_t i = 0; i < d->threads_alloc; i++) {
-            if (d->threads[i].used && d->threads[i].blocked)
-                perf_credit(d, &d->threads[i], now - PERF_SLACK_NS, emit, arg);
+            struct perf_thread *t = &d->threads[i];
+            if (!t->used || !t->blocked)
+                continue;
+            if (d->cfg.stacks && !d->cs && !t->bvalid)
+                perf_blocked_stack(d, t);
+            perf_credit(d, t, now - PERF_SLACK_NS, emit, arg);
         }
     }
     return d->base.ended ? 1 : 0;

@@ -5,6 +5,7 @@
 #include "launcher/prompt.h"
 #include "session/classic.h"
 #include "session/debuginfo.h"
+#include "session/export.h"
 #include "session/prf.h"
 #include "session/replay.h"
 #include "session/report.h"
@@ -196,21 +197,31 @@ static int main_replay(const struct options *o)
     return status;
 }
 
-/* Write a text export of S to -o: '-' is standard output, a file is
+/* Write LEN bytes of DATA to -o: '-' is standard output, a file is
  * replaced whole or not at all. */
-static int main_export_text(const struct options *o, struct session *s,
-                            void (*write)(struct session *, FILE *))
+static int main_export_write(const struct options *o, const uint8_t *data, size_t len)
 {
     if (strcmp(o->output, "-") == 0) {
-        write(s, stdout);
-        session_free(s);
-        if (fflush(stdout) != 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
             fprintf(stderr, "profil: standard output: %s\n", strerror(errno));
             return 1;
         }
         return 0;
     }
-    char *data = NULL, *cause = NULL;
+    char *cause = NULL;
+    if (prf_write_atomic(o->output, data, len, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        return 1;
+    }
+    return 0;
+}
+
+/* Write a text export of S to -o, as main_export_write. */
+static int main_export_text(const struct options *o, struct session *s,
+                            void (*write)(struct session *, FILE *))
+{
+    char *data = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&data, &len);
     if (mem == NULL) {
@@ -220,15 +231,10 @@ static int main_export_text(const struct options *o, struct session *s,
     }
     write(s, mem);
     fclose(mem);
-    int r = prf_write_atomic(o->output, (const uint8_t *)data, len, &cause);
-    free(data);
     session_free(s);
-    if (r < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
-        return 1;
-    }
-    return 0;
+    int r = main_export_write(o, (const uint8_t *)data, len);
+    free(data);
+    return r;
 }
 
 static int main_export(const struct options *o)
@@ -245,6 +251,27 @@ static int main_export(const struct options *o)
             return 1;
         }
         return main_export_text(o, s, report_folded);
+    }
+    if (strcmp(o->export_format, "pprof") == 0) {
+        uint8_t *data = NULL;
+        size_t len = 0;
+        int r = export_pprof(s, &data, &len, &cause);
+        session_free(s);
+        if (r < 0) {
+            fprintf(stderr, "profil: %s\n", cause);
+            free(cause);
+            return 1;
+        }
+        r = main_export_write(o, data, len);
+        free(data);
+        return r;
+    }
+    if (strcmp(o->export_format, "speedscope") == 0) {
+        char *text = export_speedscope(s);
+        session_free(s);
+        int r = main_export_write(o, (const uint8_t *)text, strlen(text));
+        free(text);
+        return r;
     }
     uint8_t *data;
     size_t len;

@@ -49,8 +49,10 @@ static void options_usage(FILE *out)
             "                       (=all: the empty buckets too; with --json as JSON)\n"
             "      --replay         replay FILE.PRF on the live screen (also: profil FILE.PRF)\n"
             "      --export=FORMAT  write FILE.PRF to -o OUT ('-': standard output) as\n"
-            "                       classic (the 1983 PROFIL layout) or folded (collapsed\n"
-            "                       stacks, for flamegraph.pl and inferno)\n"
+            "                       classic (the 1983 PROFIL layout), folded (collapsed\n"
+            "                       stacks, for flamegraph.pl and inferno), pprof (a gzipped\n"
+            "                       profile.proto, for go tool pprof) or speedscope (its\n"
+            "                       JSON file format)\n"
             "  -h, --help           show this help and exit\n"
             "  -V, --version        show the version and exit\n"
             "\n"
@@ -200,8 +202,11 @@ static int options_scan(int argc, char **argv, struct options *o)
             o->mode = MODE_REPLAY;
             break;
         case OPT_EXPORT:
-            if (strcmp(optarg, "classic") != 0 && strcmp(optarg, "folded") != 0) {
-                fprintf(stderr, "profil: --export: '%s' is not a format (classic, folded)\n",
+            if (strcmp(optarg, "classic") != 0 && strcmp(optarg, "folded") != 0 &&
+                strcmp(optarg, "pprof") != 0 && strcmp(optarg, "speedscope") != 0) {
+                fprintf(stderr,
+                        "profil: --export: '%s' is not a format (classic, folded, pprof, "
+                        "speedscope)\n",
                         optarg);
                 return 2;
             }
@@ -271,7 +276,7 @@ int options_parse(int argc, char **argv, struct options *o)
             return 2;
         }
         if (o->mode == MODE_EXPORT && o->output == NULL) {
-            fprintf(stderr, "profil: --export needs -o OUT.PRF\n");
+            fprintf(stderr, "profil: --export needs -o OUT ('-': standard output)\n");
             return 2;
         }
         if (o->json && o->mode != MODE_REPORT) {

@@ -39,6 +39,9 @@ void session_on_fork(struct session *s, const struct event *ev);
 void session_forget_space(struct session *s, uint32_t pid, bool remove);
 void session_free_spaces(struct session *s);
 
+/* Mix a (module, offset) key so that nearby offsets spread over a table. */
+uint64_t hit_hash(uint32_t module, uint64_t offset);
+
 /* The function of the code at (MODULE, OFFSET): an index into s->funcs, or
  * -1 for anonymous code no JIT has named yet (try again later). */
 int64_t session_resolve(struct session *s, uint32_t module, uint64_t offset);

@@ -3,19 +3,14 @@
 #include "session/internal.h"
 #include "session/hitorder.h"
 #include "session/stacks.h"
-#include "session/symbols.h"
 #include "session/xmalloc.h"
 
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 size_t session_bucket_count(uint64_t low, uint64_t high, uint32_t paragraphs)
 {
@@ -115,7 +110,7 @@ uint32_t session_module(struct session *s, const char *path, enum module_kind ki
 }
 
 /* Mix the key so that nearby offsets spread over the table. */
-static uint64_t hit_hash(uint32_t module, uint64_t offset)
+uint64_t hit_hash(uint32_t module, uint64_t offset)
 {
     uint64_t x = offset ^ ((uint64_t)module << 48) ^ 0x9e3779b97f4a7c15ull;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -542,241 +537,6 @@ int session_rebucket(struct session *s, uint32_t paragraphs)
             s->buckets[b] += h->count;
     }
     return 0;
-}
-
-/* The slot of (module, start) in the function index: its entry or the empty slot. */
-static uint32_t *session_func_slot(struct session *s, uint32_t module, uint64_t start)
-{
-    size_t mask = s->func_index_alloc - 1;
-    for (size_t i = hit_hash(module, start) & mask;; i = (i + 1) & mask) {
-        uint32_t e = s->func_index[i];
-        if (e == 0 || (s->funcs[e - 1].module == module && s->funcs[e - 1].start == start))
-            return &s->func_index[i];
-    }
-}
-
-/* Find the function starting at (module, start), or add it.  A hash, not a
- * scan: a program with 30000 functions hit spent 83 % of --report here. */
-static int64_t session_func(struct session *s, uint32_t module, uint64_t start, uint64_t end,
-                            const char *name)
-{
-    if (2 * (s->nfuncs + 1) > s->func_index_alloc) {
-        free(s->func_index);
-        s->func_index_alloc = s->func_index_alloc ? 2 * s->func_index_alloc : 256;
-        s->func_index = xcalloc(s->func_index_alloc, sizeof *s->func_index);
-        for (size_t i = 0; i < s->nfuncs; i++)
-            *session_func_slot(s, s->funcs[i].module, s->funcs[i].start) = (uint32_t)i + 1;
-    }
-    uint32_t *slot = session_func_slot(s, module, start);
-    if (*slot != 0)
-        return (int64_t)*slot - 1;
-    s->funcs = xreallocarray(s->funcs, s->nfuncs + 1, sizeof *s->funcs);
-    char *pretty = s->raw_names ? NULL : symbols_demangle(name);
-    s->funcs[s->nfuncs] = (struct func){
-        module, start, end, pretty ? pretty : xstrdup(name), pretty ? xstrdup(name) : NULL, 0, 0, 0};
-    *slot = (uint32_t)++s->nfuncs;
-    return (int64_t)s->nfuncs - 1;
-}
-
-/* Load a module's image the first time one of its PCs needs a name. */
-static void session_load_module(struct module *m)
-{
-    if (m->loaded || m->kind == MODULE_ANON || m->kind == MODULE_KERNEL)
-        return;
-    char *cause = NULL;
-    if (m->kind == MODULE_VDSO)
-        module_load_vdso(m, &cause);
-    else
-        module_load(m, &cause);
-    free(cause);
-}
-
-/* The kernel's functions, the first time a kernel PC needs a name: its own
- * in [kernel], a loaded module's in a module of its own, [ext4].  Where the
- * addresses are hidden the whole kernel is one function, [kernel]. */
-static void session_load_kernel(struct session *s, struct module *k)
-{
-    k->loaded = true;
-    FILE *f = fopen(s->kallsyms ? s->kallsyms : "/proc/kallsyms", "re");
-    if (f == NULL) {
-        k->load_error = xstrdup("kernel symbols unreadable (/proc/kallsyms)");
-        module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
-        return;
-    }
-    struct symbols_text *t;
-    bool hidden = false;
-    size_t n = symbols_read_kallsyms(f, &t, &hidden);
-    fclose(f);
-    if (n == 0) {
-        k->load_error = xstrdup(hidden ? "kernel symbols hidden (kernel.kptr_restrict)"
-                                       : "no kernel symbols in /proc/kallsyms");
-        module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct module *m = k;
-        if (t[i].owner != NULL) {
-            char *path = xasprintf("[%s]", t[i].owner);
-            uint32_t id = session_module(s, path, MODULE_KERNEL); /* may move s->modules */
-            m = s->modules[id];
-            m->loaded = true;
-            free(path);
-        }
-        module_add_symbol(m, t[i].start, t[i].end, t[i].name, false);
-    }
-    symbols_text_free(t, n);
-}
-
-/* The kernel function holding PC, and in *MODULE the module that names it. */
-static const struct symbol *session_kernel_symbol(struct session *s, uint32_t kernel, uint64_t pc,
-                                                  uint32_t *module)
-{
-    struct module *k = s->modules[kernel];
-    if (!k->loaded)
-        session_load_kernel(s, k);
-    else if (k->nsyms == 0) /* a file saved before kernel names: the kernel is one */
-        module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
-    /* A loaded module's functions first: a file's [kernel] may be only the
-     * catch-all above, which must not swallow them. */
-    for (size_t i = 0; i < s->nmodules; i++) {
-        struct module *m = s->modules[i];
-        if (m->kind != MODULE_KERNEL || i == kernel)
-            continue;
-        long j = module_find_symbol(m, pc);
-        if (j >= 0) {
-            *module = (uint32_t)i;
-            return &m->syms[j];
-        }
-    }
-    long j = module_find_symbol(k, pc);
-    if (j >= 0) {
-        *module = kernel;
-        return &k->syms[j];
-    }
-    return NULL;
-}
-
-/* The perf map of PID, opened as perf opens it: a regular file of ours, not
- * a link or a FIFO another user planted in /tmp; -1 when there is none. */
-static int session_open_jit_map(uint32_t pid, struct stat *st)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/perf-%u.map", pid);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd >= 0 && (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid())) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
-}
-
-/* Read again the perf maps (/tmp/perf-PID.map) of the processes that ran
- * anonymous code, when one changed: at most once a second while the
- * program runs (a JIT appends as it compiles), and once more when it has
- * ended.  The [JIT] module is made anew from them, later lines winning, so
- * that memory a JIT reused takes its new name. */
-static void session_load_jit(struct session *s)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    bool ended = s->exit_kind != EXIT_NONE;
-    if (s->njit == 0 || (s->jit_ended && ended) ||
-        (!ended && s->jit_read_ns != 0 && now - s->jit_read_ns < 1000000000u))
-        return;
-    s->jit_read_ns = now;
-    s->jit_ended = ended;
-    bool changed = false;
-    for (size_t i = 0; i < s->njit; i++) {
-        struct stat st;
-        int fd = session_open_jit_map(s->jit[i].pid, &st);
-        if (fd < 0)
-            continue;
-        close(fd);
-        changed |= st.st_size != s->jit[i].size || st.st_mtime != s->jit[i].mtime;
-        s->jit[i].size = st.st_size;
-        s->jit[i].mtime = st.st_mtime;
-    }
-    if (!changed)
-        return;
-    if (s->jit_module == UINT32_MAX)
-        s->jit_module = session_module(s, "[JIT]", MODULE_ANON);
-    struct module *m = s->modules[s->jit_module];
-    m->loaded = true;
-    module_clear_symbols(m);
-    for (size_t i = 0; i < s->njit; i++) {
-        struct stat st;
-        int fd = session_open_jit_map(s->jit[i].pid, &st);
-        FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-        if (f == NULL) {
-            if (fd >= 0)
-                close(fd);
-            continue;
-        }
-        struct symbols_text *t;
-        size_t n = symbols_read_perf_map(f, &t);
-        fclose(f);
-        for (size_t k = 0; k < n; k++) {
-            if (module_find_symbol(m, t[k].start) < 0)
-                module_add_symbol(m, t[k].start, t[k].end, t[k].name, false);
-        }
-        symbols_text_free(t, n);
-    }
-}
-
-/* The name of anonymous code at PC, from a JIT's map; NULL when none. */
-static const struct symbol *session_jit_symbol(struct session *s, uint64_t pc)
-{
-    if (s->jit_module == UINT32_MAX)
-        return NULL;
-    struct module *m = s->modules[s->jit_module];
-    long j = module_find_symbol(m, pc);
-    return j >= 0 ? &m->syms[j] : NULL;
-}
-
-int64_t session_resolve(struct session *s, uint32_t module, uint64_t offset)
-{
-    struct module *m = s->modules[module];
-    uint32_t named = module;
-    const struct symbol *sym;
-    if (module == s->unknown_module || module == s->truncated_module) {
-        return session_func(s, module, 0, UINT64_MAX,
-                            module == s->unknown_module ? "[unknown]" : "[truncated]");
-    } else if (m->kind == MODULE_ANON) {
-        /* Unnamed anonymous code stays unresolved, and is tried again next
-         * time: the JIT may name it later. */
-        if ((sym = session_jit_symbol(s, offset)) == NULL)
-            return -1;
-        named = s->jit_module;
-    } else if (m->kind == MODULE_KERNEL) {
-        sym = session_kernel_symbol(s, module, offset, &named);
-    } else {
-        session_load_module(m);
-        sym = module_resolve(m, offset);
-    }
-    if (sym != NULL)
-        return session_func(s, named, sym->start, sym->end, sym->name);
-    char *name = xasprintf("%s+0x%llx", m->name, (unsigned long long)offset);
-    module_add_symbol(m, offset, offset + 1, name, true);
-    int64_t f = session_func(s, module, offset, offset + 1, name);
-    free(name);
-    return f;
-}
-
-void session_rank(struct session *s)
-{
-    if (!s->funcs_dirty || s->nhits == 0)
-        return;
-    session_load_jit(s);
-    for (size_t i = 0; i < s->hits_alloc; i++) {
-        struct hit *h = &s->hits[i];
-        if (h->module == UINT32_MAX || h->func != -1)
-            continue;
-        h->func = session_resolve(s, h->module, h->offset);
-        if (h->func >= 0)
-            s->funcs[h->func].samples += h->count;
-    }
-    s->funcs_dirty = false;
 }
 
 uint64_t session_accounted(const struct session *s)

@@ -180,11 +180,16 @@ void session_count_stack(struct session *s, const struct event *ev)
         id = session_stack_intern(s, id, module, offset);
     }
     uint32_t nk = st->nkernel < STACK_MAX_KERNEL ? st->nkernel : STACK_MAX_KERNEL;
-    if (nk > 0 && s->kernel_module == UINT32_MAX)
+    if ((nk > 0 || ev->sample.mode == SAMPLE_KERNEL) && s->kernel_module == UINT32_MAX)
         s->kernel_module = session_module(s, "[kernel]", MODULE_KERNEL);
     for (uint32_t i = nk; i-- > 0;)
         id = session_stack_intern(s, id, s->kernel_module, st->kernel[i]);
-    stack_add(s, id, ev->sample.count);
+    /* The stack ends where the sample's hit is: a kernel sample without a
+     * callchain still ends in its own PC. */
+    if (ev->sample.mode == SAMPLE_KERNEL && nk == 0)
+        id = session_stack_intern(s, id, s->kernel_module, ev->sample.pc);
+    if (id != 0)
+        stack_add(s, id, ev->sample.count);
 }
 
 void session_stacks_clear(struct session *s)

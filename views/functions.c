@@ -1,6 +1,8 @@
 /* The function ranking: PROF's columns (time, routine, % of total, % of
  * accounted) plus samples and module, sortable and searchable, with the
- * selection kept on the same function while the numbers move. */
+ * selection kept on the same function while the numbers move.  With call
+ * stacks, as perf top --children: Self (PROF's % of total) and Total, the
+ * samples with the routine anywhere on the stack. */
 #include "config.h"
 
 #include "session/report.h"
@@ -12,11 +14,28 @@
 #include <string.h>
 #include <time.h>
 
-enum sort_col { SORT_TIME, SORT_ROUTINE, SORT_TOTAL, SORT_ACCOUNTED, SORT_SAMPLES, SORT_MODULE,
-                SORT_COUNT };
+enum sort_col {
+    SORT_TIME,
+    SORT_ROUTINE,
+    SORT_SELF,
+    SORT_TOTAL,
+    SORT_ACCOUNTED,
+    SORT_SAMPLES,
+    SORT_MODULE,
+    SORT_COUNT
+};
 
-static const char *const sort_names[SORT_COUNT] = { "Time", "Routine", "% Total", "% Acc",
-                                                    "Samples", "Module" };
+/* Without stacks the Self column is PROF's "% Total", and Total is not shown. */
+static const char *const sort_names[SORT_COUNT] = {"Time",  "Routine", "% Total", "% Total",
+                                                   "% Acc", "Samples", "Module"};
+static const char *const stack_names[SORT_COUNT] = {"Time",  "Routine", "Self",  "Total",
+                                                    "% Acc", "Samples", "Module"};
+
+/* A column's head: the names change when the session has stacks. */
+static const char *functions_col_name(const struct session *s, enum sort_col c)
+{
+    return s->has_stacks ? stack_names[c] : sort_names[c];
+}
 
 struct functions {
     enum sort_col col;
@@ -68,6 +87,7 @@ static int functions_cmp(const void *a, const void *b)
     case SORT_MODULE:
         r = strcmp(cmp_session->modules[x->module]->name, cmp_session->modules[y->module]->name);
         break;
+    case SORT_TOTAL: r = x->total < y->total ? -1 : x->total > y->total; break;
     default:
         r = x->samples < y->samples ? -1 : x->samples > y->samples;
         break;
@@ -82,13 +102,22 @@ static int functions_cmp(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Whether function FN has a row: samples of its own, or (with stacks) on
+ * the stack of some. */
+static bool functions_listed(const struct session *s, const struct func *fn)
+{
+    return fn->samples > 0 || (s->has_stacks && fn->total > 0);
+}
+
 /* Rebuild the row order, unless the user just moved (rows must not jump). */
 static void functions_refresh(struct functions *f, const struct session *s, bool force)
 {
     bool same_set = true;
     size_t live = 0;
+    if (!s->has_stacks && f->col == SORT_TOTAL)
+        f->col = SORT_SELF;
     for (size_t i = 0; i < s->nfuncs; i++)
-        live += s->funcs[i].samples > 0;
+        live += functions_listed(s, &s->funcs[i]);
     same_set = live == f->n;
     if (!force && same_set && functions_now() - f->last_key < 1.0)
         return;
@@ -96,7 +125,7 @@ static void functions_refresh(struct functions *f, const struct session *s, bool
     f->order = xcalloc(live + 1, sizeof *f->order);
     f->n = 0;
     for (size_t i = 0; i < s->nfuncs; i++) {
-        if (s->funcs[i].samples > 0)
+        if (functions_listed(s, &s->funcs[i]))
             f->order[f->n++] = i;
     }
     cmp_session = s;
@@ -166,32 +195,38 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     functions_refresh(f, s, false);
     /* Title, column heads, the rows, and a detail line: the selected
      * routine whole, whose name a narrow column may have cut. */
-    int w = getmaxx(win), rows = getmaxy(win) - 3;
+    /* Without stacks a last line says why there is no Total. */
+    bool note = !s->has_stacks;
+    int w = getmaxx(win), rows = getmaxy(win) - 3 - (note ? 1 : 0);
     uint64_t accounted = 0;
     for (size_t i = 0; i < s->nfuncs; i++)
         accounted += s->funcs[i].samples;
     char info[96];
     snprintf(info, sizeof info, "%zu routine%s, sorted by %s%s", f->n, f->n == 1 ? "" : "s",
-             sort_names[f->col], f->ascending ? " (inverted)" : "");
+             functions_col_name(s, f->col), f->ascending ? " (inverted)" : "");
     draw_title(win, "Functions", info, ctx->focused, ctx->colors);
     if (rows <= 0)
         return;
     f->rows = (size_t)rows;
     f->top = scroll_top(f->top, f->sel, f->n, f->rows);
     bool wide = w >= 80;
-    int modw = wide ? 16 : 0;
-    int namew = w - (10 + 1 + 8 + 1 + 8 + 1 + (wide ? 9 + 1 + modw : 0)) - 1;
+    bool stacks = s->has_stacks;
+    int modw = wide ? (stacks && w < 100 ? 12 : 16) : 0;
+    int namew = w - (10 + 1 + 8 + 1 + (stacks ? 8 + 1 : 0) + 8 + 1 + (wide ? 9 + 1 + modw : 0)) - 1;
     if (namew < 8)
         namew = 8;
     /* The column heads, the sorted one marked with its direction. */
-    static const int widths[SORT_COUNT] = { 10, 0, 8, 8, 9, 0 };
-    static const bool right[SORT_COUNT] = { false, false, true, true, true, false };
+    static const int widths[SORT_COUNT] = {10, 0, 8, 8, 8, 9, 0};
+    static const bool right[SORT_COUNT] = {false, false, true, true, true, true, false};
     const char *mark = functions_descending(f) ? (draw_utf8() ? "\xe2\x96\xbc" : "v")
                                                : (draw_utf8() ? "\xe2\x96\xb2" : "^");
     char line[512] = "";
     for (int c = 0; c < (wide ? SORT_COUNT : SORT_SAMPLES); c++) {
+        if (c == SORT_TOTAL && !stacks)
+            continue;
         char head[32];
-        snprintf(head, sizeof head, "%s%s", sort_names[c], c == (int)f->col ? mark : "");
+        snprintf(head, sizeof head, "%s%s", functions_col_name(s, (enum sort_col)c),
+                 c == (int)f->col ? mark : "");
         int cw = c == SORT_ROUTINE ? namew : c == SORT_MODULE ? modw : widths[c];
         functions_cell(line, sizeof line, head, cw, right[c]);
     }
@@ -210,6 +245,11 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         functions_name_cell(line, sizeof line, fn->name, namew);
         snprintf(num, sizeof num, "%7.2f%%", pt);
         functions_cell(line, sizeof line, num, 8, true);
+        if (stacks) {
+            double ptot = s->c.total ? 100.0 * (double)fn->total / (double)s->c.total : 0;
+            snprintf(num, sizeof num, "%7.2f%%", ptot);
+            functions_cell(line, sizeof line, num, 8, true);
+        }
         snprintf(num, sizeof num, "%7.2f%%", pa);
         functions_cell(line, sizeof line, num, 8, true);
         if (wide) {
@@ -234,6 +274,11 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         wattron(win, A_BOLD);
         draw_text(win, rows + 2, 0, w, detail);
         wattroff(win, A_BOLD);
+    }
+    if (note) {
+        wattron(win, ctx->colors ? COLOR_PAIR(PAIR_DIM) : A_DIM);
+        draw_text(win, rows + 3, 0, w, "this session has no stacks: Self only, no Total");
+        wattrset(win, A_NORMAL);
     }
 }
 
@@ -273,23 +318,43 @@ static int functions_key(void *state, int key, struct view_ctx *ctx)
     }
     switch (key) {
     case KEY_F(6):
-    case '>': f->col = (f->col + 1) % SORT_COUNT; break;
-    case '<': f->col = (f->col + SORT_COUNT - 1) % SORT_COUNT; break;
+    case '>':
+        f->col = (f->col + 1) % SORT_COUNT;
+        if (f->col == SORT_TOTAL && !s->has_stacks)
+            f->col++;
+        break;
+    case '<':
+        f->col = (f->col + SORT_COUNT - 1) % SORT_COUNT;
+        if (f->col == SORT_TOTAL && !s->has_stacks)
+            f->col--;
+        break;
     case 'I': f->ascending = !f->ascending; break;
+    case 't': /* perf top's Self and Children */
+        if (!s->has_stacks) {
+            snprintf(ctx->status, sizeof ctx->status, "this session has no stacks: no Total");
+            return VIEW_REDRAW;
+        }
+        f->col = f->col == SORT_TOTAL ? SORT_SELF : SORT_TOTAL;
+        f->ascending = false;
+        break;
     case '\n':
     case '\r':
     case KEY_ENTER:
+    case 'b':
         if (f->sel >= f->n)
             return VIEW_REDRAW;
         ctx->jump_module = s->funcs[f->order[f->sel]].module;
         ctx->jump_start = s->funcs[f->order[f->sel]].start;
         ctx->jump_end = s->funcs[f->order[f->sel]].end;
+        /* With stacks Enter shows who calls it; b (and Enter without) its buckets. */
+        if (key != 'b' && s->has_stacks)
+            return VIEW_CALLERS | VIEW_REDRAW;
         return VIEW_JUMP | VIEW_REDRAW;
     default:
         return VIEW_IGNORED;
     }
     functions_refresh(f, s, true);
-    snprintf(ctx->status, sizeof ctx->status, "sorted by %s%s", sort_names[f->col],
+    snprintf(ctx->status, sizeof ctx->status, "sorted by %s%s", functions_col_name(s, f->col),
              f->ascending ? ", inverted" : "");
     return VIEW_REDRAW;
 }

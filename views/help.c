@@ -8,8 +8,9 @@
 #include <string.h>
 
 static const char *const help_lines[] = {
-    "  1 2 3 4 5    Histogram, Functions, Timeline, Counters, Output;  Tab  next",
-    "  h ? F1       this help; Up Down PgUp PgDn scroll it, any other key leaves",
+    "  1 2 3 4 5 6  Histogram, Functions, Timeline, Counters, Output, Flame;  Tab  next",
+    "  h ? F1       this help (? and F1 in the Flame); Up Down PgUp PgDn scroll it, any other key "
+    "leaves",
     "  q F10        quit: asks first while the program still runs",
     "  Up Down j k  move;  PgUp PgDn  a page;  Home End  first, last;  mouse wheel",
     "  / F3         search routines (bucket labels in the histogram); Esc cancels",
@@ -19,8 +20,16 @@ static const char *const help_lines[] = {
     "  Histogram    z +  halve the bucket size;  Z -  double it (re-bucketed live)",
     "               e  hide or show empty buckets;  H  back to the hottest bucket",
     "  Functions    F6 >  next sort column;  <  previous;  I  invert the order",
-    "               Enter  show the routine's buckets in the histogram",
+    "               t  sort by Self or by Total (with call stacks: samples with the",
+    "               routine anywhere on the stack, as perf top --children)",
+    "               Enter  its callers and callees (with stacks; else its buckets)",
+    "               b  show the routine's buckets in the histogram",
+    "  Callers      Enter  go to the caller or callee;  Backspace Left  back a step",
+    "               (past the first: the Functions);  b  its buckets",
     "  Timeline     Left Right  scroll in time;  Home  the start;  End  the newest",
+    "  Flame (6)    arrows h j k l  move between frames;  Enter  zoom into one;",
+    "               Backspace  zoom back out;  /  highlight frames and show their",
+    "               share;  n N  the next match;  r  inverted (callers under)",
     "",
     "  p Space      pause or resume: the clock (live), the playback (replay)",
     "  . ,          step one frame (100 ms) forward or back (replay)",

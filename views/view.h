@@ -19,6 +19,8 @@ enum {
     VIEW_REDRAW = 1 << 0,
     VIEW_REBUCKET = 1 << 1, /* ctx->want_paragraphs */
     VIEW_JUMP = 1 << 2,     /* ctx->jump_*: show this function's buckets */
+    VIEW_CALLERS = 1 << 3,  /* ctx->jump_*: show this function's callers and callees */
+    VIEW_BACK = 1 << 4,     /* go back to the view that led here */
 };
 
 /* Where the session shown comes from. */
@@ -44,6 +46,9 @@ struct outbuf;
 
 struct view_ctx {
     const struct session *s;
+    /* The same session, for the queries of stacks.h (callers, callees, the
+     * call tree), which bring its cached totals up to date: no count changes. */
+    struct session *query;
     const struct outbuf *out; /* the program's output, or NULL (replay) */
     enum view_mode mode;
     bool focused;
@@ -79,6 +84,8 @@ extern const struct view_ops view_timeline_ops;
 extern const struct view_ops view_counters_ops;
 extern const struct view_ops view_output_ops;
 extern const struct view_ops view_help_ops;
+extern const struct view_ops view_flame_ops;
+extern const struct view_ops view_callers_ops;
 
 /* Shared drawing helpers (views/draw.c). */
 

@@ -39,8 +39,8 @@ ok "and p resumes it" wait_for 'running *$' 3
 tm resize-window -t s -x 60 -y 20
 ok "a 60x20 terminal still has the header" wait_for '^ profil ' 3
 ok "and the tabs" wait_for '^1Histogram 2Functions' 3
-tm send-keys -t s 2 / f i n d n Enter Enter
-ok "/ finds a routine and Enter shows its buckets" wait_for '^[0-9a-f]+ +findnext ' 3
+tm send-keys -t s 2 / f i n d n Enter b
+ok "/ finds a routine and b shows its buckets" wait_for '^[0-9a-f]+ +findnext ' 3
 tm resize-window -t s -x 120 -y 40
 ok "back at 120x40 both panels are side by side" wait_for 'Histogram .*Functions' 3
 

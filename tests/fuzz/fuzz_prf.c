@@ -2,6 +2,7 @@
  * returns a session or a one-line reason, and what it returns is usable. */
 #include "config.h"
 
+#include "session/export.h"
 #include "session/prf.h"
 #include "session/report.h"
 #include "session/stacks.h"
@@ -34,6 +35,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         report_folded(s, out);
         fclose(out);
     }
+    /* The exports for other tools. */
+    uint8_t *pb = NULL;
+    size_t pblen = 0;
+    if (export_pprof(s, &pb, &pblen, &cause) == 0)
+        free(pb);
+    else
+        free(cause);
+    free(export_speedscope(s));
     /* The stack views of every function the file names. */
     for (size_t i = 0; i < s->nfuncs && i < 64; i++) {
         size_t n;

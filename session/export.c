@@ -1,0 +1,176 @@
+/*
+ * The samples every export writes, and speedscope's JSON.  pprof's
+ * protobuf is in export_pprof.c.
+ */
+#include "config.h"
+
+#include "session/export.h"
+#include "session/stacks.h"
+#include "session/xmalloc.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT_SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
+
+uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg)
+{
+    session_totals(s); /* names every frame with samples, and ranks the functions */
+    uint64_t sum = 0;
+    size_t alloc = 1;
+    uint32_t *ids = xcalloc(alloc, sizeof *ids);
+    struct export_frame *fr = xcalloc(alloc, sizeof *fr);
+    uint64_t *leaf = xcalloc(s->nfuncs + 1, sizeof *leaf);
+    for (size_t id = 1; id < s->nstacks; id++) {
+        uint64_t c = s->stack_count[id];
+        if (c == 0)
+            continue;
+        size_t depth = s->stacks[id].depth;
+        if (depth > alloc) {
+            alloc = depth;
+            ids = xreallocarray(ids, alloc, sizeof *ids);
+            fr = xreallocarray(fr, alloc, sizeof *fr);
+        }
+        depth = session_stack_frames(s, (uint32_t)id, ids, alloc);
+        for (size_t k = 0; k < depth; k++) {
+            const struct stack_node *n = &s->stacks[ids[k]];
+            fr[k] = (struct export_frame){n->module, n->offset, n->func};
+        }
+        cb(fr, depth, c, arg);
+        sum += c;
+        int64_t lf = s->stacks[id].func;
+        if (lf >= 0 && (size_t)lf < s->nfuncs)
+            leaf[lf] += c;
+    }
+    /* Samples without a stack: their function alone, as report_folded. */
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        const struct func *f = &s->funcs[i];
+        if (f->samples > leaf[i]) {
+            fr[0] = (struct export_frame){f->module, f->start, (int64_t)i};
+            cb(fr, 1, f->samples - leaf[i], arg);
+            sum += f->samples - leaf[i];
+        }
+    }
+    /* And those in no function: blocked without a PC, code without a name. */
+    if (s->c.total > sum) {
+        fr[0] = (struct export_frame){UINT32_MAX, 0, -1};
+        cb(fr, 1, s->c.total - sum, arg);
+        sum = s->c.total;
+    }
+    free(leaf);
+    free(fr);
+    free(ids);
+    return sum;
+}
+
+size_t export_nkeys(const struct session *s)
+{
+    return s->nfuncs + s->nmodules + 1;
+}
+
+size_t export_key(const struct session *s, const struct export_frame *fr)
+{
+    if (fr->func >= 0 && (size_t)fr->func < s->nfuncs)
+        return (size_t)fr->func;
+    if (fr->module < s->nmodules)
+        return s->nfuncs + fr->module;
+    return s->nfuncs + s->nmodules;
+}
+
+const char *export_frame_name(const struct session *s, const struct export_frame *fr)
+{
+    if (fr->func >= 0 && (size_t)fr->func < s->nfuncs)
+        return s->funcs[fr->func].name;
+    if (fr->module < s->nmodules)
+        return s->modules[fr->module]->name;
+    return "[unaccounted]";
+}
+
+const char *export_frame_file(const struct session *s, const struct export_frame *fr)
+{
+    uint32_t m =
+        fr->func >= 0 && (size_t)fr->func < s->nfuncs ? s->funcs[fr->func].module : fr->module;
+    return m < s->nmodules ? s->modules[m]->path : NULL;
+}
+
+/* What speedscope's writer carries from sample to sample. */
+struct speedscope {
+    const struct session *s;
+    int64_t *frame_of; /* by export_key: index into frames, -1 none yet */
+    cJSON *frames;
+    int nframes;
+    cJSON *samples;
+    cJSON *weights;
+    int *idx;
+    size_t idx_alloc;
+    uint64_t weight; /* per sample */
+    double end;
+};
+
+static void speedscope_sample(const struct export_frame *frames, size_t n, uint64_t count,
+                              void *arg)
+{
+    struct speedscope *w = arg;
+    if (n > w->idx_alloc) {
+        w->idx_alloc = n;
+        w->idx = xreallocarray(w->idx, n, sizeof *w->idx);
+    }
+    for (size_t k = 0; k < n; k++) {
+        size_t key = export_key(w->s, &frames[k]);
+        if (w->frame_of[key] < 0) {
+            cJSON *f = cJSON_CreateObject();
+            cJSON_AddStringToObject(f, "name", export_frame_name(w->s, &frames[k]));
+            const char *file = export_frame_file(w->s, &frames[k]);
+            if (file != NULL)
+                cJSON_AddStringToObject(f, "file", file);
+            cJSON_AddItemToArray(w->frames, f);
+            w->frame_of[key] = w->nframes++;
+        }
+        w->idx[k] = (int)w->frame_of[key];
+    }
+    cJSON_AddItemToArray(w->samples, cJSON_CreateIntArray(w->idx, (int)n));
+    double weight = (double)count * (double)w->weight;
+    cJSON_AddItemToArray(w->weights, cJSON_CreateNumber(weight));
+    w->end += weight;
+}
+
+char *export_speedscope(struct session *s)
+{
+    const char *program = s->program ? s->program : "profil";
+    const char *name = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "$schema", EXPORT_SPEEDSCOPE_SCHEMA);
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddStringToObject(o, "exporter", "profil " PACKAGE_VERSION);
+    cJSON_AddNumberToObject(o, "activeProfileIndex", 0);
+    cJSON *shared = cJSON_AddObjectToObject(o, "shared");
+    struct speedscope w = {.s = s, .weight = s->interval_us ? s->interval_us : 1};
+    w.frames = cJSON_AddArrayToObject(shared, "frames");
+    cJSON *profiles = cJSON_AddArrayToObject(o, "profiles");
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddItemToArray(profiles, p);
+    cJSON_AddStringToObject(p, "type", "sampled");
+    cJSON_AddStringToObject(p, "name", name);
+    cJSON_AddStringToObject(p, "unit", s->interval_us ? "microseconds" : "none");
+    cJSON_AddNumberToObject(p, "startValue", 0);
+    cJSON *end = cJSON_AddNumberToObject(p, "endValue", 0);
+    w.samples = cJSON_AddArrayToObject(p, "samples");
+    w.weights = cJSON_AddArrayToObject(p, "weights");
+
+    session_totals(s); /* may add functions: size the keys after it */
+    size_t nkeys = export_nkeys(s);
+    w.frame_of = xmalloc(nkeys * sizeof *w.frame_of);
+    for (size_t i = 0; i < nkeys; i++)
+        w.frame_of[i] = -1;
+    export_walk(s, speedscope_sample, &w);
+    cJSON_SetNumberValue(end, w.end);
+    free(w.frame_of);
+    free(w.idx);
+
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    char *copy = xasprintf("%s\n", text ? text : "{}");
+    cJSON_free(text);
+    return copy;
+}

@@ -1,0 +1,55 @@
+/*
+ * Exports of a session for other tools: pprof's profile.proto (gzipped) and
+ * speedscope's JSON (docs/exports.md).  Both write the same samples, the
+ * counts since the latest clear (a file's: the whole run): each distinct
+ * call stack once, then, for samples that carry no stack, one frame of
+ * their function, and one [unaccounted] frame for those in no function.  A
+ * session without stacks exports flat that way.
+ */
+#ifndef PROFIL_EXPORT_H
+#define PROFIL_EXPORT_H
+
+#include "session/session.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One frame of an exported sample.  FUNC indexes session.funcs (-1: no
+ * function, named after its module); MODULE is UINT32_MAX only for the
+ * [unaccounted] frame. */
+struct export_frame {
+    uint32_t module;
+    uint64_t offset; /* file offset; the address for kernel and anonymous code */
+    int64_t func;
+};
+
+/* Called once per exported sample with its frames, outermost first, and its
+ * count; FRAMES is borrowed for the call. */
+typedef void (*export_sample_cb)(const struct export_frame *frames, size_t n, uint64_t count,
+                                 void *arg);
+
+/* Walk S's samples as the exports write them; returns their sum, which is
+ * s->c.total unless the stacks and the counters disagree. */
+uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg);
+
+/* How many distinct function keys export_key gives: one per function, one
+ * per module (its code without a function), and [unaccounted]. */
+size_t export_nkeys(const struct session *s);
+
+/* A dense index for the function FR stands for, below export_nkeys. */
+size_t export_key(const struct session *s, const struct export_frame *fr);
+
+/* The name FR is shown by, and the file it comes from (NULL: none); both
+ * borrowed from S. */
+const char *export_frame_name(const struct session *s, const struct export_frame *fr);
+const char *export_frame_file(const struct session *s, const struct export_frame *fr);
+
+/* S as a gzipped perftools.profiles.Profile into *DATA (the caller frees),
+ * *LEN bytes.  0, or -1 with *CAUSE (owned, one line). */
+int export_pprof(struct session *s, uint8_t **data, size_t *len, char **cause);
+
+/* S as speedscope's JSON file format, one sampled profile; the caller owns
+ * the text. */
+char *export_speedscope(struct session *s);
+
+#endif

@@ -1,0 +1,442 @@
+/*
+ * The .PRF writer: a session into chunks, and chunks into a file replaced
+ * atomically.
+ */
+#include "config.h"
+
+#include "session/meta.h"
+#include "session/prf.h"
+#include "session/prf_chunk.h"
+#include "session/stacks.h"
+#include "session/xmalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* A growable byte buffer for building chunks. */
+struct buf {
+    uint8_t *data;
+    size_t len;
+    size_t alloc;
+};
+
+static void buf_reserve(struct buf *b, size_t more)
+{
+    if (b->len + more <= b->alloc)
+        return;
+    size_t alloc = b->alloc ? b->alloc : 256;
+    while (alloc < b->len + more)
+        alloc *= 2;
+    b->data = xreallocarray(b->data, alloc, 1);
+    b->alloc = alloc;
+}
+
+static void buf_put(struct buf *b, const void *p, size_t n)
+{
+    buf_reserve(b, n);
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+/* Little-endian integers, whatever the host. */
+static void buf_u64(struct buf *b, uint64_t v)
+{
+    uint8_t x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (uint8_t)(v >> (8 * i));
+    buf_put(b, x, 8);
+}
+
+static void buf_u32(struct buf *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    buf_put(b, x, 4);
+}
+
+static void buf_u16(struct buf *b, uint16_t v)
+{
+    uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    buf_put(b, x, 2);
+}
+
+static void buf_u8(struct buf *b, uint8_t v)
+{
+    buf_put(b, &v, 1);
+}
+
+/* LEB128: small numbers, the common case in a timeline, take one byte. */
+static void buf_varint(struct buf *b, uint64_t v)
+{
+    uint8_t x[10];
+    size_t n = 0;
+    do {
+        x[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v != 0)
+            x[n] |= 0x80;
+        n++;
+    } while (v != 0);
+    buf_put(b, x, n);
+}
+
+static void buf_str(struct buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    buf_u32(b, (uint32_t)n);
+    buf_put(b, s, n);
+}
+
+/* Append one chunk to OUT, compressed when that saves space. */
+static void prf_put_chunk(struct buf *out, const char type[4], const struct buf *payload)
+{
+    uint32_t flags = 0;
+    const uint8_t *stored = payload->data ? payload->data : (const uint8_t *)"";
+    size_t stored_len = payload->len;
+    uint8_t *z = NULL;
+    if (payload->len >= 256 && payload->len <= UINT32_MAX) {
+        uLongf zlen = compressBound(payload->len);
+        z = xmalloc(zlen);
+        if (compress2(z, &zlen, payload->data, payload->len, 6) == Z_OK &&
+            zlen + 64 < payload->len) {
+            flags |= CHUNK_ZLIB;
+            stored = z;
+            stored_len = zlen;
+        }
+    }
+    buf_put(out, type, 4);
+    buf_u32(out, flags);
+    buf_u64(out, stored_len);
+    buf_u32(out, (uint32_t)(payload->len > UINT32_MAX ? 0 : payload->len));
+    buf_u32(out, (uint32_t)crc32(0, stored, (uInt)stored_len));
+    buf_put(out, stored, stored_len);
+    free(z);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The starts of module I's ranked functions, sorted: the symbols a replay needs
+ * from a library (the program keeps all of its own).  The caller frees. */
+static uint64_t *prf_hit_starts(const struct session *s, uint32_t module, size_t *n)
+{
+    uint64_t *starts = xcalloc(s->nfuncs + 1, sizeof *starts);
+    *n = 0;
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        if (s->funcs[i].module == module)
+            starts[(*n)++] = s->funcs[i].start;
+    }
+    qsort(starts, *n, sizeof *starts, u64_cmp);
+    return starts;
+}
+
+void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
+{
+    session_rank(s); /* resolve every hit so its symbol is saved */
+    for (size_t i = 1; i < s->nstacks; i++)
+        session_stack_func(s, (uint32_t)i); /* and every frame of every stack */
+    /* The whole run: a clear on the screen is a mark in the timeline. */
+    struct counters run = session_run_counters(s);
+    size_t nbuckets;
+    uint32_t paragraphs = s->asked_paragraphs ? s->asked_paragraphs : s->bucket_paragraphs;
+    uint64_t *buckets = session_run_buckets(s, paragraphs, &nbuckets); /* not the zoomed size */
+    struct buf out = {0}, p = {0};
+    buf_put(&out, PRF_MAGIC, PRF_MAGIC_LEN);
+    buf_u16(&out, PRF_VERSION_MAJOR);
+    buf_u16(&out, PRF_VERSION_MINOR);
+    buf_u32(&out, 0);
+
+    buf_u32(&p, s->interval_us);
+    buf_u32(&p, paragraphs);
+    buf_u64(&p, nbuckets);
+    buf_u64(&p, s->prog_low);
+    buf_u64(&p, s->prog_high);
+    buf_u64(&p, run.program);
+    buf_u64(&p, run.dos);
+    buf_u64(&p, run.io);
+    buf_u64(&p, run.high);
+    buf_u64(&p, run.total);
+    buf_u64(&p, run.lost);
+    buf_u32(&p, (uint32_t)s->clock);
+    buf_u32(&p, (uint32_t)s->exit_kind);
+    buf_u32(&p, (uint32_t)s->exit_code);
+    buf_u32(&p, (uint32_t)s->exit_signal);
+    buf_u64(&p, (uint64_t)s->start_time);
+    double ns = s->duration_s * 1e9; /* a double from a file may not fit back */
+    buf_u64(&p, ns <= 0 || ns != ns ? 0 : ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns);
+    buf_u32(&p, s->pid);
+    buf_u32(&p, s->max_threads);
+    buf_u64(&p, run.preempted); /* 1.1 */
+    prf_put_chunk(&out, "HEAD", &p);
+
+    p.len = 0;
+    buf_u64(&p, nbuckets);
+    for (size_t i = 0; i < nbuckets; i++)
+        buf_u64(&p, buckets[i]);
+    free(buckets);
+    prf_put_chunk(&out, "BUCK", &p);
+
+    p.len = 0;
+    buf_u32(&p, (uint32_t)s->nmodules);
+    for (uint32_t i = 0; i < s->nmodules; i++) {
+        const struct module *m = s->modules[i];
+        buf_u32(&p, (uint32_t)m->kind);
+        buf_str(&p, m->path);
+        buf_u8(&p, (uint8_t)m->build_id_len);
+        buf_put(&p, m->build_id, m->build_id_len);
+        buf_u32(&p, (uint32_t)m->nsegs);
+        for (size_t k = 0; k < m->nsegs; k++) {
+            buf_u64(&p, m->segs[k].vaddr);
+            buf_u64(&p, m->segs[k].memsz);
+            buf_u64(&p, m->segs[k].offset);
+            buf_u64(&p, m->segs[k].filesz);
+            buf_u32(&p, m->segs[k].flags);
+        }
+        size_t count_at = p.len, kept = 0, nstarts;
+        uint64_t *starts = prf_hit_starts(s, i, &nstarts);
+        buf_u32(&p, 0);
+        for (size_t k = 0; k < m->nsyms; k++) {
+            const struct symbol *sym = &m->syms[k];
+            if (i != 0 && bsearch(&sym->start, starts, nstarts, sizeof *starts, u64_cmp) == NULL)
+                continue;
+            buf_u64(&p, sym->start);
+            buf_u64(&p, sym->end);
+            buf_u8(&p, sym->synthetic ? 1 : 0);
+            buf_str(&p, sym->name);
+            kept++;
+        }
+        free(starts);
+        for (int b = 0; b < 4; b++)
+            p.data[count_at + (size_t)b] = (uint8_t)(kept >> (8 * b));
+    }
+    prf_put_chunk(&out, "MODS", &p);
+
+    /* Every hit in the order it was first seen: a reader gives each the same
+     * id, which is what the timeline's deltas refer to. */
+    p.len = 0;
+    uint64_t *counts = xcalloc(s->nkeys + 1, sizeof *counts);
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        if (s->hits[i].module != UINT32_MAX && s->hits[i].id < s->nkeys)
+            counts[s->hits[i].id] = s->hits[i].count + s->hits[i].before_clear;
+    }
+    buf_u64(&p, s->nkeys);
+    for (size_t i = 0; i < s->nkeys; i++) {
+        buf_u32(&p, s->hit_keys[i].module);
+        buf_u64(&p, s->hit_keys[i].offset);
+        buf_u64(&p, counts[i]);
+    }
+    free(counts);
+    prf_put_chunk(&out, "HITS", &p);
+
+    p.len = 0;
+    char *json = meta_to_json(s);
+    buf_put(&p, json, strlen(json));
+    free(json);
+    prf_put_chunk(&out, "META", &p);
+
+    if (s->nframes > 0) {
+        session_timeline_compact(s);
+        p.len = 0;
+        buf_u64(&p, SESSION_FRAME_NS);
+        buf_u64(&p, s->nframes);
+        for (size_t i = 0; i < s->nframes; i++) {
+            const struct frame *f = &s->frames[i];
+            buf_varint(&p, f->cleared && s->legacy_clear ? 1 : 0); /* 1.0's clears */
+            buf_varint(&p, f->program);
+            buf_varint(&p, f->dos);
+            buf_varint(&p, f->io);
+            buf_varint(&p, f->high);
+            buf_varint(&p, f->lost);
+            buf_varint(&p, f->nhits);
+            uint32_t prev = 0;
+            for (uint32_t k = 0; k < f->nhits; k++) {
+                buf_varint(&p, f->hits[k].id - prev); /* ids ascend: store the gaps */
+                buf_varint(&p, f->hits[k].count);
+                prev = f->hits[k].id;
+            }
+        }
+        /* 1.1: appended after the frames, where a 1.0 reader does not look. */
+        for (size_t i = 0; i < s->nframes; i++)
+            buf_varint(&p, s->frames[i].preempted);
+        size_t marks = 0, prev = 0;
+        for (size_t i = 0; i < s->nframes && !s->legacy_clear; i++)
+            marks += s->frames[i].cleared;
+        buf_varint(&p, marks);
+        for (size_t i = 0; i < s->nframes && marks > 0; i++) {
+            if (s->frames[i].cleared) {
+                buf_varint(&p, i - prev);
+                prev = i;
+            }
+        }
+        prf_put_chunk(&out, "TIME", &p);
+    }
+
+    /* (1.3) The stacks: every node in the order it was made (a parent before
+     * its children), then what each frame of the timeline added to each. */
+    if (s->has_stacks) {
+        p.len = 0;
+        size_t nodes = s->nstacks > 0 ? s->nstacks - 1 : 0;
+        buf_varint(&p, nodes);
+        for (size_t i = 1; i < s->nstacks; i++) {
+            buf_varint(&p, s->stacks[i].parent);
+            buf_varint(&p, s->stacks[i].module);
+            buf_varint(&p, s->stacks[i].offset);
+        }
+        size_t with = 0, prev = 0;
+        for (size_t i = 0; i < s->nframes; i++)
+            with += s->frames[i].nstacks > 0;
+        buf_varint(&p, with);
+        for (size_t i = 0; i < s->nframes; i++) {
+            const struct frame *f = &s->frames[i];
+            if (f->nstacks == 0)
+                continue;
+            buf_varint(&p, i - prev);
+            prev = i;
+            buf_varint(&p, f->nstacks);
+            uint32_t last = 0;
+            for (uint32_t k = 0; k < f->nstacks; k++) {
+                buf_varint(&p, f->stacks[k].id - last); /* ids ascend: store the gaps */
+                buf_varint(&p, f->stacks[k].count);
+                last = f->stacks[k].id;
+            }
+        }
+        prf_put_chunk(&out, "STCK", &p);
+    }
+
+    /* (1.2) The end marker holds the CRC-32 of every byte before it, its
+     * chunk headers included, which the chunks' own CRCs do not cover. */
+    p.len = 0;
+    buf_u32(&p, (uint32_t)crc32_z(0, out.data, out.len));
+    prf_put_chunk(&out, "END ", &p);
+    free(p.data);
+    *data = out.data;
+    *len = out.len;
+}
+
+/* Keep the regular file PATH as PATH.old, replacing an older one: 0 (with
+ * *KEPT), or an errno.  A hard link leaves PATH in place until the new file
+ * replaces it, so a failure at any step loses nothing; a file system without
+ * links gets a rename, which *MOVED reports so that it can be undone. */
+static int prf_keep_old(const char *path, const char *tmp, bool *kept, bool *moved)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return 0; /* nothing to keep */
+    char *old = xasprintf("%s.old", path), *link_tmp = xasprintf("%s.old", tmp);
+    int err = 0;
+    if (link(path, link_tmp) == 0) {
+        if (rename(link_tmp, old) < 0) {
+            err = errno;
+            unlink(link_tmp);
+        }
+    } else if (rename(path, old) == 0) {
+        *moved = true;
+    } else {
+        err = errno;
+    }
+    *kept = err == 0;
+    free(old);
+    free(link_tmp);
+    return err;
+}
+
+int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **cause)
+{
+    bool kept;
+    return prf_write_atomic_keep(path, data, len, false, &kept, cause);
+}
+
+int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, bool keep_old,
+                          bool *kept, char **cause)
+{
+    bool moved = false;
+    *kept = false;
+    char *copy = xstrdup(path);
+    char *tmp = xasprintf("%s/.%s.XXXXXX", dirname(copy),
+                          strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+    free(copy);
+    int err = 0;
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        err = errno;
+        *cause = xasprintf("%s: Cannot open output file (%s)", path, strerror(err));
+        free(tmp);
+        return -err;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            err = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (err == 0 && fchmod(fd, 0644) < 0)
+        err = errno;
+    if (err == 0 && fsync(fd) < 0)
+        err = errno;
+    if (close(fd) < 0 && err == 0)
+        err = errno;
+    if (err == 0 && keep_old && (err = prf_keep_old(path, tmp, kept, &moved)) != 0) {
+        /* Neither file may be lost: the new one goes beside the old, as .new. */
+        char *fresh = xasprintf("%s.new", path);
+        if (link(tmp, fresh) == 0) {
+            *cause = xasprintf("%s: cannot keep the previous file as %s.old (%s): this run is "
+                               "saved as %s",
+                               path, path, strerror(err), fresh);
+            unlink(tmp);
+        } else { /* no links here, or a .new already: the temporary file stays */
+            *cause = xasprintf("%s: cannot keep the previous file as %s.old (%s): this run is "
+                               "saved as %s",
+                               path, path, strerror(err), tmp);
+        }
+        free(fresh);
+        free(tmp);
+        return -err;
+    }
+    if (err == 0 && rename(tmp, path) < 0) {
+        err = errno;
+        if (moved) { /* put the previous file back where it was */
+            char *old = xasprintf("%s.old", path);
+            rename(old, path);
+            free(old);
+            *kept = false;
+        }
+    }
+    if (err != 0) {
+        unlink(tmp);
+        *cause = xasprintf("%s: cannot write the profile: %s", path, strerror(err));
+    }
+    free(tmp);
+    return -err;
+}
+
+int prf_write_file(struct session *s, const char *path, char **cause)
+{
+    bool kept;
+    return prf_write_file_keep(s, path, false, &kept, cause);
+}
+
+int prf_write_file_keep(struct session *s, const char *path, bool keep_old, bool *kept,
+                        char **cause)
+{
+    uint8_t *data;
+    size_t len;
+    prf_write_buffer(s, &data, &len);
+    int r = prf_write_atomic_keep(path, data, len, keep_old, kept, cause);
+    free(data);
+    return r;
+}

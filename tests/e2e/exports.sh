@@ -1,0 +1,236 @@
+#!/bin/sh
+# exports.sh - profil --export=pprof, speedscope and folded on a program
+# whose call structure is known (main -> middle -> leaf): each file read back
+# by the format's own tools (protoc --decode, jq) and checked against the
+# session's report; a session without stacks exports flat; the errors.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+PROTO=${PROFILE_PROTO:-$(cd "$(dirname "$0")/../.." && pwd)/session/profile.proto}
+if ! command -v protoc >/dev/null 2>&1; then
+    echo "Bail out! protoc is not installed (apt-get install protobuf-compiler; ./setup does)"
+    exit 1
+fi
+
+# main -> middle -> leaf, nearly all the time in leaf; built here as a
+# user's program would be (-O2 -g, its own build id).
+cat >calls.c <<'EOF'
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static volatile uint64_t sink;
+
+__attribute__((noinline, noipa)) static void leaf(long n)
+{
+    uint64_t x = sink | 1;
+    for (long i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    sink = x;
+}
+
+__attribute__((noinline, noipa)) static void middle(long n)
+{
+    leaf(n);
+    sink++;
+}
+
+int main(int argc, char **argv)
+{
+    long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 300;
+    for (long r = 0; r < rounds; r++)
+        middle(1000000);
+    printf("calls: %llu\n", (unsigned long long)sink);
+    return 0;
+}
+EOF
+run "${CC:-cc}" -O2 -g -o calls calls.c
+is "$rc" 0 "the test program builds"
+BUILD_ID=$(readelf -n calls | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
+isnt "$BUILD_ID" "" "the test program has a build id"
+
+run "$PROFIL" --no-tui --driver=ptrace -b 1 -t 1000 -a 300 -o "$T/c.PRF" "$T/calls" </dev/null
+is "$rc" 0 "calls runs under the ptrace driver, with stacks"
+"$PROFIL" --report --json "$T/c.PRF" >c.json
+TOTAL=$(jq -r .counters.total c.json)
+INTERVAL=$(jq -r .interval_us c.json)
+cmp_ok "$TOTAL" ">" 100 "calls: over 100 samples"
+
+# ---------------------------------------------------------------------------
+# pprof: read back with protoc, flattened to one line per message:
+#   S count nanos loc...     L id function mapping address
+#   F id name system file    M id file build_id start limit
+#   T index string           P field value      V sample_type|period_type type unit
+pprof_flat() {
+    gunzip -c "$1" | protoc --decode=perftools.profiles.Profile -I"$(dirname "$PROTO")" \
+        "$(basename "$PROTO")" | awk '
+    function reset() { split("", v); n = 0; ids = "" }
+    depth == 0 && /^string_table: / {
+        s = $0; sub(/^string_table: "/, "", s); sub(/"$/, "", s); print "T", t++, s; next }
+    depth == 0 && /^[a-z_]+: / { sub(/:/, "", $1); print "P", $1, $2; next }
+    /\{$/ { depth++; if (depth == 1) { kind = $1; reset() } next }
+    /^ *\}$/ {
+        if (depth == 1) {
+            if (kind == "sample") print "S", v["value1"], v["value2"] ids
+            else if (kind == "location") print "L", v["id"], v["function_id"] + 0, v["mapping_id"] + 0, v["address"] + 0
+            else if (kind == "function") print "F", v["id"], v["name"] + 0, v["system_name"] + 0, v["filename"] + 0
+            else if (kind == "mapping") print "M", v["id"], v["filename"] + 0, v["build_id"] + 0, v["memory_start"] + 0, v["memory_limit"] + 0
+            else print "V", kind, v["type"] + 0, v["unit"] + 0
+        }
+        depth--; next }
+    {
+        key = $1; sub(/:$/, "", key)
+        if (key == "location_id") ids = ids " " $2
+        else if (key == "value") v["value" (++n)] = $2
+        else v[key] = $2
+    }'
+}
+
+run "$PROFIL" --export=pprof "$T/c.PRF" -o "$T/c.pb.gz" </dev/null
+is "$rc" 0 "--export=pprof exits 0"
+is "$err" "" "--export=pprof: nothing on stderr"
+ok "--export=pprof writes a gzip file" gzip -t "$T/c.pb.gz"
+pprof_flat "$T/c.pb.gz" >c.flat
+ok "protoc decodes it as a perftools.profiles.Profile" test -s c.flat
+# str I: string I of the table.
+str() { awk -v i="$1" '$1 == "T" && $2 == i { sub(/^T [0-9]+ ?/, ""); print; exit }' c.flat; }
+is "$(str 0)" "" "string_table[0] is \"\""
+types=$(awk '$1 == "V" && $2 == "sample_type" { print $3, $4 }' c.flat | while read -r t u; do
+    printf '%s/%s ' "$(str "$t")" "$(str "$u")"
+done)
+is "$types" "samples/count wall/nanoseconds " "sample_type: samples/count, then wall/nanoseconds"
+pt=$(awk '$1 == "V" && $2 == "period_type" { print $3, $4 }' c.flat)
+is "$(str "${pt% *}")/$(str "${pt#* }")" "wall/nanoseconds" "period_type: wall/nanoseconds"
+is "$(awk '$1 == "P" && $2 == "period" { print $3 }' c.flat)" "$((INTERVAL * 1000))" \
+    "period: the interval in nanoseconds"
+cmp_ok "$(awk '$1 == "P" && $2 == "duration_nanos" { print $3 }' c.flat)" ">" 100000000 \
+    "duration_nanos: the run's length"
+cmp_ok "$(awk '$1 == "P" && $2 == "time_nanos" { print $3 }' c.flat)" ">" 1600000000000000000 \
+    "time_nanos: when the run started"
+is "$(awk '$1 == "S" { s += $2 } END { print s + 0 }' c.flat)" "$TOTAL" \
+    "pprof: the samples' counts add up to counters.total"
+is "$(awk -v i="$INTERVAL" '$1 == "S" && $3 != $2 * i * 1000 { bad++ } END { print bad + 0 }' c.flat)" 0 \
+    "pprof: each sample's time is its count x the interval, in nanoseconds"
+for f in main middle leaf; do
+    is "$(awk -v f="$f" '$1 == "T" && $3 == f && NF == 3 { print "yes" }' c.flat)" yes \
+        "pprof: the string table holds $f"
+done
+is "$(awk '$1 == "L" { have[$2] = 1 } $1 == "S" { for (k = 4; k <= NF; k++) want[$k] = 1 }
+    END { for (k in want) if (!(k in have)) print k }' c.flat)" "" \
+    "pprof: every location_id names a location"
+is "$(awk '$1 == "F" { have[$2] = 1 } $1 == "L" { want[$3] = 1 }
+    END { for (k in want) if (!(k in have)) print k }' c.flat)" "" \
+    "pprof: every location's line names a function"
+# name_of_loc ID: the function name of location ID.
+name_of_loc() {
+    fid=$(awk -v l="$1" '$1 == "L" && $2 == l { print $3 }' c.flat)
+    str "$(awk -v f="$fid" '$1 == "F" && $2 == f { print $3 }' c.flat)"
+}
+hot=$(sort -k2,2nr c.flat | awk '$1 == "S" { print; exit }')
+set -- $hot
+is "$(name_of_loc "$4")" leaf "pprof: the hottest sample's first location is the leaf function"
+is "$(name_of_loc "$5")" middle "pprof: ... its second is its caller, middle"
+is "$(name_of_loc "$6")" main "pprof: ... its third is main"
+M=$(awk -v p="$T/calls" '$1 == "T" && NF == 3 && $3 == p { print $2; exit }' c.flat)
+isnt "$M" "" "pprof: the string table holds the program's path"
+mapping=$(awk -v m="$M" '$1 == "M" && $3 == m { print; exit }' c.flat)
+set -- $mapping
+is "$2" 1 "pprof: the program's mapping comes first (id 1)"
+is "$(str "$4")" "$BUILD_ID" "pprof: the program's mapping has its build id (readelf -n)"
+cmp_ok "$6" ">" "$5" "pprof: the program's mapping spans its segments"
+is "$(awk -v lo="$5" -v hi="$6" '$1 == "L" && $4 == 1 && ($5 < lo || $5 >= hi) { print $2 }' c.flat)" "" \
+    "pprof: the program's locations lie inside its mapping"
+# The leaf's address is an address in the image, inside leaf as nm sees it.
+leaf_lo=$(nm -S calls | awk '$4 == "leaf" { print $1 }')
+leaf_size=$(nm -S calls | awk '$4 == "leaf" { print $2 }')
+set -- $hot
+leaf_addr=$(awk -v l="$4" '$1 == "L" && $2 == l { print $5 }' c.flat)
+cmp_ok "$leaf_addr" ">=" "$((0x$leaf_lo))" "pprof: the leaf's address is in leaf (nm): at or after its start"
+cmp_ok "$leaf_addr" "<" "$((0x$leaf_lo + 0x$leaf_size))" "pprof: ... and before its end"
+
+"$PROFIL" --export=pprof "$T/c.PRF" -o - </dev/null >stdout.pb.gz
+gunzip -c "$T/c.pb.gz" >c.pb
+gunzip -c stdout.pb.gz >stdout.pb
+ok "--export=pprof -o -: the same profile on standard output" cmp -s c.pb stdout.pb
+
+# ---------------------------------------------------------------------------
+# speedscope
+run "$PROFIL" --export=speedscope "$T/c.PRF" -o "$T/c.speedscope.json" </dev/null
+is "$rc" 0 "--export=speedscope exits 0"
+S=$T/c.speedscope.json
+is "$(jq -r '."$schema"' "$S")" "https://www.speedscope.app/file-format-schema.json" \
+    "speedscope: the schema URL"
+is "$(jq -r '.profiles | length' "$S")" 1 "speedscope: one profile"
+is "$(jq -r '.profiles[0] | "\(.type) \(.name) \(.unit) \(.startValue)"' "$S")" \
+    "sampled calls microseconds 0" "speedscope: sampled, named after the program, in microseconds"
+for f in main middle leaf; do
+    is "$(jq -r --arg f "$f" '[.shared.frames[] | select(.name == $f)] | length' "$S")" 1 \
+        "speedscope: one frame named $f"
+done
+is "$(jq -r '.shared.frames[] | select(.name == "main") | .file' "$S")" "$T/calls" \
+    "speedscope: main's file is the program"
+is "$(jq -r '.profiles[0].weights | add' "$S")" "$((TOTAL * INTERVAL))" \
+    "speedscope: the weights add up to total x interval"
+is "$(jq -r '.profiles[0] | (.weights | add) == .endValue' "$S")" true "speedscope: endValue is the total weight"
+is "$(jq -r '.profiles[0] | (.samples | length) == (.weights | length)' "$S")" true \
+    "speedscope: a weight per sample"
+is "$(jq -r '(.shared.frames | length) as $n | [.profiles[0].samples[][] | select(. < 0 or . >= $n)] | length' "$S")" 0 \
+    "speedscope: every frame index is valid"
+is "$(jq -r '.shared.frames as $f | [.profiles[0].samples[] | $f[.[0]].name]
+    | map(select(. != "_start" and . != "[unknown]" and . != "[truncated]")) | length' "$S")" 0 \
+    "speedscope: each sample starts at the outermost frame (_start, or where unwinding gave out)"
+is "$(jq -r '.shared.frames as $f | .profiles[0] | [.samples, .weights] | transpose
+    | max_by(.[1]) | .[0][-3:] | map($f[.].name) | join(" ")' "$S")" "main middle leaf" \
+    "speedscope: the hottest sample ends main, middle, leaf"
+
+# ---------------------------------------------------------------------------
+# folded
+run "$PROFIL" --export=folded "$T/c.PRF" -o - </dev/null
+is "$rc" 0 "--export=folded -o - exits 0"
+is "$(printf '%s\n' "$out" | awk '{ s += $NF } END { print s + 0 }')" "$TOTAL" \
+    "folded: the counts add up to counters.total"
+like "$out" '(^|;)main;middle;leaf [0-9]+$' "folded: main;middle;leaf"
+
+# ---------------------------------------------------------------------------
+# A session without stacks exports flat: one frame a sample.
+run "$PROFIL" --no-tui --no-stacks --driver=ptrace -b 1 -t 1000 -a 100 -o "$T/flat.PRF" "$T/calls" </dev/null
+is "$rc" 0 "calls runs with --no-stacks"
+FTOTAL=$(json "$T/flat.PRF" .counters.total)
+run "$PROFIL" --export=pprof "$T/flat.PRF" -o "$T/flat.pb.gz" </dev/null
+is "$rc" 0 "--no-stacks: --export=pprof exits 0"
+pprof_flat "$T/flat.pb.gz" >c.flat
+is "$(awk '$1 == "S" { s += $2 } END { print s + 0 }' c.flat)" "$FTOTAL" \
+    "--no-stacks: pprof's counts add up to counters.total"
+is "$(awk '$1 == "S" && NF != 4 { n++ } END { print n + 0 }' c.flat)" 0 \
+    "--no-stacks: every pprof sample has one location"
+hot=$(sort -k2,2nr c.flat | awk '$1 == "S" { print; exit }')
+set -- $hot
+is "$(name_of_loc "$4")" leaf "--no-stacks: pprof's hottest sample is leaf"
+run "$PROFIL" --export=speedscope "$T/flat.PRF" -o - </dev/null
+is "$rc" 0 "--no-stacks: --export=speedscope exits 0"
+printf '%s\n' "$out" >flat.json
+is "$(jq -r '.profiles[0].weights | add' flat.json)" "$((FTOTAL * INTERVAL))" \
+    "--no-stacks: speedscope's weights add up to total x interval"
+is "$(jq -r '[.profiles[0].samples[] | length] | unique | join(" ")' flat.json)" 1 \
+    "--no-stacks: every speedscope sample has one frame"
+
+# ---------------------------------------------------------------------------
+# Errors
+run "$PROFIL" --export=svg "$T/c.PRF" -o x </dev/null
+is "$rc" 2 "--export=svg: exit 2"
+has "$err" "classic, folded, pprof, speedscope" "--export=svg: the message lists every format"
+for fmt in pprof speedscope; do
+    run "$PROFIL" --export=$fmt "$T/c.PRF" -o "$T/no/such/dir/out" </dev/null
+    is "$rc" 1 "--export=$fmt to an unwritable -o: exit 1"
+    is "$(printf '%s\n' "$err" | wc -l | tr -d ' ')" 1 "--export=$fmt to an unwritable -o: one line"
+    has "$err" "Cannot open output file" "--export=$fmt to an unwritable -o: says so"
+done
+run "$PROFIL" --export=pprof "$T/c.PRF" </dev/null
+is "$rc" 2 "--export without -o: exit 2"
+run "$PROFIL" --help </dev/null
+has "$out" "pprof (a gzipped" "--help names pprof"
+has "$out" "speedscope (its" "--help names speedscope"
+
+done_testing

@@ -1,0 +1,81 @@
+/*
+ * What the files of tui/ share and nothing else sees: the screen's state,
+ * the views it shows, and the helpers the event loop and drawing (tui.c)
+ * lend the key dispatch and prompts (keys.c).
+ */
+#ifndef PROFIL_TUI_INTERNAL_H
+#define PROFIL_TUI_INTERNAL_H
+
+#include "clockdrv/clockdrv.h"
+#include "session/session.h"
+#include "tui/tui.h"
+#include "views/view.h"
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NVIEWS 7 /* the tabs, and the callers, which Enter in the Functions opens */
+#define NTABS  6
+
+enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT, V_FLAME, V_CALLERS };
+
+struct place {
+    bool shown;
+    int y, x, h, w;
+};
+
+struct tui {
+    struct session *s;
+    struct clockdrv *d;    /* the live driver, or NULL in a replay */
+    struct replay *replay; /* the replay, or NULL when live */
+    bool playing;
+    double speed; /* frames of the session per frame of real time */
+    double frame_acc;
+    bool asking_time; /* the status line asks "go to" instead of a search */
+    const struct tui_config *cfg;
+    int pty;
+    struct outbuf *out;
+    void *state[NVIEWS];
+    WINDOW *win[NVIEWS];
+    struct place place[NVIEWS];
+    WINDOW *help_win;
+    void *help_state; /* where the help is scrolled to */
+    int current;
+    int tab_x[NTABS], tab_w[NTABS]; /* where the tabs were drawn, for clicks */
+    bool help;
+    bool colors;
+    bool input_mode;
+    bool searching;
+    char search[64];      /* what the prompt holds */
+    char last_search[64]; /* the search n and N repeat, in any view */
+    bool confirm_quit;
+    bool quit;
+    bool stopping;
+    uint64_t stop_at;
+    bool saved_at_end;
+    char status[160];
+    uint64_t status_at;
+    int rows, cols;
+    bool dirty;
+    bool relayout;
+    uint64_t seen_total, seen_lost;
+    uint64_t rate_at; /* the last redraw for the clock alone */
+    uint64_t last_draw;
+};
+
+extern const struct view_ops *const tui_views[NVIEWS];
+
+/* tui.c: the screen's state, for the keys. */
+int tui_tab(int view);
+void tui_status(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool tui_live(const struct tui *t);
+void tui_replay_seek(struct tui *t, size_t pos);
+bool tui_wide(const struct tui *t);
+void tui_ctx(struct tui *t, struct view_ctx *ctx, int i);
+
+/* keys.c: one key typed on the screen. */
+void tui_key(struct tui *t, int ch);
+
+#endif
