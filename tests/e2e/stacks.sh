@@ -385,7 +385,9 @@ drv=perf
 [ -z "$(perf_refused)" ] || drv=ptrace
 profile nostacks "$drv" --no-stacks "$PROGS/callpaths" 10
 is "$rc" 0 "--no-stacks: profil exits 0"
-is "$(jn .stacks.samples)" 0 "--no-stacks: no sample carries a stack"
+is "$(jq -r '.stacks | type' "$J")" null "--no-stacks: the session has no stacks (.stacks is null)"
+run "$PROFIL" --report --tree "$T/nostacks.PRF" </dev/null
+like "$out" 'has no stacks' "--no-stacks: --tree says the session has no stacks"
 is "$(jn '[.functions[] | select(.total != .self)] | length')" 0 "--no-stacks: every function's Total is its self"
 cmp_ok "$(fn leaf total)" ">" 0 "--no-stacks: leaf has samples"
 
