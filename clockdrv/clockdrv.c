@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "clockdrv/clockdrv.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #include "clockdrv/clockdrv.h"
 #include "clockdrv/spawn.h"
 #include "clockdrv/ustack.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

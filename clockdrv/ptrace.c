@@ -78,7 +78,7 @@
 #include "clockdrv/ptrace.h"
 #include "clockdrv/spawn.h"
 #include "clockdrv/ustack.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "clockdrv/ptrace.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

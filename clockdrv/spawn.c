@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "clockdrv/spawn.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 #include "session/replay.h"
 #include "session/report.h"
 #include "tui/tui.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "launcher/prompt.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include "session/debuginfo.h"
 #include "session/prf.h"
 #include "session/report.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 #include "tui/tui.h"
 
 #include <errno.h>

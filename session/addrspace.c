@@ -7,7 +7,7 @@
 
 #include "session/internal.h"
 #include "session/unwind.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 
 #include "session/report.h"
 #include "session/stacks.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <inttypes.h>
 #include <math.h>

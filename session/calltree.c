@@ -6,7 +6,7 @@
 
 #include "session/internal.h"
 #include "session/stacks.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

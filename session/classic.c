@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "session/classic.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "session/debuginfo.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdwelf.h>

@@ -6,7 +6,7 @@
 
 #include "session/export.h"
 #include "session/stacks.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include "session/module.h"
 #include "session/profile.pb-c.h"
 #include "session/stacks.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <inttypes.h>
 #include <math.h>

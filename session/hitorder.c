@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "session/hitorder.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

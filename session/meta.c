@@ -2,7 +2,7 @@
 
 #include "session/meta.h"
 #include "session/internal.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

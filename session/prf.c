@@ -5,7 +5,7 @@
 #include "session/prf.h"
 #include "session/prf_chunk.h"
 #include "session/internal.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

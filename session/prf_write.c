@@ -8,7 +8,7 @@
 #include "session/prf.h"
 #include "session/prf_chunk.h"
 #include "session/stacks.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 
 #include "session/report.h"
 #include "session/stacks.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

@@ -7,7 +7,7 @@
 
 #include "session/internal.h"
 #include "session/symbols.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <fcntl.h>
 #include <stdio.h>

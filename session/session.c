@@ -3,7 +3,7 @@
 #include "session/internal.h"
 #include "session/hitorder.h"
 #include "session/stacks.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <limits.h>
 #include <signal.h>

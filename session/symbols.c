@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "session/symbols.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <dwarf.h>
 #include <errno.h>

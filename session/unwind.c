@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "session/unwind.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>

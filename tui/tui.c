@@ -10,7 +10,7 @@
 #include "session/replay.h"
 #include "session/report.h"
 #include "session/stacks.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 #include "tui/screen.h"
 #include "tui/tui_internal.h"
 #include "tui/tui.h"

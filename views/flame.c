@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include "session/stacks.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 #include "views/view.h"
 
 #include <inttypes.h>

@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "session/report.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 #include "views/view.h"
 
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* Every key: on one screen where it fits, scrolled where it does not. */
 #include "config.h"
 
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 #include "views/view.h"
 
 #include <stdlib.h>

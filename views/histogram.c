@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "session/hitorder.h"
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 #include "views/view.h"
 
 #include <inttypes.h>

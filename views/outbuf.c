@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "session/xmalloc.h"
+#include "xmalloc.h"
 #include "views/outbuf.h"
 
 #include <stdlib.h>
