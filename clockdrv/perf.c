@@ -30,6 +30,10 @@
 #include <unistd.h>
 
 #define PERF_SLACK_NS 2000000ull /* records older than this are surely in the buffers */
+/* The longest a drain unwinds: past it, samples go on without their stacks
+ * (counted, and said) rather than the ring overflowing and losing them, as
+ * happens when the machine starves profil (200 busy processes). */
+#define PERF_UNWIND_BUDGET_NS 100000000ull
 
 struct perf_cpu {
     int fd;
@@ -101,6 +105,10 @@ struct clockdrv_perf {
     uint8_t *blob;     /* the stacks of the records read in this drain */
     size_t blob_len, blob_alloc;
     struct event_stack stack; /* the sample being handed over's */
+    uint64_t shed;     /* samples handed over without their stacks, to keep up */
+    uint64_t samples;  /* samples handed over */
+    char *note0;       /* the note as the start made it, or NULL */
+    bool note0_kept;
 };
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -230,6 +238,7 @@ static void clockdrv_perf_free(struct clockdrv *base)
         free(d->threads[i].bdata);
     free(d->blob);
     free(d->cs_ids);
+    free(d->note0);
     free(d->cpus);
     if (d->base.fd >= 0)
         close(d->base.fd);
@@ -304,10 +313,14 @@ static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
     /* Bigger buffers for faster clocks: about half a second of samples. */
     size_t pages = d->cfg.interval_us <= 100 ? 128 : d->cfg.interval_us <= 500 ? 64 : 32;
     if (d->cfg.stacks) {
-        /* A second of samples with their stacks, up to 8 MiB: a front end
-         * starved by a loaded machine must not lose them. */
-        uint64_t bytes = (1000000ull / d->cfg.interval_us) * (d->cfg.stack_size + 512);
-        while (pages < 2048 && (uint64_t)pages * 4096 < bytes)
+        /* Four seconds of samples with their stacks, up to 32 MiB a CPU and
+         * 128 MiB in all: a front end that a loaded machine starves (or a
+         * sanitizer slows) must not lose them while it waits for a CPU. */
+        uint64_t bytes = 4 * (1000000ull / d->cfg.interval_us) * (d->cfg.stack_size + 512);
+        size_t most = 32768 / (size_t)d->ncpus;
+        if (most > 8192)
+            most = 8192;
+        while (2 * pages <= most && (uint64_t)pages * 4096 < bytes)
             pages *= 2;
     }
     d->ids = d->cfg.stacks;
@@ -832,6 +845,21 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
     }
 }
 
+/* Say how many samples went without their stacks. */
+static void perf_note_shed(struct clockdrv_perf *d)
+{
+    if (!d->note0_kept) {
+        d->note0 = d->base.note != NULL ? xstrdup(d->base.note) : NULL;
+        d->note0_kept = true;
+    }
+    char *shed = xasprintf("%llu of %llu samples kept without their call stacks: profil could "
+                           "not unwind them as fast as they came",
+                           (unsigned long long)d->shed, (unsigned long long)d->samples);
+    free(d->base.note);
+    d->base.note = d->note0 != NULL ? xasprintf("%s; %s", d->note0, shed) : xstrdup(shed);
+    free(shed);
+}
+
 static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, void *arg)
 {
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
@@ -863,8 +891,20 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     for (int i = 0; i < d->ncpus; i++)
         perf_read_ring(d, &d->cpus[i]);
     qsort(d->recs, d->nrecs, sizeof *d->recs, perf_rec_cmp);
-    for (size_t i = 0; i < d->nrecs; i++)
-        perf_dispatch(d, &d->recs[i], emit, arg);
+    uint64_t budget = clockdrv_now_ns() + PERF_UNWIND_BUDGET_NS, shed = d->shed;
+    for (size_t i = 0; i < d->nrecs; i++) {
+        struct perf_rec *r = &d->recs[i];
+        if (r->type == PERF_RECORD_SAMPLE && !r->cs) {
+            d->samples++;
+            if (r->has_stack && (d->shed > shed || clockdrv_now_ns() > budget)) {
+                r->has_stack = false;
+                d->shed++;
+            }
+        }
+        perf_dispatch(d, r, emit, arg);
+    }
+    if (d->shed > shed)
+        perf_note_shed(d);
     /* Threads still blocked have been waiting all along: show it now. */
     if (d->wall && !d->base.ended && !d->base.paused && now > PERF_SLACK_NS) {
         for (size_t i = 0; i < d->threads_alloc; i++) {

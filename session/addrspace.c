@@ -131,9 +131,15 @@ void session_on_fork(struct session *s, const struct event *ev)
     child->maps = xcalloc(parent->nmaps ? parent->nmaps : 1, sizeof *child->maps);
     memcpy(child->maps, parent->maps, parent->nmaps * sizeof *child->maps);
     child->nmaps = child->alloc = parent->nmaps;
+    /* One unwinder for both while their mappings are alike, made now if the
+     * parent has none yet (a program that forks before its first sample). */
+    if (parent->unwinder == NULL) {
+        parent->unwinder = unwind_new();
+        parent->unwind_dirty = true;
+    }
     unwind_free(child->unwinder);
     child->unwinder = unwind_ref(parent->unwinder);
-    child->unwind_dirty = parent->unwind_dirty || child->unwinder == NULL;
+    child->unwind_dirty = true;
 }
 
 void session_forget_space(struct session *s, uint32_t pid, bool remove)

@@ -107,11 +107,30 @@ static void stack_user_frame(struct session *s, const struct addrspace *as, uint
     *offset = pc - m->start + m->pgoff;
 }
 
-/* Give AS's unwinder the file mappings as they are now. */
+/* What AS's file mappings are, hashed (never 0). */
+static uint64_t stack_maps_sig(const struct addrspace *as)
+{
+    uint64_t h = 0x84222325cbf29ce4ull;
+    for (size_t i = 0; i < as->nmaps; i++) {
+        const struct mapping *m = &as->maps[i];
+        uint64_t v[4] = {m->start, m->end, m->pgoff, m->module};
+        for (int k = 0; k < 4; k++)
+            h = (h ^ v[k]) * 0x100000001b3ull;
+    }
+    return h ? h : 1;
+}
+
+/* Give AS's unwinder the file mappings as they are now.  An unwinder shared
+ * with a parent or a child serves while their mappings hash alike: 200
+ * forked processes read each module's CFI once. */
 static void stack_report(struct session *s, struct addrspace *as)
 {
-    if (unwind_shared(as->unwinder)) { /* its maps are its own now */
-        unwind_free(as->unwinder);
+    uint64_t sig = stack_maps_sig(as);
+    as->unwind_dirty = false;
+    if (as->unwinder != NULL && unwind_signature(as->unwinder) == sig)
+        return;
+    if (unwind_shared(as->unwinder) && unwind_signature(as->unwinder) != 0) {
+        unwind_free(as->unwinder); /* its maps are its own now */
         as->unwinder = NULL;
     }
     for (int again = 0; again < 2; again++) {
@@ -125,12 +144,12 @@ static void stack_report(struct session *s, struct addrspace *as)
                 unwind_report(as->unwinder, m->start, m->end, m->pgoff,
                               s->modules[m->module]->path);
         }
-        if (unwind_report_end(as->unwinder))
+        if (unwind_report_end(as->unwinder) || again == 1)
             break;
         unwind_free(as->unwinder); /* a library unmapped and another mapped there */
         as->unwinder = NULL;
     }
-    as->unwind_dirty = false;
+    unwind_sign(as->unwinder, sig);
 }
 
 void session_count_stack(struct session *s, const struct event *ev)

@@ -16,6 +16,7 @@
 
 struct unwinder {
     unsigned refs; /* address spaces sharing it: a forked child, until it maps anew */
+    uint64_t sig;  /* the mappings last reported, hashed; 0 before the first report */
     Dwfl *dwfl;
     bool attached; /* dwfl_attach_state has run: it runs once, after the first module */
     bool stale;    /* a mapping could not be reported: start again from nothing */
@@ -61,6 +62,16 @@ struct unwinder *unwind_ref(struct unwinder *u)
 bool unwind_shared(const struct unwinder *u)
 {
     return u != NULL && u->refs > 1;
+}
+
+uint64_t unwind_signature(const struct unwinder *u)
+{
+    return u->sig;
+}
+
+void unwind_sign(struct unwinder *u, uint64_t sig)
+{
+    u->sig = sig;
 }
 
 void unwind_free(struct unwinder *u)

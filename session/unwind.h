@@ -34,6 +34,11 @@ void unwind_free(struct unwinder *u);
 struct unwinder *unwind_ref(struct unwinder *u);
 bool unwind_shared(const struct unwinder *u);
 
+/* Which mappings it was last given (the caller's hash of them), 0 before
+ * any: a shared unwinder serves every space whose mappings hash alike. */
+uint64_t unwind_signature(const struct unwinder *u);
+void unwind_sign(struct unwinder *u, uint64_t sig);
+
 /* The executable file mappings changed: report them again, one call per
  * mapping between begin and end.  PATH is borrowed for the call; "[vdso]"
  * stands for the kernel's vDSO.  A module
