@@ -3,8 +3,9 @@
  * into this program), so that a stack passes through code without frame
  * pointers on both sides.  Built with -O2 -g -fomit-frame-pointer.
  *
- * Usage: deep [DEPTH]   (default 10)
- * Writes "ready" on stdout once at the bottom, then runs until killed.
+ * Usage: deep [DEPTH [SORTS]]   (default 10, and no end)
+ * Writes "ready" on stdout once at the bottom, then runs until killed, or
+ * until it has sorted SORTS times (a fixed amount of work, for make bench).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 static volatile unsigned sink;
 static volatile size_t deep_n = DEEP_N;
+static long long deep_sorts; /* 0: forever */
 
 static int down(int, const unsigned *);
 /* Through a volatile pointer, so that the recursion is neither inlined nor
@@ -27,11 +29,13 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The bottom: sorting a fresh copy of random numbers, forever. */
+/* The bottom: sorting a fresh copy of random numbers, forever or SORTS
+ * times; exit, not return, so that the stack stays deep to the end. */
 __attribute__((noinline, noreturn)) static void burn(void)
 {
     unsigned a[DEEP_N], b[DEEP_N], seed = 1;
     size_t n = deep_n;
+    long long done = 0;
 
     printf("ready\n");
     fflush(stdout);
@@ -43,6 +47,8 @@ __attribute__((noinline, noreturn)) static void burn(void)
         memcpy(b, a, n * sizeof a[0]);
         qsort(b, n, sizeof b[0], cmp);
         sink += b[n / 2];
+        if (++done == deep_sorts)
+            exit(0);
     }
 }
 
@@ -64,8 +70,9 @@ int main(int argc, char **argv)
     unsigned seed[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     int depth = argc > 1 ? atoi(argv[1]) : 10;
 
-    if (depth < 1 || depth > 100000) {
-        fprintf(stderr, "usage: deep [DEPTH]\n");
+    deep_sorts = argc > 2 ? atoll(argv[2]) : 0;
+    if (depth < 1 || depth > 100000 || deep_sorts < 0) {
+        fprintf(stderr, "usage: deep [DEPTH [SORTS]]\n");
         return 2;
     }
     return descend(depth, seed) & 1;

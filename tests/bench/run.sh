@@ -13,8 +13,8 @@
 #   CC                compiler for the generated programs of the scale part
 #   BENCH_RUNS        runs per measurement (default 5, at least 5 for the docs)
 #   BENCH_SECONDS     length of one run of a workload (default 1)
-#   BENCH_ONLY        some of: overhead sleeper loaded frontend scale unwind
-#                     (default: all)
+#   BENCH_ONLY        some of: overhead sleeper loaded frontend scale stacks
+#                     unwind (default: all)
 #   BENCH_GEN         where generated programs are cached (default: a
 #                     directory in $TMPDIR named after gen.sh's checksum)
 #   BENCH_KEEP=1      keep the raw data and say where it is
@@ -25,12 +25,13 @@ export LC_ALL=C
 SRC=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$SRC/../.." && pwd)
 : "${PROFIL:=$TOP/profil}" "${PROGS:=$TOP/tests/progs}" "${BENCH_BIN:=$TOP/tests/bench}"
-: "${CC:=cc}" "${BENCH_RUNS:=5}" "${BENCH_SECONDS:=1}" "${BENCH_ONLY:=overhead sleeper loaded frontend scale unwind}"
+: "${CC:=cc}" "${BENCH_RUNS:=5}" "${BENCH_SECONDS:=1}" "${BENCH_ONLY:=overhead sleeper loaded frontend scale stacks unwind}"
 RUNS=$BENCH_RUNS
 RUNSTAT=$BENCH_BIN/runstat
 SHARES=$BENCH_BIN/shares-timed
 SLEEPER=$BENCH_BIN/sleeper-timed
 T8=$BENCH_BIN/threads8
+DEEPT=$BENCH_BIN/deep-timed
 for f in "$PROFIL" "$RUNSTAT" "$SHARES" "$SLEEPER" "$T8" "$BENCH_BIN/prfgen" \
     "$BENCH_BIN/replaybench" "$BENCH_BIN/kfloor"; do
     if [ ! -x "$f" ]; then
@@ -514,6 +515,132 @@ unwind() {
         head=
     done
 }
+# --- 6: call stacks against perf record --call-graph -------------------------
+
+# The call-structure workloads, sized to BENCH_SECONDS of CPU (stacks): deep
+# (no frame pointers, through libc's qsort) at depth 10 and 300, and shares.
+stk_prog() {
+    STK_ARGS=() # profil's, before the program
+    case $1 in
+    d10) STK_PROG=("$DEEPT" 10 "$SORTS") ;;
+    d300) STK_PROG=("$DEEPT" 300 "$SORTS") ;;
+    shares) STK_PROG=("$SHARES" "$STK_ROUNDS") ;;
+    true) STK_PROG=(/bin/true) STK_ARGS=(-a '') ;;
+    esac
+}
+
+# stk_run CFG WORKLOAD ROUND: one run of WORKLOAD at 1 kHz (or as CFG says).
+# CFG: bare; perf, ptrace, perf64 (profil with stacks, 8 or 64 KiB copies);
+# dwarf, dwarf64, fp (perf record --call-graph); ns:US (profil --no-stacks);
+# nbpf:US, rec:US (perf record without stacks, with and without
+# --no-bpf-event).  Lines of $D/sk-WORKLOAD-CFG: columns 1-12 as for ov_run,
+# 13 the size of the file written (bytes), then for profil 14 stacks unwound,
+# 15 median us, 16 p99 us, 17 total, 18 lost, 19 truncated stacks, 20 the
+# largest depth, 21 samples with a stack; for perf record 14 lost, 15 samples.
+stk_run() {
+    local cfg=$1 wl=$2 r=$3 us extra="" size=nan
+    local -a cmd
+    stk_prog "$wl"
+    us=${cfg#*:}
+    case $cfg in
+    bare) cmd=("${STK_PROG[@]}") ;;
+    perf | ptrace) cmd=("$PROFIL" --no-tui --driver "$cfg" -b 1 -t 1000 -o "$W/k.PRF" "${STK_ARGS[@]}" "${STK_PROG[@]}") ;;
+    perf64) cmd=("$PROFIL" --no-tui --driver perf --stack-size=65536 -b 1 -t 1000 -o "$W/k.PRF" "${STK_ARGS[@]}" "${STK_PROG[@]}") ;;
+    ns:*) cmd=("$PROFIL" --no-tui --driver perf --no-stacks -b 1 -t "$us" -o "$W/k.PRF" "${STK_ARGS[@]}" "${STK_PROG[@]}") ;;
+    dwarf) cmd=(perf record -q -e cpu-clock -F 1000 --call-graph dwarf -o "$W/k.data" -- "${STK_PROG[@]}") ;;
+    dwarf64) cmd=(perf record -q -e cpu-clock -F 1000 --call-graph dwarf,65528 -o "$W/k.data" -- "${STK_PROG[@]}") ;;
+    fp) cmd=(perf record -q -e cpu-clock -F 1000 --call-graph fp -o "$W/k.data" -- "${STK_PROG[@]}") ;;
+    nbpf:*) cmd=(perf record -q --no-bpf-event -e cpu-clock -F $((1000000 / us)) -o "$W/k.data" -- "${STK_PROG[@]}") ;;
+    rec:*) cmd=(perf record -q -e cpu-clock -F $((1000000 / us)) -o "$W/k.data" -- "${STK_PROG[@]}") ;;
+    esac
+    rm -f "$W/rs" "$W/times" "$W/k.PRF" "$W/k.data"
+    BENCH_TIMES=$W/times timeout 120 "$RUNSTAT" -r "$W/rs" -- "${cmd[@]}" </dev/null >/dev/null 2>>"$LOG"
+    if [ -f "$W/k.PRF" ]; then
+        size=$(stat -c %s "$W/k.PRF")
+        extra=$("$PROFIL" --report --json "$W/k.PRF" 2>/dev/null | jq -r '
+            "\(.meta.unwind.stacks // 0) \(.meta.unwind.median_us // "nan") \(.meta.unwind.p99_us // "nan") \(.counters.total) \(.counters.lost) \(.stacks.truncated // "nan") \(.stacks.max_depth // "nan") \(.stacks.samples // "nan")"')
+    elif [ -f "$W/k.data" ]; then
+        size=$(stat -c %s "$W/k.data")
+        extra=$(perf report -i "$W/k.data" --stats 2>/dev/null |
+            awk '/LOST events:/ { l += $3 } /^ *SAMPLE events:/ && !s { s = $3 } END { print l + 0, s + 0 }')
+    fi
+    [ "$wl" = true ] && : >"$W/times" # /bin/true has no times of its own
+    echo "$r $(cat "$W/rs" 2>/dev/null || echo nan nan nan nan 1 -1 nan) $(cat "$W/times" 2>/dev/null | grep . || echo nan nan nan nan) $size $extra" >>"$D/sk-$wl-$cfg"
+}
+
+# stk_fe_run CFG WORKLOAD ROUND: profil on the live screen at 1 kHz, CFG =
+# on (stacks, 8 KiB), on64 (64 KiB) or off (--no-stacks), over a run of
+# three times the length; profil's CPU from 1.5 s to 2.5 s after its start,
+# past its start-up (reading the symbols of the program and libc: ~65 ms of
+# CPU, which a loaded machine spreads over the first second).  Lines of
+# $D/skfe-WORKLOAD-CFG: round cpu_pct total lost
+STK_FE_T0=1.5
+stk_fe_run() {
+    local cfg=$1 wl=$2 r=$3 c0 c1 t0 t1 opt=""
+    stk_prog "$wl"
+    case $cfg in
+    on64) opt=--stack-size=65536 ;;
+    off) opt=--no-stacks ;;
+    esac
+    local -a prog=("${STK_PROG[@]}")
+    prog[${#prog[@]} - 1]=$((3 * ${prog[${#prog[@]} - 1]}))
+    rm -f "$W/kf.PRF"
+    tui_start skfe "$PROFIL" --driver perf $opt -d 1 -b 1 -t 1000 -o "$W/kf.PRF" "${prog[*]}"
+    sleep "$STK_FE_T0"
+    cpu_ns "$PID"; c0=$CPU; t0=$(now_us)
+    sleep "$FE_WIN"
+    cpu_ns "$PID"; c1=$CPU; t1=$(now_us)
+    tui_quit
+    echo "$r $(awk -v c="$((c1 - c0))" -v t="$((t1 - t0))" 'BEGIN { printf "%.3f", c / 10 / t }') $("$PROFIL" --report --json "$W/kf.PRF" 2>/dev/null |
+        jq -r '"\(.counters.total) \(.counters.lost)"')" >>"$D/skfe-$wl-$cfg"
+}
+
+stacks() {
+    if [ ! -x "$DEEPT" ]; then
+        say "stacks: $DEEPT is not built: skipped"
+        return 0
+    fi
+    # deep's sorts for BENCH_SECONDS of CPU (the machine may be loaded: CPU
+    # time, not wall).
+    rm -f "$W/cal"
+    BENCH_TIMES=$W/cal "$DEEPT" 10 20000 >/dev/null
+    SORTS=$(awk -v s="$BENCH_SECONDS" '{ n = int(20000 * s / $2 + 0.5) } END { print (n < 1 ? 1 : n) }' "$W/cal")
+    rm -f "$W/cal"
+    BENCH_TIMES=$W/cal "$SHARES" 10 >/dev/null
+    STK_ROUNDS=$(awk -v s="$BENCH_SECONDS" '{ r = int(10 * s / $2 + 0.5) } END { print (r < 1 ? 1 : r) }' "$W/cal")
+    echo "stacks: deep sorts $SORTS times, shares $STK_ROUNDS rounds" >>"$LOG"
+    local -a runs=() fes=()
+    local wl c
+    for wl in d10 d300 shares; do
+        for c in bare perf ptrace; do runs+=("$c $wl"); done
+        [ "$wl" = d300 ] && runs+=("perf64 $wl")
+        if [ "$HAVE_PERF" = 1 ]; then
+            for c in dwarf fp; do runs+=("$c $wl"); done
+            [ "$wl" = d300 ] && runs+=("dwarf64 $wl")
+        fi
+        for c in on off; do fes+=("$c $wl"); done
+        [ "$wl" = d300 ] && fes+=("on64 $wl")
+    done
+    # Without stacks: shares at 1 and 10 kHz, and the start-up on /bin/true.
+    for c in ns:1000 ns:100; do runs+=("$c shares"); done
+    runs+=("bare true" "ns:1000 true")
+    if [ "$HAVE_PERF" = 1 ]; then
+        for c in nbpf:1000 nbpf:100 rec:1000 rec:100; do runs+=("$c shares"); done
+        runs+=("nbpf:1000 true" "rec:1000 true")
+    fi
+    say "stacks: ${#runs[@]} configurations x $RUNS runs, then ${#fes[@]} on the live screen x $RUNS"
+    local r i
+    for ((r = 1; r <= RUNS; r++)); do
+        for i in $(rotate ${#runs[@]} "$r"); do
+            stk_run ${runs[$i]} "$r"
+        done
+    done
+    for ((r = 1; r <= RUNS; r++)); do
+        for i in $(rotate ${#fes[@]} "$r"); do
+            stk_fe_run ${fes[$i]} "$r"
+        done
+    done
+}
 
 # --- the table ----------------------------------------------------------------
 
@@ -729,6 +856,134 @@ table_limit() {
     fi
 }
 
+# stk_ratios FILE BASE: "cpu C, program P [spread], whole W" against BASE.
+stk_ratios() {
+    echo "cpu $(fmt '%.3f' "$(ratio "$1" 10 "$2" 10)")$(spread "$1" 10 "$2" 10), program $(fmt '%.3f' "$(ratio "$1" 9 "$2" 9)")$(spread "$1" 9 "$2" 9), whole $(fmt '%.3f' "$(ratio "$1" 2 "$2" 2)")"
+}
+# stk_start FILE: the median start-up (fork to the program's first
+# constructor) and end (the program's exit to wait4's return), in ms.
+stk_start() {
+    echo "start $(fmt '%.1f' "$(medexpr "$1" '($11 - $8) * 1000')") ms, end $(fmt '%.0f' "$(medexpr "$1" '($8 + $2 - $12) * 1000')") ms"
+}
+stk_name() {
+    case $1 in
+    d10) echo "deep 10" ;;
+    d300) echo "deep 300" ;;
+    *) echo "$1" ;;
+    esac
+}
+
+table_stacks() {
+    local wl cfg f b dw fp ref cpu rcpu target v name kib
+    for wl in d10 d300 shares; do
+        b=$D/sk-$wl-bare name=$(stk_name "$wl")
+        [ -s "$b" ] || continue
+        row "6" "stacks at 1 kHz, $name, bare: the program's wall / cpu (s)" \
+            "$(fmt '%.3f' "$(medexpr "$b" '$9')") / $(fmt '%.3f' "$(medexpr "$b" '$10')") s" "-" "-" "-"
+        for cfg in perf ptrace perf64; do
+            f=$D/sk-$wl-$cfg
+            [ -s "$f" ] || continue
+            dw=$D/sk-$wl-dwarf kib=8
+            [ "$cfg" = perf64 ] && dw=$D/sk-$wl-dwarf64 kib=64
+            fp=$D/sk-$wl-fp
+            cpu=$(ratio "$f" 10 "$b" 10)
+            ref=- target=- v=-
+            if [ -s "$dw" ]; then
+                rcpu=$(ratio "$dw" 10 "$b" 10)
+                ref="--call-graph dwarf$([ "$kib" = 64 ] && echo ',65528'): $(stk_ratios "$dw" "$b"); $(stk_start "$dw"); fp: $(stk_ratios "$fp" "$b")"
+                target="program's cpu <= under perf record --call-graph dwarf"
+                v=$(verdict ok "$cpu" '<=' "$rcpu")
+                ok "$(ratio "$f" 9 "$b" 9)" '<=' "$(ratio "$dw" 9 "$b" 9)" && v="$v (wall: met)" || v="$v (wall: MISSED)"
+            fi
+            row "6" "slowdown at 1 kHz with stacks ($kib KiB), $name, $cfg driver: ratios to bare of the program's cpu, its wall [min-max], the whole run; start-up, end; profil's own cpu; samples (lost, max)" \
+                "$(stk_ratios "$f" "$b"); $(stk_start "$f"); profil's own cpu $(fmt '%.1f' "$(medexpr "$f" '100 * ($3 + $4 - $10) / $2')") % of a core; $(fmt '%d' "$(medexpr "$f" '$17')") samples ($(fmt '%d' "$(maxexpr "$f" '$18')") lost)" \
+                "$ref" "$target" "$v"
+        done
+    done
+    for wl in d10 d300 shares; do
+        name=$(stk_name "$wl")
+        for cfg in perf ptrace perf64; do
+            f=$D/sk-$wl-$cfg
+            [ -s "$f" ] || continue
+            kib=8
+            [ "$cfg" = perf64 ] && kib=64
+            row "6" "unwinding per sample (META), $name, $cfg driver, $kib KiB: median / p99 us (medians over runs; largest p99); stacks cut at the copy's end; largest depth" \
+                "$(fmt '%.1f' "$(medexpr "$f" '$15')") / $(fmt '%.1f' "$(medexpr "$f" '$16')") us ($(fmt '%.1f' "$(maxexpr "$f" '$16')") max); $(fmt '%.1f' "$(medexpr "$f" '100 * $19 / ($21 > 0 ? $21 : 1)')") % truncated; $(fmt '%d' "$(medexpr "$f" '$20')") frames" \
+                "-" "-" "-"
+        done
+    done
+    for wl in d10 d300 shares; do
+        name=$(stk_name "$wl")
+        for cfg in on on64 off; do
+            f=$D/skfe-$wl-$cfg
+            [ -s "$f" ] || continue
+            target=- v=-
+            if [ "$cfg" != off ]; then
+                target="< 5 % of a core"
+                v=$(verdict ok "$(medexpr "$f" '$2')" '<' 5)
+            fi
+            row "6" "front end, screen at 10 Hz, 1 kHz, $name, $(case $cfg in on) echo 'stacks (8 KiB)' ;; on64) echo 'stacks (64 KiB)' ;; off) echo '--no-stacks' ;; esac): profil's CPU, % of a core, median (max); samples (lost, max)" \
+                "$(fmt '%.2f' "$(medexpr "$f" '$2')") % ($(fmt '%.2f' "$(maxexpr "$f" '$2')") %); $(fmt '%d' "$(medexpr "$f" '$3')") ($(fmt '%d' "$(maxexpr "$f" '$4')") lost)" \
+                "-" "$target" "$v"
+        done
+    done
+    local pr dr
+    for wl in d10 d300 shares; do
+        name=$(stk_name "$wl")
+        for cfg in perf perf64; do
+            f=$D/sk-$wl-$cfg
+            [ -s "$f" ] || continue
+            dw=$D/sk-$wl-dwarf kib=8
+            [ "$cfg" = perf64 ] && dw=$D/sk-$wl-dwarf64 kib=64
+            fp=$D/sk-$wl-fp
+            # Bytes per minute of the program's wall time.
+            pr=$(medexpr "$f" '$13 * 60 / $9 / 1e6')
+            ref=- target=- v=-
+            if [ -s "$dw" ]; then
+                dr=$(medexpr "$dw" '$13 * 60 / $9 / 1e6')
+                ref="perf.data, --call-graph dwarf$([ "$kib" = 64 ] && echo ',65528'): $(fmt '%.2f' "$dr") MB/min, x$(fmt '%.0f' "$(awk -v a="$dr" -v b="$pr" 'BEGIN { print a / b }')") the .PRF; fp: $(fmt '%.3f' "$(medexpr "$fp" '$13 * 60 / $9 / 1e6')") MB/min"
+                target=".PRF >= 20x smaller than perf.data (dwarf)"
+                v=$(verdict ok "$(awk -v a="$dr" -v b="$pr" 'BEGIN { print a / b }')" '>=' 20)
+            fi
+            row "6" "bytes written per minute at 1 kHz, $name, perf driver, $kib KiB stacks (file size / the program's wall time)" \
+                "$(fmt '%.3f' "$pr") MB/min ($(fmt '%.0f' "$(medexpr "$f" '$13')") bytes for $(fmt '%.2f' "$(medexpr "$f" '$9')") s)" "$ref" "$target" "$v"
+        done
+    done
+    local lost=0 n=0
+    for f in "$D"/sk-*-perf "$D"/sk-*-ptrace "$D"/sk-*-perf64 "$D"/sk-shares-ns:1000 "$D"/skfe-*; do
+        [ -s "$f" ] || continue
+        case $f in */skfe-*) v=$(maxexpr "$f" '$4') ;; *) v=$(maxexpr "$f" '$18') ;; esac
+        ok "$v" '>' "$lost" && lost=$v
+        n=$((n + $(wc -l <"$f")))
+    done
+    row "6" "samples lost at 1 kHz: the largest count in any of profil's runs of this part" \
+        "$lost lost (in $n runs)" "-" "no sample lost" "$(verdict ok "$lost" '<=' 0)"
+    b=$D/sk-shares-bare
+    local us hz nb rc
+    for us in 1000 100; do
+        f=$D/sk-shares-ns:$us nb=$D/sk-shares-nbpf:$us rc=$D/sk-shares-rec:$us
+        [ -s "$f" ] || continue
+        hz=$((1000 / us))
+        ref=- target=- v=-
+        if [ -s "$nb" ]; then
+            ref="--no-bpf-event: $(stk_ratios "$nb" "$b"); $(stk_start "$nb"); plain perf record: $(stk_ratios "$rc" "$b"); $(stk_start "$rc")"
+            target="program's cpu <= under perf record --no-bpf-event"
+            v=$(verdict ok "$(ratio "$f" 10 "$b" 10)" '<=' "$(ratio "$nb" 10 "$b" 10)")
+            ok "$(ratio "$f" 9 "$b" 9)" '<=' "$(ratio "$nb" 9 "$b" 9)" && v="$v (wall: met)" || v="$v (wall: MISSED)"
+        fi
+        row "6" "without stacks (--no-stacks), shares, $hz kHz, perf driver: ratios to bare of the program's cpu, its wall [min-max], the whole run; start-up, end; samples (lost, max)" \
+            "$(stk_ratios "$f" "$b"); $(stk_start "$f"); $(fmt '%d' "$(medexpr "$f" '$17')") samples ($(fmt '%d' "$(maxexpr "$f" '$18')") lost)" \
+            "$ref" "$target" "$v"
+    done
+    f=$D/sk-true-ns:1000
+    if [ -s "$f" ]; then
+        ref=-
+        [ -s "$D/sk-true-nbpf:1000" ] && ref="perf record --no-bpf-event: $(fmt '%.1f' "$(medexpr "$D/sk-true-nbpf:1000" '$2 * 1000')") ms; plain perf record: $(fmt '%.1f' "$(medexpr "$D/sk-true-rec:1000" '$2 * 1000')") ms"
+        row "6" "start-up: wall time of profiling /bin/true at 1 kHz without stacks, fork to wait4 (bare /bin/true: $(fmt '%.1f' "$(medexpr "$D/sk-true-bare" '$2 * 1000')") ms)" \
+            "$(fmt '%.1f' "$(medexpr "$f" '$2 * 1000')") ms" "$ref" "-" "-"
+    fi
+}
+
 # --- main -----------------------------------------------------------------------
 
 # Size shares to BENCH_SECONDS: 10 rounds once, then scale.
@@ -740,7 +995,7 @@ SLICES=$(awk -v s="$BENCH_SECONDS" 'BEGIN { n = int(10 * s + 0.5); print (n < 1 
 tm -f /dev/null new-session -d -s keep -x 120 -y 40 "sleep 100000"
 
 machine | tee "$W/machine" >&2
-for part in overhead sleeper loaded frontend scale unwind; do
+for part in overhead sleeper loaded frontend scale stacks unwind; do
     if only "$part"; then
         t=$SECONDS
         "$part"
@@ -757,6 +1012,7 @@ only overhead && table_overhead
 only loaded && table_loaded
 only frontend && table_frontend
 only scale && table_scale
+only stacks && table_stacks
 only overhead && table_limit
 
 echo
@@ -764,7 +1020,7 @@ cat "$W/machine"
 echo "took:      $((SECONDS - T_START)) s ($(awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $1, $2 }' "$D/durations"))"
 # The main table, unless only unwinding was measured.
 main_table=0
-for part in overhead sleeper loaded frontend scale; do
+for part in overhead sleeper loaded frontend scale stacks; do
     only "$part" && main_table=1
 done
 [ "$main_table" = 1 ] || : >"$TABLE"
