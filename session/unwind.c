@@ -4,15 +4,41 @@
 #include "xmalloc.h"
 
 #include <dwarf.h>
-#include <elfutils/libdwfl.h>
-#include <stdlib.h>
 #include <elf.h>
+#include <elfutils/libdwfl.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+/* The frame pointer's DWARF number, part of a frame's identity below. */
+#if defined(__x86_64__)
+#define UNWIND_REG_FP 6
+#elif defined(__aarch64__)
+#define UNWIND_REG_FP 29
+#endif
+
+/* A thread's last walk, kept so that the next can stop where the two
+ * stacks meet: a frame at the same PC, stack pointer and frame pointer, with
+ * the same bytes from there to the end of the copy, has the same callers
+ * (samply's framehop caches rules; this caches whole outer stacks, which
+ * is what a deep recursion or a long call chain repeats sample after
+ * sample). */
+struct unwind_last {
+    uint32_t tid;
+    uint64_t used;     /* when last used (the unwinder's walk count), 0: free */
+    uint64_t sp0, end; /* the copy it walked: [sp0, end) */
+    uint8_t *data;     /* owned */
+    size_t data_alloc;
+    uint64_t *pcs, *sps, *fps; /* owned: its frames, innermost first */
+    size_t n, alloc;
+    enum unwind_end how;
+};
+
+#define UNWIND_LAST_THREADS 16
 
 struct unwinder {
     unsigned refs; /* address spaces sharing it: a forked child, until it maps anew */
@@ -26,6 +52,12 @@ struct unwinder {
     uint64_t *pcs;
     size_t n, max;
     bool past_copy; /* a read fell beyond the stack copy: the copy was too short */
+    uint64_t *sps, *fps; /* the frames' stack and frame pointers, beside pcs */
+    size_t regs_alloc;
+    struct unwind_last *last; /* this thread's last walk, or NULL */
+    bool joined;              /* the walk ended on the last one's frames */
+    uint64_t walks;
+    struct unwind_last lasts[UNWIND_LAST_THREADS];
 };
 
 /* Separate debug files are not looked for: .eh_frame, which every x86-64
@@ -78,6 +110,14 @@ void unwind_free(struct unwinder *u)
 {
     if (u == NULL || --u->refs > 0)
         return;
+    for (int i = 0; i < UNWIND_LAST_THREADS; i++) {
+        free(u->lasts[i].data);
+        free(u->lasts[i].pcs);
+        free(u->lasts[i].sps);
+        free(u->lasts[i].fps);
+    }
+    free(u->sps);
+    free(u->fps);
     if (u->dwfl != NULL)
         dwfl_end(u->dwfl);
     free(u);
@@ -196,6 +236,38 @@ bool unwind_report_end(struct unwinder *u)
     return true;
 }
 
+/* Whether the frame at (PC, SP, FP) is one of the thread's last walk with
+ * the same stack above it: then take that walk's callers and stop. */
+static bool unwind_join(struct unwinder *u, uint64_t pc, uint64_t sp, uint64_t fp)
+{
+    const struct unwind_last *l = u->last;
+    const struct event_stack *st = u->st;
+    uint64_t sp0 = st->regs[EVENT_REG_SP];
+    if (l == NULL || l->n == 0 || sp0 + st->size != l->end || sp < sp0 || sp < l->sp0 ||
+        sp >= l->end)
+        return false;
+    /* Its frames' stack pointers ascend: look SP up. */
+    size_t lo = 1, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->sps[mid] < sp)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo >= l->n || l->sps[lo] != sp || l->pcs[lo] != pc || l->fps[lo] != fp)
+        return false;
+    if (memcmp(st->data + (sp - sp0), l->data + (sp - l->sp0), l->end - sp) != 0)
+        return false;
+    for (size_t k = lo; k < l->n && u->n < u->max; k++) { /* this frame, then its callers */
+        u->sps[u->n] = l->sps[k];
+        u->fps[u->n] = l->fps[k];
+        u->pcs[u->n++] = l->pcs[k];
+    }
+    u->joined = true;
+    return true;
+}
+
 static int unwind_frame(Dwfl_Frame *frame, void *arg)
 {
     struct unwinder *u = arg;
@@ -205,8 +277,62 @@ static int unwind_frame(Dwfl_Frame *frame, void *arg)
         return DWARF_CB_ABORT;
     if (u->n == u->max)
         return DWARF_CB_ABORT;
-    u->pcs[u->n++] = activation || pc == 0 ? pc : pc - 1;
+    pc = activation || pc == 0 ? pc : pc - 1;
+    Dwarf_Word sp = 0, fp = 0;
+#ifdef UNWIND_REG_FP
+    if (dwfl_frame_reg(frame, EVENT_REG_SP, &sp) != 0)
+        sp = 0;
+    if (dwfl_frame_reg(frame, UNWIND_REG_FP, &fp) != 0)
+        fp = 0;
+    if (u->n > 0 && sp != 0 && unwind_join(u, pc, sp, fp))
+        return DWARF_CB_ABORT;
+#endif
+    u->sps[u->n] = sp;
+    u->fps[u->n] = fp;
+    u->pcs[u->n++] = pc;
     return DWARF_CB_OK;
+}
+
+/* The slot of TID's last walk: its own, else the one unused longest. */
+static struct unwind_last *unwind_last_of(struct unwinder *u, uint32_t tid)
+{
+    struct unwind_last *old = &u->lasts[0];
+    for (int i = 0; i < UNWIND_LAST_THREADS; i++) {
+        struct unwind_last *l = &u->lasts[i];
+        if (l->used != 0 && l->tid == tid)
+            return l;
+        if (l->used < old->used)
+            old = l;
+    }
+    old->tid = tid;
+    old->n = 0;
+    return old;
+}
+
+/* Keep this walk as TID's last. */
+static void unwind_keep(struct unwinder *u, struct unwind_last *l, enum unwind_end how)
+{
+    const struct event_stack *st = u->st;
+    if (st->size > l->data_alloc) {
+        free(l->data);
+        l->data = xmalloc(st->size);
+        l->data_alloc = st->size;
+    }
+    memcpy(l->data, st->data, st->size);
+    l->sp0 = st->regs[EVENT_REG_SP];
+    l->end = l->sp0 + st->size;
+    if (u->n > l->alloc) {
+        l->alloc = u->max;
+        l->pcs = xreallocarray(l->pcs, l->alloc, sizeof *l->pcs);
+        l->sps = xreallocarray(l->sps, l->alloc, sizeof *l->sps);
+        l->fps = xreallocarray(l->fps, l->alloc, sizeof *l->fps);
+    }
+    memcpy(l->pcs, u->pcs, u->n * sizeof *l->pcs);
+    memcpy(l->sps, u->sps, u->n * sizeof *l->sps);
+    memcpy(l->fps, u->fps, u->n * sizeof *l->fps);
+    l->n = u->n;
+    l->how = how;
+    l->used = u->walks;
 }
 
 size_t unwind_user(struct unwinder *u, uint32_t tid, const struct event_stack *st, uint64_t *pcs,
@@ -221,25 +347,38 @@ size_t unwind_user(struct unwinder *u, uint32_t tid, const struct event_stack *s
     pcs[0] = st->regs[EVENT_REG_PC];
     if (!u->attached || !(st->regs_mask >> EVENT_REG_SP & 1))
         return 1;
+    if (max > u->regs_alloc) {
+        u->regs_alloc = max;
+        u->sps = xreallocarray(u->sps, max, sizeof *u->sps);
+        u->fps = xreallocarray(u->fps, max, sizeof *u->fps);
+    }
     u->tid = tid;
     u->st = st;
     u->pcs = pcs;
     u->n = 0;
     u->max = max;
     u->past_copy = false;
+    u->joined = false;
+    u->walks++;
+    u->last = unwind_last_of(u, tid);
     int r = dwfl_getthread_frames(u->dwfl, tid ? (pid_t)tid : 1, unwind_frame, u);
     size_t n = u->n;
-    u->st = NULL;
-    u->pcs = NULL;
     if (n == 0) {
+        u->st = NULL;
+        u->pcs = NULL;
         pcs[0] = st->regs[EVENT_REG_PC];
         return 1;
     }
+    if (u->joined) /* the callers' walk ended as the last one did */
+        *end = n == max && u->last->how == UNWIND_COMPLETE ? UNWIND_TRUNCATED : u->last->how;
     /* libdwfl ends a walk whose next read fell past the copy as if it had
      * reached the outermost frame: that is a stack cut short. */
-    if (n == max || u->past_copy)
+    else if (n == max || u->past_copy)
         *end = UNWIND_TRUNCATED;
     else if (r == 0)
         *end = UNWIND_COMPLETE;
+    unwind_keep(u, u->last, *end);
+    u->st = NULL;
+    u->pcs = NULL;
     return n;
 }
