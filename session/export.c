@@ -135,6 +135,72 @@ static void speedscope_sample(const struct export_frame *frames, size_t n, uint6
     w->end += weight;
 }
 
+/* A new sampled profile NAME in PROFILES, W writing into it. */
+static cJSON *speedscope_profile(struct speedscope *w, cJSON *profiles, const char *name)
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddItemToArray(profiles, p);
+    cJSON_AddStringToObject(p, "type", "sampled");
+    cJSON_AddStringToObject(p, "name", name);
+    cJSON_AddStringToObject(p, "unit", w->s->interval_us ? "microseconds" : "none");
+    cJSON_AddNumberToObject(p, "startValue", 0);
+    cJSON *end = cJSON_AddNumberToObject(p, "endValue", 0);
+    w->samples = cJSON_AddArrayToObject(p, "samples");
+    w->weights = cJSON_AddArrayToObject(p, "weights");
+    w->end = 0;
+    return end;
+}
+
+static int tid_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One profile per thread, after the whole program's: each thread's stacks. */
+static void speedscope_threads(struct speedscope *w, struct session *s, cJSON *profiles,
+                               const char *name)
+{
+    uint32_t *tids = xcalloc(s->ntstacks + 1, sizeof *tids);
+    size_t nt = 0;
+    for (size_t i = 0; i < s->tstacks_alloc; i++) {
+        if (s->tstacks[i].tid != 0 && s->tstacks[i].count > 0)
+            tids[nt++] = s->tstacks[i].tid;
+    }
+    qsort(tids, nt, sizeof *tids, tid_cmp);
+    size_t alloc = 1;
+    uint32_t *ids = xcalloc(alloc, sizeof *ids);
+    struct export_frame *fr = xcalloc(alloc, sizeof *fr);
+    for (size_t k = 0; k < nt; k++) {
+        if (k > 0 && tids[k] == tids[k - 1])
+            continue;
+        char *title = xasprintf("%s, thread %u", name, tids[k]);
+        cJSON *end = speedscope_profile(w, profiles, title);
+        free(title);
+        for (size_t i = 0; i < s->tstacks_alloc; i++) {
+            const struct thread_stack *t = &s->tstacks[i];
+            if (t->tid != tids[k] || t->count == 0 || t->stack >= s->nstacks)
+                continue;
+            size_t depth = s->stacks[t->stack].depth;
+            if (depth > alloc) {
+                alloc = depth;
+                ids = xreallocarray(ids, alloc, sizeof *ids);
+                fr = xreallocarray(fr, alloc, sizeof *fr);
+            }
+            depth = session_stack_frames(s, t->stack, ids, alloc);
+            for (size_t j = 0; j < depth; j++) {
+                const struct stack_node *n = &s->stacks[ids[j]];
+                fr[j] = (struct export_frame){n->module, n->offset, n->func};
+            }
+            speedscope_sample(fr, depth, t->count, w);
+        }
+        cJSON_SetNumberValue(end, w->end);
+    }
+    free(fr);
+    free(ids);
+    free(tids);
+}
+
 char *export_speedscope(struct session *s)
 {
     const char *program = s->program ? s->program : "profil";
@@ -148,15 +214,7 @@ char *export_speedscope(struct session *s)
     struct speedscope w = {.s = s, .weight = s->interval_us ? s->interval_us : 1};
     w.frames = cJSON_AddArrayToObject(shared, "frames");
     cJSON *profiles = cJSON_AddArrayToObject(o, "profiles");
-    cJSON *p = cJSON_CreateObject();
-    cJSON_AddItemToArray(profiles, p);
-    cJSON_AddStringToObject(p, "type", "sampled");
-    cJSON_AddStringToObject(p, "name", name);
-    cJSON_AddStringToObject(p, "unit", s->interval_us ? "microseconds" : "none");
-    cJSON_AddNumberToObject(p, "startValue", 0);
-    cJSON *end = cJSON_AddNumberToObject(p, "endValue", 0);
-    w.samples = cJSON_AddArrayToObject(p, "samples");
-    w.weights = cJSON_AddArrayToObject(p, "weights");
+    cJSON *end = speedscope_profile(&w, profiles, name);
 
     session_totals(s); /* may add functions: size the keys after it */
     size_t nkeys = export_nkeys(s);
@@ -165,6 +223,7 @@ char *export_speedscope(struct session *s)
         w.frame_of[i] = -1;
     export_walk(s, speedscope_sample, &w);
     cJSON_SetNumberValue(end, w.end);
+    speedscope_threads(&w, s, profiles, name);
     free(w.frame_of);
     free(w.idx);
 

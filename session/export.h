@@ -48,8 +48,9 @@ const char *export_frame_file(const struct session *s, const struct export_frame
  * *LEN bytes.  0, or -1 with *CAUSE (owned, one line). */
 int export_pprof(struct session *s, uint8_t **data, size_t *len, char **cause);
 
-/* S as speedscope's JSON file format, one sampled profile; the caller owns
- * the text. */
+/* S as speedscope's JSON file format: one sampled profile of the whole
+ * program, then one per thread (its samples that carry a stack); the caller
+ * owns the text. */
 char *export_speedscope(struct session *s);
 
 #endif

@@ -62,6 +62,10 @@ void session_stacks_clear(struct session *s);
 void session_stacks_reset(struct session *s);
 void session_stacks_free(struct session *s);
 
+/* Count COUNT samples of thread TID with stack ID (the reader: the whole
+ * run's, into count). */
+void session_thread_stack(struct session *s, uint32_t tid, uint32_t id, uint64_t count);
+
 /* The bins of session.unwind_hist. */
 #define UNWIND_HIST_BINS 2001
 

@@ -394,6 +394,22 @@ static int prf_parse_stacks(struct session *s, struct cursor *c, char **cause)
         f->stacks_compact = true;
     }
     s->totals_dirty = true;
+    if (c->left == 0)
+        return 0; /* no per-thread split */
+    uint64_t nt = cur_varint(c);
+    if (c->bad || !cur_fits(c, nt, 3)) {
+        *cause = xstrdup("stacks chunk has a damaged thread table");
+        return -1;
+    }
+    for (uint64_t k = 0; k < nt; k++) {
+        uint64_t tid = cur_varint(c), id = cur_varint(c), count = cur_varint(c);
+        if (c->bad || tid == 0 || tid > UINT32_MAX || id == 0 || id > nodes || count == 0 ||
+            count > s->stack_count[id]) {
+            *cause = xstrdup("stacks chunk has a damaged thread table");
+            return -1;
+        }
+        session_thread_stack(s, (uint32_t)tid, (uint32_t)id, count);
+    }
     if (c->left != 0) {
         *cause = xstrdup("stacks chunk is damaged");
         return -1;

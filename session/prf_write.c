@@ -310,6 +310,20 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
                 last = f->stacks[k].id;
             }
         }
+        /* The per-thread split, appended (a reader of the first 1.3 files,
+         * which end here, finds nothing more). */
+        size_t nt = 0;
+        for (size_t i = 0; i < s->tstacks_alloc; i++)
+            nt += s->tstacks[i].tid != 0 && s->tstacks[i].count + s->tstacks[i].before_clear > 0;
+        buf_varint(&p, nt);
+        for (size_t i = 0; i < s->tstacks_alloc; i++) {
+            const struct thread_stack *t = &s->tstacks[i];
+            if (t->tid == 0 || t->count + t->before_clear == 0)
+                continue;
+            buf_varint(&p, t->tid);
+            buf_varint(&p, t->stack);
+            buf_varint(&p, t->count + t->before_clear);
+        }
         prf_put_chunk(&out, "STCK", &p);
     }
 

@@ -53,6 +53,15 @@ struct func {
     uint32_t mark;    /* scratch for session_totals */
 };
 
+/* The samples of one thread with one stack: the per-thread split of the
+ * stack counts (speedscope's one profile per thread). */
+struct thread_stack {
+    uint32_t tid;   /* 0: an empty slot */
+    uint32_t stack;
+    uint64_t count;        /* since the latest clear */
+    uint64_t before_clear; /* counted before it */
+};
+
 /* One distinct call stack: its innermost frame, and the stack of its
  * callers (0: none, the frame is the outermost).  Frames are (module, file
  * offset) as hits are; a return address is kept less one, inside its call. */
@@ -169,6 +178,9 @@ struct session {
     uint64_t *unwind_pcs;     /* owned: scratch for unwinding */
     uint32_t *unwind_hist;    /* owned: live unwinding times, 1 us a bin, the last "more" */
     uint64_t unwinds;         /* stacks unwound live */
+    struct thread_stack *tstacks; /* owned: open addressing on (tid, stack) */
+    size_t ntstacks;
+    size_t tstacks_alloc;     /* a power of two, or 0 */
     uint32_t unknown_module;  /* [unknown]: where an unwinding gave out, or UINT32_MAX */
     uint32_t truncated_module; /* [truncated]: where a stack was cut, or UINT32_MAX */
 

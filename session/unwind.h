@@ -3,7 +3,8 @@
  * copy of the top of the stack with the call-frame information (.eh_frame,
  * .debug_frame) of the modules mapped in the process: elfutils' libdwfl, as
  * perf's unwind-libdw does it, but with one Dwfl kept per address space so
- * that each module's CFI is read once, not once per sample.
+ * that each module's CFI is read once, not once per sample, and each
+ * thread's last walk kept so that the next stops where the two stacks meet.
  */
 #ifndef PROFIL_UNWIND_H
 #define PROFIL_UNWIND_H

@@ -162,7 +162,7 @@ is "$rc" 0 "--export=speedscope exits 0"
 S=$T/c.speedscope.json
 is "$(jq -r '."$schema"' "$S")" "https://www.speedscope.app/file-format-schema.json" \
     "speedscope: the schema URL"
-is "$(jq -r '.profiles | length' "$S")" 1 "speedscope: one profile"
+is "$(jq -r '.profiles | length' "$S")" 2 "speedscope: two profiles, the program's and its one thread's"
 is "$(jq -r '.profiles[0] | "\(.type) \(.name) \(.unit) \(.startValue)"' "$S")" \
     "sampled calls microseconds 0" "speedscope: sampled, named after the program, in microseconds"
 for f in main middle leaf; do
@@ -215,6 +215,29 @@ is "$(jq -r '.profiles[0].weights | add' flat.json)" "$((FTOTAL * INTERVAL))" \
     "--no-stacks: speedscope's weights add up to total x interval"
 is "$(jq -r '[.profiles[0].samples[] | length] | unique | join(" ")' flat.json)" 1 \
     "--no-stacks: every speedscope sample has one frame"
+
+# ---------------------------------------------------------------------------
+# speedscope, one profile per thread: tests/progs/threads runs thread_a,
+# thread_b and thread_c on threads of their own.
+run "$PROFIL" --no-tui --driver=ptrace -b 1 -t 1000 -a 150000000 -o "$T/thr.PRF" "$PROGS/threads" </dev/null
+is "$rc" 0 "threads runs with stacks"
+run "$PROFIL" --export=speedscope "$T/thr.PRF" -o - </dev/null
+printf '%s\n' "$out" >thr.json
+nprof=$(jq -r '.profiles | length' thr.json)
+cmp_ok "$nprof" ">=" 4 "speedscope: the whole program's profile and one per thread (4 or more)"
+is "$(jq -r '[.profiles[1:][] | .name | test(", thread [0-9]+$")] | all' thr.json)" true \
+    "speedscope: the thread profiles are named 'NAME, thread TID'"
+is "$(jq -r '[.profiles[1:][] | (.weights | add) == .endValue] | all' thr.json)" true \
+    "speedscope: each thread's endValue is the sum of its weights"
+cmp_ok "$(jq -r '[.profiles[1:][] | .weights | add] | add' thr.json)" "<=" \
+    "$(jq -r '.profiles[0].weights | add' thr.json)" \
+    "speedscope: the threads' weights add up to no more than the whole program's"
+# Each worker's function is on one thread's profile only.
+for f in thread_a thread_b thread_c; do
+    is "$(jq -r --arg f "$f" '(.shared.frames | map(.name == $f) | index(true)) as $i
+        | [.profiles[1:][] | select([.samples[][] | select(. == $i)] | length > 0)] | length' thr.json)" 1 \
+        "speedscope: $f is on one thread's profile"
+done
 
 # ---------------------------------------------------------------------------
 # Errors
