@@ -20,15 +20,15 @@ enum sample_mode {
 
 enum event_type {
     EVENT_SAMPLE,
-    EVENT_MMAP, /* an executable mapping appeared in process pid */
-    EVENT_FORK, /* process pid was created by ppid and shares its mappings */
-    EVENT_EXEC, /* process pid replaced its image: its mappings are gone */
-    EVENT_EXIT, /* process pid ended */
-    EVENT_LOST, /* the kernel or the driver dropped count samples */
+    EVENT_MMAP,      /* an executable mapping appeared in process pid */
+    EVENT_FORK,      /* process pid was created by ppid and shares its mappings */
+    EVENT_EXEC,      /* process pid replaced its image: its mappings are gone */
+    EVENT_EXIT,      /* process pid ended */
+    EVENT_LOST,      /* the kernel or the driver dropped count samples */
     EVENT_PREEMPTED, /* count ticks found a thread runnable but off every CPU:
                       * not a sample and not lost (lost.count carries it) */
-    EVENT_HIT,  /* a replayed, already attributed sample: (module, offset) */
-    EVENT_STACK, /* a replayed stack: count samples had stack id `stack` */
+    EVENT_HIT,       /* a replayed, already attributed sample: (module, offset) */
+    EVENT_STACK,     /* a replayed stack: count samples had stack id `stack` */
 };
 
 /* The user registers a stack is unwound from, in DWARF numbering: on x86-64
@@ -36,12 +36,12 @@ enum event_type {
  * sp, pc (0..32). */
 #define EVENT_NREGS 33
 #if defined(__x86_64__)
-#define EVENT_REG_SP 7
-#define EVENT_REG_PC 16
+#define EVENT_REG_SP    7
+#define EVENT_REG_PC    16
 #define EVENT_REG_COUNT 17
 #elif defined(__aarch64__)
-#define EVENT_REG_SP 31
-#define EVENT_REG_PC 32
+#define EVENT_REG_SP    31
+#define EVENT_REG_PC    32
 #define EVENT_REG_COUNT 33
 #else
 #define EVENT_REG_COUNT 0 /* no user stacks on this architecture */
@@ -54,10 +54,10 @@ enum event_type {
 struct event_stack {
     const uint64_t *kernel; /* kernel PCs, innermost first (the sample's own first) */
     uint32_t nkernel;
-    bool user;              /* regs and data hold the user state */
+    bool user; /* regs and data hold the user state */
     uint64_t regs[EVENT_NREGS];
-    uint64_t regs_mask;     /* bit i: regs[i] is known */
-    const uint8_t *data;    /* the stack from regs[sp] up */
+    uint64_t regs_mask;  /* bit i: regs[i] is known */
+    const uint8_t *data; /* the stack from regs[sp] up */
     uint32_t size;
 };
 
@@ -70,7 +70,7 @@ struct event {
         struct {
             uint64_t pc;
             enum sample_mode mode;
-            uint32_t count; /* ticks this event stands for (blocked time) */
+            uint32_t count;                  /* ticks this event stands for (blocked time) */
             const struct event_stack *stack; /* or NULL: no stack was taken */
         } sample;
         struct {

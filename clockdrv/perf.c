@@ -55,7 +55,7 @@ struct perf_thread {
     /* With stacks: where it was when it last left a CPU (the context-switch
      * event's sample), charged with its blocked time. */
     struct event_stack bstack;
-    uint8_t *bdata;     /* owned: the stack copy bstack.data points into */
+    uint8_t *bdata; /* owned: the stack copy bstack.data points into */
     bool bvalid;
 };
 
@@ -70,7 +70,7 @@ struct perf_rec {
     uint32_t name;    /* offset of an mmap file name in the string arena */
     /* A sample's stack, in the blob arena: nkernel PCs, nregs registers,
      * then ssize bytes of stack. */
-    bool cs;          /* a context-switch sample: where a thread left its CPU */
+    bool cs; /* a context-switch sample: where a thread left its CPU */
     bool has_stack;
     uint16_t nkernel;
     uint8_t nregs;
@@ -98,16 +98,16 @@ struct clockdrv_perf {
     size_t names_len, names_alloc;
     uint8_t *scratch; /* for records that wrap around the ring */
     uint64_t throttled_at;
-    bool ids;          /* samples and sample_id carry PERF_SAMPLE_IDENTIFIER */
-    uint64_t *cs_ids;  /* the context-switch events' ids (inherited ones report them too) */
+    bool ids;         /* samples and sample_id carry PERF_SAMPLE_IDENTIFIER */
+    uint64_t *cs_ids; /* the context-switch events' ids (inherited ones report them too) */
     size_t ncs_ids;
-    bool cs;           /* a context-switch event is open */
-    uint8_t *blob;     /* the stacks of the records read in this drain */
+    bool cs;       /* a context-switch event is open */
+    uint8_t *blob; /* the stacks of the records read in this drain */
     size_t blob_len, blob_alloc;
     struct event_stack stack; /* the sample being handed over's */
-    uint64_t shed;     /* samples handed over without their stacks, to keep up */
-    uint64_t samples;  /* samples handed over */
-    char *note0;       /* the note as the start made it, or NULL */
+    uint64_t shed;            /* samples handed over without their stacks, to keep up */
+    uint64_t samples;         /* samples handed over */
+    char *note0;              /* the note as the start made it, or NULL */
     bool note0_kept;
 };
 

@@ -394,8 +394,7 @@ void ptrace_stack_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
     uint64_t every = 100 * p->maps_cost;
     if (every < PTRACE_STACK_MAPS_NS)
         every = PTRACE_STACK_MAPS_NS;
-    if (!p->sampled || d->now - p->exec_ns < PTRACE_STACK_START_NS ||
-        d->now - p->maps_ns >= every)
+    if (!p->sampled || d->now - p->exec_ns < PTRACE_STACK_START_NS || d->now - p->maps_ns >= every)
         ptrace_maps(d, p);
     p->sampled = true;
 }

@@ -53,8 +53,8 @@ bool ustack_regs_syscall(const char *line, struct event_stack *st)
 #if EVENT_REG_COUNT > 0
     long nr;
     unsigned long long a[6], sp, pc;
-    if (sscanf(line, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
-               &a[3], &a[4], &a[5], &sp, &pc) != 9 ||
+    if (sscanf(line, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2], &a[3],
+               &a[4], &a[5], &sp, &pc) != 9 ||
         nr < 0)
         return false;
     st->regs[EVENT_REG_SP] = sp;

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 /* The largest stack copy: --stack-size's limit. */
-#define USTACK_MAX 65536u
+#define USTACK_MAX     65536u
 #define USTACK_DEFAULT 8192u
 
 /* The registers of stopped thread TID into ST (all of them); false if

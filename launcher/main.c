@@ -245,8 +245,10 @@ static int main_export(const struct options *o)
         return 1;
     if (strcmp(o->export_format, "folded") == 0) {
         if (!s->has_stacks) {
-            fprintf(stderr, "profil: %s: this session has no stacks (recorded with --no-stacks, "
-                            "or by an older profil): nothing to fold\n", o->target);
+            fprintf(stderr,
+                    "profil: %s: this session has no stacks (recorded with --no-stacks, "
+                    "or by an older profil): nothing to fold\n",
+                    o->target);
             session_free(s);
             return 1;
         }

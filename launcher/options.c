@@ -293,7 +293,9 @@ int options_parse(int argc, char **argv, struct options *o)
     }
     if (o->json || o->tree || o->inverted) {
         fprintf(stderr, "profil: --%s goes with --report\n",
-                o->json ? "json" : o->tree ? "tree" : "inverted");
+                o->json   ? "json"
+                : o->tree ? "tree"
+                          : "inverted");
         return 2;
     }
     int rest = optind + 1;

@@ -116,7 +116,7 @@ void session_on_mmap(struct session *s, const struct event *ev)
         module = session_module(s, path, kind);
     if (ev->mmap.len == 0 || ev->mmap.start + ev->mmap.len < ev->mmap.start)
         return;
-    struct mapping m = { ev->mmap.start, ev->mmap.start + ev->mmap.len, ev->mmap.pgoff, module };
+    struct mapping m = {ev->mmap.start, ev->mmap.start + ev->mmap.len, ev->mmap.pgoff, module};
     addrspace_map(as, &m);
 }
 
@@ -157,7 +157,6 @@ void session_forget_space(struct session *s, uint32_t pid, bool remove)
         s->spaces[0] = s->spaces[--s->nspaces]; /* session_space moved it to 0 */
     }
 }
-
 
 void session_free_spaces(struct session *s)
 {

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include "session/export.h"
 #include "session/report.h"
 #include "session/stacks.h"
 #include "xmalloc.h"
@@ -25,7 +26,8 @@ static void tree_print(struct session *s, const struct calltree *t, FILE *out, u
     if (i != 0) {
         const struct func *f = &s->funcs[n->func];
         const char *mod = s->modules[f->module]->name;
-        fprintf(out, mod[0] == '[' ? "%7.2f%% %7.2f%%  %*s%s  %s\n" : "%7.2f%% %7.2f%%  %*s%s  [%s]\n",
+        fprintf(out,
+                mod[0] == '[' ? "%7.2f%% %7.2f%%  %*s%s  %s\n" : "%7.2f%% %7.2f%%  %*s%s  [%s]\n",
                 tree_pct(n->total, whole), tree_pct(n->self, whole), (int)(2 * (n->depth - 1)), "",
                 f->name, mod);
     }
@@ -82,73 +84,51 @@ static int folded_cmp(const void *a, const void *b)
     return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
 }
 
+/* What report_folded gathers as export_walk hands the samples over. */
+struct folded {
+    struct session *s;
+    struct folded_line *lines;
+    size_t n;
+};
+
+static void folded_sample(const struct export_frame *frames, size_t n, uint64_t count, void *arg)
+{
+    struct folded *w = arg;
+    if (n == 1 && frames[0].module == UINT32_MAX)
+        return; /* [unaccounted]: no function, no stack, nothing to fold */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *line = open_memstream(&text, &len);
+    if (line == NULL)
+        return;
+    for (size_t k = 0; k < n; k++) {
+        if (k > 0)
+            fputc(';', line);
+        folded_name(line, export_frame_name(w->s, &frames[k]));
+        int64_t f = frames[k].func;
+        if (f >= 0 && w->s->modules[w->s->funcs[f].module]->kind == MODULE_KERNEL)
+            fputs("_[k]", line); /* flamegraph.pl colours kernel frames */
+    }
+    fclose(line);
+    w->lines = xreallocarray(w->lines, w->n + 1, sizeof *w->lines);
+    w->lines[w->n++] = (struct folded_line){text, count};
+}
+
 void report_folded(struct session *s, FILE *out)
 {
-    session_totals(s);
-    uint32_t *ids = NULL;
-    size_t alloc = 0, nlines = 0;
-    struct folded_line *lines = NULL;
-    uint64_t *leaf = xcalloc(s->nfuncs + 1, sizeof *leaf);
-    for (size_t id = 1; id < s->nstacks; id++) {
-        uint64_t c = s->stack_count[id];
-        if (c == 0)
-            continue;
-        size_t depth = s->stacks[id].depth;
-        if (depth > alloc) {
-            alloc = depth;
-            ids = xreallocarray(ids, alloc, sizeof *ids);
+    struct folded w = {s, NULL, 0};
+    export_walk(s, folded_sample, &w);
+    /* Stacks that differ only by address fold into one line. */
+    if (w.n > 1)
+        qsort(w.lines, w.n, sizeof *w.lines, folded_cmp);
+    for (size_t i = 0; i < w.n; i++) {
+        uint64_t c = w.lines[i].count;
+        while (i + 1 < w.n && strcmp(w.lines[i].text, w.lines[i + 1].text) == 0) {
+            free(w.lines[i].text);
+            c += w.lines[++i].count;
         }
-        session_stack_frames(s, (uint32_t)id, ids, alloc);
-        char *text = NULL;
-        size_t len = 0;
-        FILE *line = open_memstream(&text, &len);
-        if (line == NULL)
-            continue;
-        for (size_t k = 0; k < depth; k++) {
-            int64_t f = s->stacks[ids[k]].func;
-            if (k > 0)
-                fputc(';', line);
-            if (f >= 0) {
-                folded_name(line, s->funcs[f].name);
-                if (s->modules[s->funcs[f].module]->kind == MODULE_KERNEL)
-                    fputs("_[k]", line); /* flamegraph.pl colours kernel frames */
-            } else {
-                fputs(s->modules[s->stacks[ids[k]].module]->name, line);
-            }
-        }
-        fclose(line);
-        lines = xreallocarray(lines, nlines + 1, sizeof *lines);
-        lines[nlines++] = (struct folded_line){text, c};
-        int64_t lf = s->stacks[id].func;
-        if (lf >= 0)
-            leaf[lf] += c;
+        fprintf(out, "%s %" PRIu64 "\n", w.lines[i].text, c);
+        free(w.lines[i].text);
     }
-    /* Samples without a stack: their function alone. */
-    for (size_t i = 0; i < s->nfuncs; i++) {
-        if (s->funcs[i].samples > leaf[i]) {
-            char *text = NULL;
-            size_t len = 0;
-            FILE *line = open_memstream(&text, &len);
-            if (line == NULL)
-                continue;
-            folded_name(line, s->funcs[i].name);
-            fclose(line);
-            lines = xreallocarray(lines, nlines + 1, sizeof *lines);
-            lines[nlines++] = (struct folded_line){text, s->funcs[i].samples - leaf[i]};
-        }
-    }
-    if (nlines > 1)
-        qsort(lines, nlines, sizeof *lines, folded_cmp);
-    for (size_t i = 0; i < nlines; i++) {
-        uint64_t c = lines[i].count;
-        while (i + 1 < nlines && strcmp(lines[i].text, lines[i + 1].text) == 0) {
-            free(lines[i].text);
-            c += lines[++i].count;
-        }
-        fprintf(out, "%s %" PRIu64 "\n", lines[i].text, c);
-        free(lines[i].text);
-    }
-    free(lines);
-    free(leaf);
-    free(ids);
+    free(w.lines);
 }

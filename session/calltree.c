@@ -13,8 +13,8 @@
 
 /* Add C samples for FUNC to LINKS, once per sample: SEEN lists the
  * functions this sample already added. */
-static void link_add(struct func_link **links, size_t *n, int64_t func, uint64_t c,
-                     int64_t *seen, size_t *nseen)
+static void link_add(struct func_link **links, size_t *n, int64_t func, uint64_t c, int64_t *seen,
+                     size_t *nseen)
 {
     for (size_t i = 0; i < *nseen; i++) {
         if (seen[i] == func)
@@ -110,8 +110,8 @@ static uint32_t tree_child(struct calltree *t, uint32_t p, int64_t func)
         t->nodes = xreallocarray(t->nodes, t->alloc, sizeof *t->nodes);
     }
     uint32_t c = (uint32_t)t->n++;
-    t->nodes[c] = (struct calltree_node){
-        func, p, 0, t->nodes[p].child, t->nodes[p].depth + 1, 0, 0};
+    t->nodes[c] =
+        (struct calltree_node){func, p, 0, t->nodes[p].child, t->nodes[p].depth + 1, 0, 0};
     t->nodes[p].child = c;
     return c;
 }

@@ -119,9 +119,10 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     }
     if (s->has_stacks) {
         struct stack_stats st = session_stack_stats(s);
-        fprintf(out, "  Stacks: %" PRIu64 " samples with a stack, %" PRIu64
-                     " cut short [truncated], %" PRIu64 " not unwound to the end [unknown]; "
-                     "deepest %u frames\n",
+        fprintf(out,
+                "  Stacks: %" PRIu64 " samples with a stack, %" PRIu64
+                " cut short [truncated], %" PRIu64 " not unwound to the end [unknown]; "
+                "deepest %u frames\n",
                 st.samples, st.truncated, st.unknown, st.max_depth);
     } else if (!s->classic) {
         fprintf(out, "  Stacks: none (this session has no stacks)\n");
@@ -158,8 +159,8 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     }
     bool stacks = s->has_stacks;
     if (stacks)
-        fprintf(out, "%-11s %-*s %10s %15s %9s %10s  %s\n", "Time", namew, "Routine",
-                "% of Total", "% of Accounted", "Samples", "With calls", "Module");
+        fprintf(out, "%-11s %-*s %10s %15s %9s %10s  %s\n", "Time", namew, "Routine", "% of Total",
+                "% of Accounted", "Samples", "With calls", "Module");
     else
         fprintf(out, "%-11s %-*s %10s %15s %9s  %s\n", "Time", namew, "Routine", "% of Total",
                 "% of Accounted", "Samples", "Module");
@@ -180,13 +181,13 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         if (stacks)
             fprintf(out, "%-11s %-*s %9.2f%% %14.2f%% %9" PRIu64 " %9.2f%%  %s\n",
                     report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
-                    report_pct(f->samples, total), report_pct(f->samples, accounted),
-                    f->samples, report_pct(f->total, total), s->modules[f->module]->name);
+                    report_pct(f->samples, total), report_pct(f->samples, accounted), f->samples,
+                    report_pct(f->total, total), s->modules[f->module]->name);
         else
             fprintf(out, "%-11s %-*s %9.2f%% %14.2f%% %9" PRIu64 "  %s\n",
                     report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
-                    report_pct(f->samples, total), report_pct(f->samples, accounted),
-                    f->samples, s->modules[f->module]->name);
+                    report_pct(f->samples, total), report_pct(f->samples, accounted), f->samples,
+                    s->modules[f->module]->name);
     }
     fprintf(out, "%-11s %-*s %9.2f%%\n", report_time(t, sizeof t, accounted, s->interval_us), namew,
             "Total", report_pct(accounted, total));

@@ -46,7 +46,8 @@ static int64_t session_func(struct session *s, uint32_t module, uint64_t start, 
     s->funcs = xreallocarray(s->funcs, s->nfuncs + 1, sizeof *s->funcs);
     char *pretty = s->raw_names ? NULL : symbols_demangle(name);
     s->funcs[s->nfuncs] = (struct func){
-        module, start, end, pretty ? pretty : xstrdup(name), pretty ? xstrdup(name) : NULL, 0, 0, 0};
+        module, start, end, pretty ? pretty : xstrdup(name), pretty ? xstrdup(name) : NULL,
+        0,      0,     0};
     *slot = (uint32_t)++s->nfuncs;
     return (int64_t)s->nfuncs - 1;
 }
@@ -251,4 +252,3 @@ void session_rank(struct session *s)
     }
     s->funcs_dirty = false;
 }
-

@@ -364,9 +364,7 @@ void session_ingest(struct session *s, const struct event *ev)
         ev->type == EVENT_HIT || ev->type == EVENT_STACK)
         f = s->cur_frame = session_frame_at(s, ev->time_ns);
     switch (ev->type) {
-    case EVENT_STACK: /* a replay: already unwound */
-        session_count_stack(s, ev);
-        break;
+    case EVENT_STACK: /* a replay: already unwound */ session_count_stack(s, ev); break;
     case EVENT_HIT: /* a replay: already attributed */
         if (ev->hit.module < s->nmodules)
             session_count(s, ev->hit.module, ev->hit.offset, ev->hit.count);

@@ -56,7 +56,7 @@ struct func {
 /* The samples of one thread with one stack: the per-thread split of the
  * stack counts (speedscope's one profile per thread). */
 struct thread_stack {
-    uint32_t tid;   /* 0: an empty slot */
+    uint32_t tid; /* 0: an empty slot */
     uint32_t stack;
     uint64_t count;        /* since the latest clear */
     uint64_t before_clear; /* counted before it */
@@ -166,22 +166,22 @@ struct session {
 
     /* Call stacks, each distinct one interned once: node 0 is the empty
      * stack, a sample without one. */
-    bool has_stacks;          /* stacks were taken: a live run with them, or a file's STCK */
+    bool has_stacks;           /* stacks were taken: a live run with them, or a file's STCK */
     struct stack_node *stacks; /* owned */
-    size_t nstacks;           /* nodes, the empty one included */
+    size_t nstacks;            /* nodes, the empty one included */
     size_t stacks_alloc;
-    uint32_t *stack_index;    /* open addressing on (parent, module, offset): id, 0 empty */
-    size_t stack_index_alloc; /* a power of two */
-    uint64_t *stack_count;    /* by id: samples since the latest clear */
+    uint32_t *stack_index;        /* open addressing on (parent, module, offset): id, 0 empty */
+    size_t stack_index_alloc;     /* a power of two */
+    uint64_t *stack_count;        /* by id: samples since the latest clear */
     uint64_t *stack_before_clear; /* by id: counted before it */
-    bool totals_dirty;        /* session_totals must run again */
-    uint64_t *unwind_pcs;     /* owned: scratch for unwinding */
-    uint32_t *unwind_hist;    /* owned: live unwinding times, 1 us a bin, the last "more" */
-    uint64_t unwinds;         /* stacks unwound live */
+    bool totals_dirty;            /* session_totals must run again */
+    uint64_t *unwind_pcs;         /* owned: scratch for unwinding */
+    uint32_t *unwind_hist;        /* owned: live unwinding times, 1 us a bin, the last "more" */
+    uint64_t unwinds;             /* stacks unwound live */
     struct thread_stack *tstacks; /* owned: open addressing on (tid, stack) */
     size_t ntstacks;
-    size_t tstacks_alloc;     /* a power of two, or 0 */
-    uint32_t unknown_module;  /* [unknown]: where an unwinding gave out, or UINT32_MAX */
+    size_t tstacks_alloc;      /* a power of two, or 0 */
+    uint32_t unknown_module;   /* [unknown]: where an unwinding gave out, or UINT32_MAX */
     uint32_t truncated_module; /* [truncated]: where a stack was cut, or UINT32_MAX */
 
     /* Live address spaces per process; only while ingesting live events. */

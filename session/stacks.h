@@ -46,11 +46,11 @@ struct func_link *session_callees(struct session *s, int64_t f, size_t *n);
 struct calltree_node {
     int64_t func;
     uint32_t parent;
-    uint32_t child;   /* first child, 0 for none */
-    uint32_t next;    /* next sibling, 0 for none */
-    uint32_t depth;   /* 0 for the root */
-    uint64_t total;   /* samples on this path and under it */
-    uint64_t self;    /* samples that ended exactly here */
+    uint32_t child; /* first child, 0 for none */
+    uint32_t next;  /* next sibling, 0 for none */
+    uint32_t depth; /* 0 for the root */
+    uint64_t total; /* samples on this path and under it */
+    uint64_t self;  /* samples that ended exactly here */
 };
 
 struct calltree {

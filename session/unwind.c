@@ -51,7 +51,7 @@ struct unwinder {
     const struct event_stack *st;
     uint64_t *pcs;
     size_t n, max;
-    bool past_copy; /* a read fell beyond the stack copy: the copy was too short */
+    bool past_copy;      /* a read fell beyond the stack copy: the copy was too short */
     uint64_t *sps, *fps; /* the frames' stack and frame pointers, beside pcs */
     size_t regs_alloc;
     struct unwind_last *last; /* this thread's last walk, or NULL */
@@ -64,9 +64,8 @@ struct unwinder {
  * and AArch64 object carries, is what unwinding needs, and a lookup may ask
  * a debuginfod server while the program runs. */
 static int unwind_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-                               Dwarf_Addr base, const char *file_name,
-                               const char *debuglink_file, GElf_Word debuglink_crc,
-                               char **debuginfo_file_name)
+                               Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+                               GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
     return -1;
 }
@@ -318,7 +317,8 @@ static void unwind_keep(struct unwinder *u, struct unwind_last *l, enum unwind_e
         l->data = xmalloc(st->size);
         l->data_alloc = st->size;
     }
-    memcpy(l->data, st->data, st->size);
+    if (st->size > 0)
+        memcpy(l->data, st->data, st->size);
     l->sp0 = st->regs[EVENT_REG_SP];
     l->end = l->sp0 + st->size;
     if (u->n > l->alloc) {
