@@ -266,8 +266,12 @@ static void pprof_pack(struct pprof *w, uint8_t **data, size_t *len)
     period_type.unit = nanos;
     p.period_type = &period_type;
     p.period = (int64_t)s->interval_us * 1000;
-    p.time_nanos = s->start_time * 1000000000;
-    p.duration_nanos = (int64_t)llround(s->duration_s * 1e9);
+    /* A damaged file's times must not overflow: saturate. */
+    p.time_nanos = s->start_time > INT64_MAX / 1000000000 ? INT64_MAX
+                   : s->start_time < 0                    ? 0
+                                                          : s->start_time * 1000000000;
+    double dur = s->duration_s * 1e9;
+    p.duration_nanos = !(dur >= 0) ? 0 : dur >= 9.2e18 ? INT64_MAX : (int64_t)llround(dur);
 
     /* Comments: the command line, and the session's own comment. */
     int64_t comments[2];

@@ -21,20 +21,28 @@
 #define UNWIND_REG_FP 29
 #endif
 
+/* One word of the stack a walk read: where, what, and how many frames the
+ * walk had found when it read it (so it served to find the next one). */
+struct unwind_read {
+    uint64_t addr;
+    uint64_t value;
+    size_t at;
+};
+
 /* A thread's last walk, kept so that the next can stop where the two
- * stacks meet: a frame at the same PC, stack pointer and frame pointer, with
- * the same bytes from there to the end of the copy, has the same callers
- * (samply's framehop caches rules; this caches whole outer stacks, which
- * is what a deep recursion or a long call chain repeats sample after
- * sample). */
+ * stacks meet: a frame at the same PC, stack pointer and frame pointer,
+ * where every word of the stack the last walk read to go on from there
+ * holds the same value, has the same callers (samply's framehop caches
+ * rules; this caches whole outer stacks, which a deep recursion or a long
+ * call chain repeats sample after sample, while the callers' own locals,
+ * a loop counter in main, may change). */
 struct unwind_last {
     uint32_t tid;
-    uint64_t used;     /* when last used (the unwinder's walk count), 0: free */
-    uint64_t sp0, end; /* the copy it walked: [sp0, end) */
-    uint8_t *data;     /* owned */
-    size_t data_alloc;
+    uint64_t used;             /* when last used (the unwinder's walk count), 0: free */
     uint64_t *pcs, *sps, *fps; /* owned: its frames, innermost first */
     size_t n, alloc;
+    struct unwind_read *reads; /* owned: what it read, in order */
+    size_t nreads, reads_alloc;
     enum unwind_end how;
 };
 
@@ -55,6 +63,8 @@ struct unwinder {
     uint64_t *sps, *fps; /* the frames' stack and frame pointers, beside pcs */
     size_t regs_alloc;
     struct unwind_last *last; /* this thread's last walk, or NULL */
+    struct unwind_read *reads; /* what this walk read */
+    size_t nreads, reads_alloc;
     bool joined;              /* the walk ended on the last one's frames */
     uint64_t walks;
     struct unwind_last lasts[UNWIND_LAST_THREADS];
@@ -110,13 +120,14 @@ void unwind_free(struct unwinder *u)
     if (u == NULL || --u->refs > 0)
         return;
     for (int i = 0; i < UNWIND_LAST_THREADS; i++) {
-        free(u->lasts[i].data);
+        free(u->lasts[i].reads);
         free(u->lasts[i].pcs);
         free(u->lasts[i].sps);
         free(u->lasts[i].fps);
     }
     free(u->sps);
     free(u->fps);
+    free(u->reads);
     if (u->dwfl != NULL)
         dwfl_end(u->dwfl);
     free(u);
@@ -186,6 +197,16 @@ static bool unwind_get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thre
     return true;
 }
 
+/* Keep the read of ADDR, VALUE while AT frames were found. */
+static void unwind_note_read(struct unwinder *u, uint64_t addr, uint64_t value, size_t at)
+{
+    if (u->nreads == u->reads_alloc) {
+        u->reads_alloc = u->reads_alloc ? 2 * u->reads_alloc : 256;
+        u->reads = xreallocarray(u->reads, u->reads_alloc, sizeof *u->reads);
+    }
+    u->reads[u->nreads++] = (struct unwind_read){addr, value, at};
+}
+
 /* A word of the stack: from the copy the sample brought, nothing else. */
 static bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 {
@@ -199,6 +220,7 @@ static bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, 
         return false;
     }
     memcpy(result, st->data + (addr - sp), sizeof *result);
+    unwind_note_read(u, addr, *result, u->n);
     return true;
 }
 
@@ -235,15 +257,15 @@ bool unwind_report_end(struct unwinder *u)
     return true;
 }
 
-/* Whether the frame at (PC, SP, FP) is one of the thread's last walk with
- * the same stack above it: then take that walk's callers and stop. */
+/* Whether the frame at (PC, SP, FP) is one of the thread's last walk
+ * whose reads beyond it all find the same words in this copy: then take
+ * that walk's frames from there (and its reads, for the next join). */
 static bool unwind_join(struct unwinder *u, uint64_t pc, uint64_t sp, uint64_t fp)
 {
     const struct unwind_last *l = u->last;
     const struct event_stack *st = u->st;
     uint64_t sp0 = st->regs[EVENT_REG_SP];
-    if (l == NULL || l->n == 0 || sp0 + st->size != l->end || sp < sp0 || sp < l->sp0 ||
-        sp >= l->end)
+    if (l == NULL || l->n < 2)
         return false;
     /* Its frames' stack pointers ascend: look SP up. */
     size_t lo = 1, hi = l->n;
@@ -254,15 +276,36 @@ static bool unwind_join(struct unwinder *u, uint64_t pc, uint64_t sp, uint64_t f
         else
             hi = mid;
     }
-    if (lo >= l->n || l->sps[lo] != sp || l->pcs[lo] != pc || l->fps[lo] != fp)
+    if (lo >= l->n || l->sps[lo] != sp || l->pcs[lo] != pc)
         return false;
-    if (memcmp(st->data + (sp - sp0), l->data + (sp - l->sp0), l->end - sp) != 0)
+    /* A frame pointer (one that points into the stack) must match too: a
+     * caller's CFA may be counted from it.  Anything else in that register,
+     * a loop counter the callee never saved, says nothing of the callers. */
+    bool stack_fp = fp >= sp0 && fp - sp0 < st->size;
+    bool last_fp = l->fps[lo] >= l->sps[0] && l->fps[lo] - l->sps[0] < UINT32_MAX;
+    if ((stack_fp || last_fp) && l->fps[lo] != fp)
         return false;
+    /* The reads that found its callers came once lo + 1 frames were found. */
+    size_t first = l->nreads;
+    while (first > 0 && l->reads[first - 1].at > lo)
+        first--;
+    for (size_t k = first; k < l->nreads; k++) {
+        const struct unwind_read *r = &l->reads[k];
+        uint64_t v;
+        if (r->addr < sp0 || r->addr - sp0 > st->size || st->size - (r->addr - sp0) < sizeof v)
+            return false;
+        memcpy(&v, st->data + (r->addr - sp0), sizeof v);
+        if (v != r->value)
+            return false;
+    }
+    size_t base = u->n;
     for (size_t k = lo; k < l->n && u->n < u->max; k++) { /* this frame, then its callers */
         u->sps[u->n] = l->sps[k];
         u->fps[u->n] = l->fps[k];
         u->pcs[u->n++] = l->pcs[k];
     }
+    for (size_t k = first; k < l->nreads; k++)
+        unwind_note_read(u, l->reads[k].addr, l->reads[k].value, l->reads[k].at - lo + base);
     u->joined = true;
     return true;
 }
@@ -311,16 +354,6 @@ static struct unwind_last *unwind_last_of(struct unwinder *u, uint32_t tid)
 /* Keep this walk as TID's last. */
 static void unwind_keep(struct unwinder *u, struct unwind_last *l, enum unwind_end how)
 {
-    const struct event_stack *st = u->st;
-    if (st->size > l->data_alloc) {
-        free(l->data);
-        l->data = xmalloc(st->size);
-        l->data_alloc = st->size;
-    }
-    if (st->size > 0)
-        memcpy(l->data, st->data, st->size);
-    l->sp0 = st->regs[EVENT_REG_SP];
-    l->end = l->sp0 + st->size;
     if (u->n > l->alloc) {
         l->alloc = u->max;
         l->pcs = xreallocarray(l->pcs, l->alloc, sizeof *l->pcs);
@@ -331,6 +364,16 @@ static void unwind_keep(struct unwinder *u, struct unwind_last *l, enum unwind_e
     memcpy(l->sps, u->sps, u->n * sizeof *l->sps);
     memcpy(l->fps, u->fps, u->n * sizeof *l->fps);
     l->n = u->n;
+    /* Swap the reads: the walk's become the last's, the last's buffer the
+     * next walk's. */
+    struct unwind_read *r = l->reads;
+    size_t ralloc = l->reads_alloc;
+    l->reads = u->reads;
+    l->nreads = u->nreads;
+    l->reads_alloc = u->reads_alloc;
+    u->reads = r;
+    u->reads_alloc = ralloc;
+    u->nreads = 0;
     l->how = how;
     l->used = u->walks;
 }
@@ -359,6 +402,7 @@ size_t unwind_user(struct unwinder *u, uint32_t tid, const struct event_stack *s
     u->max = max;
     u->past_copy = false;
     u->joined = false;
+    u->nreads = 0;
     u->walks++;
     u->last = unwind_last_of(u, tid);
     int r = dwfl_getthread_frames(u->dwfl, tid ? (pid_t)tid : 1, unwind_frame, u);
