@@ -11,11 +11,20 @@
 
 static volatile uint64_t sink;
 
-/* N units of work: the hot function every path ends in. */
+static uint64_t jitter = 88172645463325252ull;
+
+/* N units of work: the hot function every path ends in.  Each call also runs
+ * up to a quarter of a unit more, by a pseudo-random draw, so that a round
+ * has no fixed length for a fixed-rate clock to beat against (at 1 ms the
+ * rounds of about 1 ms once put every sample on path_b). */
 __attribute__((noinline, noipa)) static void leaf(long n)
 {
     uint64_t x = sink | 1;
-    for (long i = 0; i < n * UNIT_ITERS; i++) {
+    jitter ^= jitter << 13;
+    jitter ^= jitter >> 7;
+    jitter ^= jitter << 17;
+    long extra = (long)(jitter % (UNIT_ITERS / 4));
+    for (long i = 0; i < n * UNIT_ITERS + extra; i++) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
