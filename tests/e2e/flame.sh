@@ -14,9 +14,15 @@ ok "the screen comes up with the program running" wait_for ' running *$' 15
 
 tm send-keys -t s 6
 ok "6 shows the flame graph while the program runs" wait_for '^ Flame .*top-down' 5
-ok "main's frame shows live, its callees under it" wait_for '^path_a +path_b' 10
+ok "main's frame shows live, its callees under it" wait_for '^path_[ab] +path_[ab]' 10
+# Back to the histogram while the run goes on: redrawing the graph is the
+# costliest view (far more under ASan), and a tick the front end delays
+# weighs the one PC it then takes with all the time since the last.
+tm send-keys -t s 1
 
 ok "the program ends" wait_for 'Program terminated normally *$' 60
+tm send-keys -t s 6
+ok "6 shows the flame graph again" wait_for '^ Flame .*top-down' 5
 # The graph: the window's rows between its title and its last line.
 graph() { screen | sed -n '6,22p'; }
 G=$(graph)
@@ -48,14 +54,15 @@ cmp_ok "${share:-100}" '<' 100 "but not all: the paths work a little themselves"
 
 tm send-keys -t s r
 ok "r inverts the graph: leaf on top" wait_for 'inverted \(callers under\)' 3
-like "$(screen | sed -n 6p)" '^leaf +path_' "the hottest function heads the inverted graph"
+# (the paths' own frames are a few columns wide: their names may be cut, path…)
+like "$(screen | sed -n 6p)" '^leaf +path' "the hottest function heads the inverted graph"
 tm send-keys -t s r
 
 # The Functions: Self and Total, and Enter for callers and callees.
 tm send-keys -t s 2
 ok "the Functions have Self and Total" wait_for '^Time.* Routine +Self +Total' 3
 # All of the Total but a sample or two the dynamic loader took before main.
-like "$(screen)" '  main +0\.00% +(99\.[5-9][0-9]|100\.00)% ' "main: no Self, all of the Total (but the loader's)"
+like "$(screen)" '  main +0\.00% +(99\.[0-9][0-9]|100\.00)% ' "main: no Self, all of the Total (but the loader's)"
 unlike "$(screen)" 'has no stacks' "no note about stacks where there are stacks"
 tm send-keys -t s t
 ok "t sorts by Total" wait_for 'sorted by Total' 3
