@@ -94,8 +94,6 @@ struct folded {
 static void folded_sample(const struct export_frame *frames, size_t n, uint64_t count, void *arg)
 {
     struct folded *w = arg;
-    if (n == 1 && frames[0].module == UINT32_MAX)
-        return; /* [unaccounted]: no function, no stack, nothing to fold */
     char *text = NULL;
     size_t len = 0;
     FILE *line = open_memstream(&text, &len);

@@ -179,8 +179,8 @@ is "$(jq -r '.profiles[0] | (.samples | length) == (.weights | length)' "$S")" t
 is "$(jq -r '(.shared.frames | length) as $n | [.profiles[0].samples[][] | select(. < 0 or . >= $n)] | length' "$S")" 0 \
     "speedscope: every frame index is valid"
 is "$(jq -r '.shared.frames as $f | [.profiles[0].samples[] | $f[.[0]].name]
-    | map(select(. != "_start" and . != "[unknown]" and . != "[truncated]")) | length' "$S")" 0 \
-    "speedscope: each sample starts at the outermost frame (_start, or where unwinding gave out)"
+    | map(select(. != "_start" and . != "[unknown]" and . != "[truncated]" and . != "[unaccounted]")) | length' "$S")" 0 \
+    "speedscope: each sample starts at the outermost frame (_start, where unwinding gave out, or [unaccounted])"
 is "$(jq -r '.shared.frames as $f | .profiles[0] | [.samples, .weights] | transpose
     | max_by(.[1]) | .[0][-3:] | map($f[.].name) | join(" ")' "$S")" "main middle leaf" \
     "speedscope: the hottest sample ends main, middle, leaf"
