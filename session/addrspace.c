@@ -169,3 +169,19 @@ void session_free_spaces(struct session *s)
     s->spaces = NULL;
     s->nspaces = 0;
 }
+
+bool session_user_place(struct session *s, const struct addrspace *as, uint64_t pc,
+                        uint32_t *module, uint64_t *offset)
+{
+    const struct mapping *m = as ? addrspace_find(as, pc) : NULL;
+    if (m == NULL || s->modules[m->module]->kind == MODULE_ANON) {
+        if (s->anon_module == UINT32_MAX)
+            s->anon_module = session_module(s, "[anon]", MODULE_ANON);
+        *module = s->anon_module;
+        *offset = pc;
+        return true;
+    }
+    *module = m->module;
+    *offset = pc - m->start + m->pgoff;
+    return false;
+}

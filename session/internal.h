@@ -33,6 +33,11 @@ struct addrspace *session_space(struct session *s, uint32_t pid, bool create);
 /* The mapping holding PC, or NULL. */
 const struct mapping *addrspace_find(const struct addrspace *as, uint64_t pc);
 
+/* Where user PC of AS lies: its module and file offset, or for anonymous
+ * code (or no mapping) [anon] and the address itself; true in that case. */
+bool session_user_place(struct session *s, const struct addrspace *as, uint64_t pc,
+                        uint32_t *module, uint64_t *offset);
+
 void session_on_mmap(struct session *s, const struct event *ev);
 void session_on_fork(struct session *s, const struct event *ev);
 /* PID's mappings are gone (an exec), and with REMOVE the space itself (an exit). */

@@ -310,17 +310,11 @@ static void session_note_jit(struct session *s, uint32_t pid)
 /* Which module a user-mode PC lies in, by the process's mappings. */
 static void session_classify_user(struct session *s, const struct event *ev)
 {
-    uint64_t pc = ev->sample.pc;
-    struct addrspace *as = session_space(s, ev->pid, false);
-    const struct mapping *m = as ? addrspace_find(as, pc) : NULL;
-    if (m == NULL || s->modules[m->module]->kind == MODULE_ANON) {
-        if (s->anon_module == UINT32_MAX)
-            s->anon_module = session_module(s, "[anon]", MODULE_ANON);
+    uint32_t module;
+    uint64_t offset;
+    if (session_user_place(s, session_space(s, ev->pid, false), ev->sample.pc, &module, &offset))
         session_note_jit(s, ev->pid);
-        session_count(s, s->anon_module, pc, ev->sample.count);
-        return;
-    }
-    session_count(s, m->module, pc - m->start + m->pgoff, ev->sample.count);
+    session_count(s, module, offset, ev->sample.count);
 }
 
 /* Frame I, made (with every frame before it) on first use. */

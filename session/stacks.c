@@ -91,22 +91,6 @@ static void stack_add(struct session *s, uint32_t id, uint64_t count)
         frame_note(&f->stacks, &f->nstacks, &f->stacks_alloc, &f->stacks_compact, id, count);
 }
 
-/* The module and offset of user PC in AS: anonymous code by its address. */
-static void stack_user_frame(struct session *s, const struct addrspace *as, uint64_t pc,
-                             uint32_t *module, uint64_t *offset)
-{
-    const struct mapping *m = as ? addrspace_find(as, pc) : NULL;
-    if (m == NULL || s->modules[m->module]->kind == MODULE_ANON) {
-        if (s->anon_module == UINT32_MAX)
-            s->anon_module = session_module(s, "[anon]", MODULE_ANON);
-        *module = s->anon_module;
-        *offset = pc;
-        return;
-    }
-    *module = m->module;
-    *offset = pc - m->start + m->pgoff;
-}
-
 /* What AS's file mappings are, hashed (never 0). */
 static uint64_t stack_maps_sig(const struct addrspace *as)
 {
@@ -196,7 +180,7 @@ void session_count_stack(struct session *s, const struct event *ev)
     for (size_t i = nu; i-- > 0;) {
         uint32_t module;
         uint64_t offset;
-        stack_user_frame(s, as, pcs[i], &module, &offset);
+        session_user_place(s, as, pcs[i], &module, &offset);
         id = session_stack_intern(s, id, module, offset);
     }
     uint32_t nk = st->nkernel < STACK_MAX_KERNEL ? st->nkernel : STACK_MAX_KERNEL;
