@@ -2,6 +2,7 @@
 
 #include "xmalloc.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,18 @@ void *xreallocarray(void *ptr, size_t nmemb, size_t size)
     if (p == NULL)
         xmalloc_fail();
     return p;
+}
+
+void *xgrowarray(void *ptr, size_t *alloc, size_t need, size_t size)
+{
+    if (ptr != NULL && need <= *alloc)
+        return ptr;
+    size_t n = *alloc > 4 ? *alloc : 4;
+    while (n < need)
+        n = n <= SIZE_MAX / 2 ? 2 * n : need;
+    ptr = xreallocarray(ptr, n, size);
+    *alloc = n;
+    return ptr;
 }
 
 char *xstrdup(const char *s)

@@ -9,6 +9,11 @@ void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
 void *xreallocarray(void *ptr, size_t nmemb, size_t size);
+/* PTR with room for at least NEED elements of SIZE; *ALLOC is the room it
+ * has (0 when unknown) and is updated.  Grows by doubling: an array that
+ * gains N elements one at a time is copied O(N) times in all, not O(N^2)
+ * (realloc cannot always grow in place; under ASan it never does). */
+void *xgrowarray(void *ptr, size_t *alloc, size_t need, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 static const struct clockdrv_ops *const clockdrv_table[] = {
     &clockdrv_perf_ops,
@@ -52,6 +54,34 @@ void clockdrv_pause(struct clockdrv *d, bool paused)
     else
         d->ops->clock_on(d);
     d->paused = paused;
+}
+
+void clockdrv_jitter_init(struct clockdrv_jitter *j, uint64_t mean_ns, double frac)
+{
+    j->mean_ns = mean_ns;
+    j->frac = frac > 0 && frac < 1 ? frac : 0;
+    if (getrandom(&j->state, sizeof j->state, GRND_NONBLOCK) != (ssize_t)sizeof j->state)
+        j->state = clockdrv_now_ns() ^ ((uint64_t)getpid() << 32);
+    j->state |= 1;
+}
+
+double clockdrv_jitter_u01(struct clockdrv_jitter *j)
+{
+    /* xorshift64*: plenty for spreading phases, and no lock as random() has. */
+    j->state ^= j->state >> 12;
+    j->state ^= j->state << 25;
+    j->state ^= j->state >> 27;
+    uint64_t r = j->state * 0x2545f4914f6cdd1dull;
+    return (double)(r >> 11) / 9007199254740992.0;
+}
+
+uint64_t clockdrv_jitter_next(struct clockdrv_jitter *j)
+{
+    if (j->frac == 0)
+        return j->mean_ns;
+    double u = clockdrv_jitter_u01(j);
+    double p = (double)j->mean_ns * (1 - j->frac + 2 * j->frac * u);
+    return p < 1000 ? 1000 : (uint64_t)p;
 }
 
 uint64_t clockdrv_now_ns(void)

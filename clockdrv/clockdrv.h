@@ -29,7 +29,31 @@ struct clockdrv_config {
     enum clock_kind clock;
     bool stacks;         /* take each sample's call stack */
     uint32_t stack_size; /* bytes of user stack to copy for it */
+    /* The periods are drawn at random within +-jitter of the interval (0.5:
+     * +-50 %), so that no program running in step with a clock is seen at
+     * the same phase every time; 0 keeps exact periods.  docs/statistics.md
+     * has why +-50 % and not +-10 %. */
+    double jitter;
 };
+
+#define CLOCKDRV_JITTER 0.5
+
+/* Periods drawn around a mean, from an xorshift64* state seeded by getrandom. */
+struct clockdrv_jitter {
+    uint64_t state;
+    uint64_t mean_ns;
+    double frac;
+};
+
+void clockdrv_jitter_init(struct clockdrv_jitter *j, uint64_t mean_ns, double frac);
+/* The next period: mean_ns when frac is 0, else uniform in
+ * [mean (1 - frac), mean (1 + frac)].  Its mean is mean_ns but the mean
+ * rate is not 1 / mean_ns (ln 3 times that at +-50 %): a driver counts each
+ * sample as the time that passed, in whole intervals with the rest carried,
+ * not as one interval. */
+uint64_t clockdrv_jitter_next(struct clockdrv_jitter *j);
+/* A number drawn uniformly in [0, 1) from the same state. */
+double clockdrv_jitter_u01(struct clockdrv_jitter *j);
 
 typedef void (*clockdrv_emit_fn)(void *arg, const struct event *ev);
 

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +31,26 @@
 #include <unistd.h>
 
 #define PERF_SLACK_NS 2000000ull /* records older than this are surely in the buffers */
-/* The longest a drain unwinds: past it, samples go on without their stacks
- * (counted, and said) rather than the ring overflowing and losing them, as
- * happens when the machine starves profil (200 busy processes). */
-#define PERF_UNWIND_BUDGET_NS 100000000ull
+/* How far behind the samples profil may fall: a sample older than this
+ * when its turn comes goes on without its stack (counted, and said) rather
+ * than the ring, which holds 4 s of them, overflowing and losing them, as
+ * happens when the machine starves profil (200 busy processes).  A lag, not
+ * a time per drain: reading a library's debug information once (45 ms for
+ * libc's) must not cost the stacks of the samples that came meanwhile. */
+#define PERF_UNWIND_LAG_NS 1000000000ull
+/* How often the clock events get new periods, in periods (see perf_jitter). */
+#define PERF_JITTER_PERIODS 128
+
+/* A period a CPU's clock event was given, from TIME on. */
+struct perf_period {
+    uint64_t time;
+    uint64_t period;
+};
 
 struct perf_cpu {
     int fd;
+    struct perf_period *periods; /* jittered: every period given, oldest first */
+    size_t nperiods, periods_alloc;
     int cs_fd; /* the context-switch event writing into fd's ring, or -1 */
     struct perf_event_mmap_page *meta;
     uint8_t *data;
@@ -68,6 +82,7 @@ struct perf_rec {
     uint32_t pid, tid;
     uint64_t a, b, c; /* ip / addr,len,pgoff / ppid / lost */
     uint32_t name;    /* offset of an mmap file name in the string arena */
+    uint16_t cpu;     /* the ring it came from */
     /* A sample's stack, in the blob arena: nkernel PCs, nregs registers,
      * then ssize bytes of stack. */
     bool cs; /* a context-switch sample: where a thread left its CPU */
@@ -82,6 +97,11 @@ struct clockdrv_perf {
     struct clockdrv base;
     struct clockdrv_config cfg;
     uint64_t period_ns;
+    struct clockdrv_jitter jitter; /* the clock events' periods */
+    uint64_t jitter_at;            /* when to draw new ones */
+    bool jitter_stop;              /* the program made a thread or process: stop */
+    bool jitter_done;              /* ... and the periods are exact again */
+    uint16_t parsing_cpu;          /* the ring perf_parse reads */
     bool wall;
     int ncpus;
     struct perf_cpu *cpus;
@@ -218,6 +238,18 @@ static int perf_map(struct perf_cpu *pc, size_t want)
 
 static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create);
 
+/* Remember that PC's clock event has PERIOD from TIME on (a failed open
+ * is tried again with the same CPU: the later entry wins). */
+static void perf_period_given(struct perf_cpu *pc, uint64_t time, uint64_t period)
+{
+    if (pc->nperiods > 0 && pc->periods[pc->nperiods - 1].time >= time) {
+        pc->periods[pc->nperiods - 1] = (struct perf_period){time, period};
+        return;
+    }
+    pc->periods = xgrowarray(pc->periods, &pc->periods_alloc, pc->nperiods + 1, sizeof *pc->periods);
+    pc->periods[pc->nperiods++] = (struct perf_period){time, period};
+}
+
 static void clockdrv_perf_free(struct clockdrv *base)
 {
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
@@ -233,6 +265,7 @@ static void clockdrv_perf_free(struct clockdrv *base)
             close(d->cpus[i].cs_fd);
         if (d->cpus[i].fd >= 0)
             close(d->cpus[i].fd);
+        free(d->cpus[i].periods);
     }
     for (size_t i = 0; i < d->threads_alloc; i++)
         free(d->threads[i].bdata);
@@ -329,10 +362,13 @@ static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
     for (int i = 0; i < d->ncpus; i++) {
         struct perf_event_attr attr;
         perf_attr(&attr, &d->cfg, exclude_kernel);
+        attr.sample_period = clockdrv_jitter_next(&d->jitter);
+        perf_period_given(&d->cpus[i], 0, attr.sample_period);
         int fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
         if (fd < 0 && (errno == EACCES || errno == EPERM) && !exclude_kernel) {
             exclude_kernel = true; /* paranoid 2: user-mode samples only */
             perf_attr(&attr, &d->cfg, exclude_kernel);
+            attr.sample_period = d->cpus[i].periods[d->cpus[i].nperiods - 1].period;
             fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
         }
         if (fd < 0 && errno == ENODEV)
@@ -369,6 +405,7 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg, c
     d->pidfd = -1;
     d->cfg = *cfg;
     d->period_ns = (uint64_t)cfg->interval_us * 1000;
+    clockdrv_jitter_init(&d->jitter, d->period_ns, cfg->jitter);
     d->wall = cfg->clock == CLOCK_KIND_WALL;
     d->threads_alloc = 64;
     d->threads = xcalloc(d->threads_alloc, sizeof *d->threads);
@@ -578,6 +615,7 @@ static void perf_parse(struct clockdrv_perf *d, const struct perf_event_header *
         r.pid = rd32(body + 8);
         r.tid = rd32(body + 12);
         r.time = rd64(body + 16);
+        r.cpu = d->parsing_cpu;
         if (d->cfg.stacks && !perf_parse_stack(d, &r, body + 24, len - 24))
             return;
         break;
@@ -655,6 +693,7 @@ static void perf_read_ring(struct clockdrv_perf *d, struct perf_cpu *pc)
             memcpy(d->scratch + first, pc->data, h.size - first);
             rec = d->scratch;
         }
+        d->parsing_cpu = (uint16_t)(pc - d->cpus);
         perf_parse(d, &h, rec + sizeof h, h.size - sizeof h);
         tail += h.size;
     }
@@ -752,6 +791,44 @@ static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t)
     t->bvalid = true;
 }
 
+/* The period CPU's clock event had at TIME. */
+static uint64_t perf_period_at(const struct clockdrv_perf *d, uint16_t cpu, uint64_t time)
+{
+    const struct perf_cpu *pc = cpu < d->ncpus ? &d->cpus[cpu] : NULL;
+    if (pc == NULL || pc->nperiods == 0)
+        return d->period_ns;
+    size_t lo = 0, hi = pc->nperiods; /* the last one given at or before TIME */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pc->periods[mid].time <= time)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return pc->periods[lo].period;
+}
+
+/* The ticks a sample counts.  With exact periods, one.  Jittered, each
+ * sample stands for the period that ended in it, w intervals: it counts
+ * floor(w), and one more with the probability of w's fraction, so that the
+ * ticks add up to the CPU time on average (0.1 % off in 1,000 samples).
+ * Not rounded with the rest carried, as the ptrace driver counts: within a
+ * stretch of equal periods a carry drops or doubles every k-th sample, and
+ * a period near half the interval made the kept ones a lattice in step
+ * with the program again.  The period is the one its CPU's events had at
+ * the time (see perf_jitter); the sample's own PERF_SAMPLE_PERIOD cannot
+ * say: for cpu-clock it stays the first period the event had. */
+static uint32_t perf_ticks(struct clockdrv_perf *d, const struct perf_rec *r)
+{
+    if (d->jitter.frac == 0)
+        return 1;
+    double w = (double)perf_period_at(d, r->cpu, r->time) / (double)d->period_ns;
+    double n = floor(w);
+    if (clockdrv_jitter_u01(&d->jitter) < w - n)
+        n += 1;
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clockdrv_emit_fn emit,
                           void *arg)
 {
@@ -769,7 +846,9 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         }
         ev.type = EVENT_SAMPLE;
         ev.sample.pc = r->a;
-        ev.sample.count = 1;
+        ev.sample.count = perf_ticks(d, r);
+        if (ev.sample.count == 0)
+            break;
         ev.sample.mode = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER
                              ? SAMPLE_USER
                              : SAMPLE_KERNEL;
@@ -790,6 +869,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
     case PERF_RECORD_FORK:
         t = perf_thread(d, r->tid, true);
         t->pid = r->pid;
+        d->jitter_stop = true;
         d->base.threads++;
         if (d->base.threads > d->base.max_threads)
             d->base.max_threads = d->base.threads;
@@ -860,6 +940,59 @@ static void perf_note_shed(struct clockdrv_perf *d)
     free(shed);
 }
 
+/* Jittered periods stopped: say so, beside what the start said. */
+static void perf_note_jitter(struct clockdrv_perf *d)
+{
+    if (!d->note0_kept) {
+        d->note0 = d->base.note != NULL ? xstrdup(d->base.note) : NULL;
+        d->note0_kept = true;
+    }
+    const char *msg = "the program started a thread or a process, so the sample periods stopped "
+                      "changing (each CPU keeps the random one it had: the kernel gives a new "
+                      "thread its parent's period of the moment for good); --driver ptrace "
+                      "keeps jittering";
+    char *n = d->note0 != NULL ? xasprintf("%s; %s", d->note0, msg) : xstrdup(msg);
+    free(d->note0);
+    d->note0 = n;
+    free(d->base.note);
+    d->base.note = xstrdup(n);
+}
+
+/* New periods for the clock events, every PERF_JITTER_PERIODS periods or so
+ * (not per sample: an ioctl per CPU each time), from PERF_JITTER_WAIT_NS
+ * after the start.  The kernel starts an event that is running anew from
+ * the change, so the part of a period that had passed goes unsampled: half
+ * a period in PERF_JITTER_PERIODS, 0.4 % of the time, is the cost.
+ * Only a program of one thread is jittered.  The events profil opened are
+ * the program's first thread's; a thread or process the program creates is
+ * given copies with the period they have at that moment, for good, and the
+ * kernel swaps the copies between the threads of a process when it switches
+ * from one to another, so no sample could say which period it ended.  At
+ * the first fork record the periods stop changing: every event on a CPU,
+ * the first thread's and the copies alike, then has that CPU's period of
+ * the moment, a random one, for the rest of the run. */
+static void perf_jitter(struct clockdrv_perf *d, uint64_t now)
+{
+    if (d->jitter.frac == 0 || d->jitter_done || d->base.ended)
+        return;
+    if (d->jitter_stop) {
+        d->jitter_done = true;
+        perf_note_jitter(d);
+        return;
+    }
+    if (d->jitter_at == 0)
+        d->jitter_at = now + PERF_JITTER_PERIODS * d->period_ns;
+    if (now < d->jitter_at)
+        return;
+    for (int i = 0; i < d->ncpus; i++) {
+        uint64_t period = clockdrv_jitter_next(&d->jitter);
+        uint64_t at = clockdrv_now_ns(); /* before: a sample after it has the new period */
+        if (d->cpus[i].fd >= 0 && ioctl(d->cpus[i].fd, PERF_EVENT_IOC_PERIOD, &period) == 0)
+            perf_period_given(&d->cpus[i], at, period);
+    }
+    d->jitter_at = now + PERF_JITTER_PERIODS * d->period_ns;
+}
+
 static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, void *arg)
 {
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
@@ -891,12 +1024,12 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     for (int i = 0; i < d->ncpus; i++)
         perf_read_ring(d, &d->cpus[i]);
     qsort(d->recs, d->nrecs, sizeof *d->recs, perf_rec_cmp);
-    uint64_t budget = clockdrv_now_ns() + PERF_UNWIND_BUDGET_NS, shed = d->shed;
+    uint64_t shed = d->shed;
     for (size_t i = 0; i < d->nrecs; i++) {
         struct perf_rec *r = &d->recs[i];
         if (r->type == PERF_RECORD_SAMPLE && !r->cs) {
             d->samples++;
-            if (r->has_stack && (d->shed > shed || clockdrv_now_ns() > budget)) {
+            if (r->has_stack && clockdrv_now_ns() > r->time + PERF_UNWIND_LAG_NS) {
                 r->has_stack = false;
                 d->shed++;
             }
@@ -916,6 +1049,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
             perf_credit(d, t, now - PERF_SLACK_NS, emit, arg);
         }
     }
+    perf_jitter(d, now);
     return d->base.ended ? 1 : 0;
 }
 

@@ -473,6 +473,23 @@ static void ptrace_overrun(struct clockdrv_ptrace *d)
                    "SCHED_FIFO: the sample time may be too short for this many threads");
 }
 
+/* The jittered timer is one-shot, each period drawn anew: the periods that
+ * have ended by now (a late tracer may find several), with the timer set
+ * for the end of the next. */
+static uint64_t ptrace_rearm(struct clockdrv_ptrace *d)
+{
+    uint64_t now = clockdrv_now_ns(), n = 0;
+    while (d->deadline <= now) {
+        d->deadline += clockdrv_jitter_next(&d->jitter);
+        n++;
+    }
+    struct itimerspec its = {0};
+    its.it_value.tv_sec = (time_t)(d->deadline / 1000000000u);
+    its.it_value.tv_nsec = (long)(d->deadline % 1000000000u);
+    timerfd_settime(d->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
+    return n > 0 ? n : 1;
+}
+
 /* Reap every stop and end waiting, then run the tick if the timer expired. */
 static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, void *arg)
 {
@@ -486,6 +503,8 @@ static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, v
     uint64_t n;
     if (!d->base.ended && read(d->timerfd, &n, sizeof n) == (ssize_t)sizeof n && n > 0 &&
         !d->base.paused) {
+        if (d->jitter.frac > 0)
+            n = ptrace_rearm(d);
         ptrace_tick(d, n);
         ptrace_overrun(d);
         while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
@@ -501,6 +520,11 @@ static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, v
 static void ptrace_arm(struct clockdrv_ptrace *d, bool on)
 {
     struct itimerspec its = {0};
+    if (on && d->jitter.frac > 0) {
+        d->deadline = clockdrv_now_ns();
+        ptrace_rearm(d);
+        return;
+    }
     if (on) {
         its.it_interval.tv_sec = d->cfg.interval_us / 1000000;
         its.it_interval.tv_nsec = (long)(d->cfg.interval_us % 1000000) * 1000;
@@ -609,6 +633,7 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
     d->threads_alloc = 64;
     d->threads = xcalloc(d->threads_alloc, sizeof *d->threads);
     d->interval_ns = (uint64_t)cfg->interval_us * 1000;
+    clockdrv_jitter_init(&d->jitter, d->interval_ns, cfg->jitter);
 
     sigset_t old;
     sigemptyset(&d->chld);

@@ -98,6 +98,8 @@ struct clockdrv_ptrace {
     size_t nprocs;
 
     uint64_t interval_ns;
+    struct clockdrv_jitter jitter; /* the timer's periods */
+    uint64_t deadline;             /* the jittered timer's next expiry */
     size_t pending; /* threads this tick interrupted whose stop has not come */
     bool freeing;   /* letting go of everything */
     uint64_t tick;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum mode { MODE_PROFILE, MODE_REPORT, MODE_REPLAY, MODE_EXPORT };
+enum mode { MODE_PROFILE, MODE_REPORT, MODE_REPLAY, MODE_EXPORT, MODE_LIST, MODE_DIFF };
 
 struct options {
     enum mode mode;
@@ -19,6 +19,18 @@ struct options {
     bool tree;           /* --report --tree */
     bool inverted;       /* ... --inverted */
     double percent_limit; /* ... --percent-limit */
+    bool lines;          /* --report --lines */
+    const char *list;    /* --list FILE: the source file to list */
+    unsigned exclude;    /* ... --exclude (LISTING_*) */
+    uint32_t line_length; /* ... -ll, --line-length (0: 132) */
+    uint32_t from, to;   /* ... --from, --to (0: unset) */
+    bool embed_source;   /* --embed-source */
+    const char *annotate; /* --annotate FUNC: its annotated source */
+    bool disasm;         /* ... --disasm: with its disassembly */
+    bool no_inline;      /* --no-inline */
+    bool no_jitter;      /* --no-jitter */
+    double until_settled; /* --until-settled[=SECONDS]: 0 off */
+    const char *diff_before, *diff_after; /* --diff BEFORE AFTER */
     int hist;            /* --hist: 1 the buckets with samples, 2 (--hist=all) every one */
     uint32_t bucket;     /* 0: ask */
     uint32_t interval;   /* 0: ask */
@@ -35,6 +47,13 @@ struct options {
     const char *export_format; /* --export: "classic", "folded", "pprof", "speedscope" */
     const char *target;  /* the program, or the .PRF for --report */
 };
+
+/* Open the debug information of the libraries PATH will map (as ldd lists
+ * them) into S's modules, before the clock starts. */
+void launcher_open_libraries(struct session *s, const char *path);
+
+/* profil --list FILE [SESSION.PRF]: the Multics profile listing of FILE. */
+int launcher_list(const struct options *o);
 
 /* Parse the command line.  Returns -1 to go on, or an exit status (0 after
  * --help/--version, 2 after a usage error, printed to stderr). */
@@ -64,6 +83,12 @@ int launcher_check_output(const char *path);
  * returns profil's exit status. */
 int launcher_run(struct session *s, const struct options *o, const char *path,
                  const struct args *a, const char *output);
+
+/* From the prompts' end to the program's start (reading and downloading
+ * debug information can take a while): Ctrl-C or Ctrl-\ makes profil say
+ * that nothing was run and exit 128 + the signal; launcher_run lets them
+ * pass to the program once it runs.  false puts back what was there. */
+void launcher_catch_early_signals(bool on);
 
 struct debuginfo_progress;
 

@@ -5,7 +5,9 @@
 #include "launcher/prompt.h"
 #include "session/classic.h"
 #include "session/debuginfo.h"
+#include "session/diff.h"
 #include "session/export.h"
+#include "session/annotate.h"
 #include "session/prf.h"
 #include "session/replay.h"
 #include "session/report.h"
@@ -96,11 +98,40 @@ static struct session *main_read(const char *path, const struct options *o)
     return s;
 }
 
+/* The function NAME names in S: by its name as shown or as the file names
+ * it, the one with the most samples when several do; -1 after one line. */
+static int64_t main_find_func(struct session *s, const char *name, const char *file)
+{
+    size_t n;
+    size_t *order = session_ranking(s, &n);
+    int64_t f = -1;
+    for (size_t k = 0; k < n && f < 0; k++) {
+        const struct func *fn = &s->funcs[order[k]];
+        if (strcmp(fn->name, name) == 0 || (fn->raw != NULL && strcmp(fn->raw, name) == 0))
+            f = (int64_t)order[k];
+    }
+    if (f < 0)
+        fprintf(stderr, "profil: %s: no function %s has samples (the hottest: %s)\n", file, name,
+                n > 0 ? s->funcs[order[0]].name : "none");
+    free(order);
+    return f;
+}
+
 static int main_report(const struct options *o)
 {
     struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
+    if (o->annotate != NULL) {
+        int64_t f = main_find_func(s, o->annotate, o->target);
+        if (f >= 0) {
+            struct annotation *a = annotate_function(s, f, o->disasm);
+            annotate_print(s, a, stdout);
+            annotation_free(a);
+        }
+        session_free(s);
+        return f < 0 ? 1 : fflush(stdout) == 0 ? 0 : 1;
+    }
     if (o->hist) {
         if (o->json) {
             char *text = report_hist_json(s, o->hist == 2);
@@ -110,15 +141,40 @@ static int main_report(const struct options *o)
             report_hist(s, stdout, o->hist == 2);
         }
     } else if (o->json) {
-        char *text = o->tree ? report_json_tree(s, o->inverted, o->percent_limit) : report_json(s);
+        char *text = report_json_full(s, o->tree, o->inverted, o->percent_limit, o->lines);
         printf("%s\n", text);
         free(text);
     } else if (o->tree) {
         report_tree(s, stdout, o->inverted, o->percent_limit);
     } else {
         report_text(s, o->target, stdout, 0);
+        if (o->lines)
+            report_lines(s, stdout, REPORT_LINES_SHOWN);
     }
     session_free(s);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* --diff BEFORE AFTER: their routines compared, as text or JSON. */
+static int main_diff(const struct options *o)
+{
+    struct session *a = main_read(o->diff_before, o);
+    struct session *b = a != NULL ? main_read(o->diff_after, o) : NULL;
+    if (b == NULL) {
+        session_free(a);
+        return 1;
+    }
+    struct diff *d = diff_sessions(a, b);
+    if (o->json) {
+        char *text = diff_json(d, o->diff_before, o->diff_after);
+        printf("%s\n", text);
+        free(text);
+    } else {
+        diff_print(d, o->diff_before, o->diff_after, stdout);
+    }
+    diff_free(d);
+    session_free(a);
+    session_free(b);
     return fflush(stdout) == 0 ? 0 : 1;
 }
 
@@ -185,7 +241,7 @@ static int main_replay(const struct options *o)
     }
     struct replay *r = replay_new(file, copy);
     char *title = xasprintf("%s  (%s)", o->target, file->program ? file->program : "?");
-    struct tui_config tc = { o->delay ? o->delay * 100 : 100, title, NULL, NULL };
+    struct tui_config tc = { o->delay ? o->delay * 100 : 100, title, NULL, NULL, 0 };
     int status = 0;
     if (tui_run_replay(r, &tc, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", cause);
@@ -337,6 +393,18 @@ int main(int argc, char **argv)
     int r = options_parse(argc, argv, &o);
     if (r >= 0)
         return r;
+    session_set_no_inline(o.no_inline);
+    if (o.mode == MODE_DIFF)
+        return main_diff(&o);
+    if (o.mode == MODE_LIST) {
+        char *file = o.target != NULL ? main_session_path(o.target) : NULL;
+        if (o.target != NULL && file == NULL)
+            return 1;
+        o.target = file;
+        r = launcher_list(&o);
+        free(file);
+        return r;
+    }
     if (o.mode != MODE_PROFILE) {
         char *file = main_session_path(o.target);
         if (file == NULL)
@@ -406,6 +474,7 @@ int main(int argc, char **argv)
         status = r < 0 ? 1 : r;
         goto out;
     }
+    launcher_catch_early_signals(true);
     s = session_new(interp ? interp : path, o.bucket, o.interval, &cause);
     if (s == NULL) {
         fprintf(stderr, "profil: %s\n", cause);
@@ -420,8 +489,10 @@ int main(int argc, char **argv)
     s->comment = o.comment ? xstrdup(o.comment) : NULL;
     s->interpreter = interp ? xstrdup(interp) : NULL;
     s->raw_names = o.no_demangle;
+    s->embed_source = o.embed_source;
     status = launcher_run(s, &o, path, &a, output);
 out:
+    launcher_catch_early_signals(false);
     session_free(s);
     args_free(&a);
     free(output);

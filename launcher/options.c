@@ -2,6 +2,8 @@
 
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
+#include "session/source.h"
+#include "session/settle.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -17,7 +19,11 @@ static void options_usage(FILE *out)
             "       profil --hist[=all] [--json] FILE.PRF\n"
             "       profil [--replay] FILE.PRF\n"
             "       profil --report --tree [--inverted] [--percent-limit=P] FILE.PRF\n"
+            "       profil --report --lines [--json] FILE.PRF\n"
+            "       profil --list SOURCE [FILE.PRF] [-o OUT]\n"
+            "       profil --annotate=FUNCTION [--disasm] FILE.PRF\n"
             "       profil --export=FORMAT FILE.PRF -o OUT\n"
+            "       profil --diff [--json] BEFORE.PRF AFTER.PRF\n"
             "Run PROGRAM under an interval clock, count where it spends its time, and save\n"
             "the session as NAME.PRF.  Asks, as MS-DOS PROFIL did, for the bucket size, the\n"
             "sample time and the parameters, unless they are given here.\n"
@@ -31,12 +37,27 @@ static void options_usage(FILE *out)
             "      --clock=CLOCK    wall (default: every tick, blocked time as I/O) or cpu\n"
             "      --driver=DRIVER  auto (default: perf where allowed, else ptrace), perf\n"
             "                       or ptrace\n"
+            "      --no-jitter      exact sample periods (default: each period drawn within\n"
+            "                       +-10 %% of the sample time, so that a program in step\n"
+            "                       with a clock is not seen at the same phase each time)\n"
+            "      --until-settled[=S]  stop the program once the top 5 routines have kept\n"
+            "                       their order, their 95 %% intervals apart, for S seconds\n"
+            "                       (default 3; the screen says 'settled' meanwhile)\n"
             "      --no-tui         run on this terminal and print the report at the end\n"
             "                       (also when standard output is not a terminal)\n"
             "      --no-demangle    show C++, Rust and D functions by their symbols' names\n"
             "      --no-stacks      take no call stacks (only the PC of each sample)\n"
             "      --stack-size=BYTES  bytes of user stack copied per sample to unwind\n"
             "                       (512..65536, default 8192)\n"
+            "      --no-inline      count inlined functions in the function they were\n"
+            "                       inlined into (default --inline: functions of their own,\n"
+            "                       and frames of their own on the stacks, when the debug\n"
+            "                       information has them)\n"
+            "      --embed-source   keep the text of the source files with samples in the\n"
+            "                       session, so that it shows them on any machine\n"
+            "      --source-dir=DIR  look for source files under DIR too (repeatable)\n"
+            "      --prefix-map=OLD=NEW  read source files named OLD... from NEW...\n"
+            "                       (repeatable; gdb's set substitute-path)\n"
             "  -d, --delay=TENTHS   refresh the live screen every TENTHS/10 s (1..100, default 1)\n"
             "  -c, --comment=TEXT   store a comment with the session\n"
             "      --report         print the PROF report of FILE.PRF\n"
@@ -45,6 +66,20 @@ static void options_usage(FILE *out)
             "      --inverted       with --tree: the bottom-up tree (who called the hot ones)\n"
             "      --percent-limit=P  with --tree: hide paths under P %% of the samples\n"
             "                       (default 0.5)\n"
+            "      --lines          with --report: the hottest source lines too (with --json:\n"
+            "                       every line with samples)\n"
+            "      --annotate=FUNCTION  print FUNCTION's source with each line's samples,\n"
+            "                       as the Source view shows it (--disasm: and its\n"
+            "                       instructions', as perf annotate does)\n"
+            "      --list=SOURCE    write the profile listing of the source file SOURCE\n"
+            "                       (its name, or the end of its path) to NAME.list, or to\n"
+            "                       -o OUT: each line with its samples, time, share and\n"
+            "                       Multics' column of stars; FILE.PRF is the newest\n"
+            "                       session here that has SOURCE when not given\n"
+            "      --exclude=COL    leave a column out of the listing: line, count, time,\n"
+            "                       stars or calls (repeatable)\n"
+            "      -ll, --line-length=N  listing lines of N columns (40..1000, default 132)\n"
+            "      --from=N, --to=N  list lines N to M only\n"
             "      --hist[=all]     print the bucket histogram of FILE.PRF, as PROHST did\n"
             "                       (=all: the empty buckets too; with --json as JSON)\n"
             "      --replay         replay FILE.PRF on the live screen (also: profil FILE.PRF)\n"
@@ -53,6 +88,9 @@ static void options_usage(FILE *out)
             "                       stacks, for flamegraph.pl and inferno), pprof (a gzipped\n"
             "                       profile.proto, for go tool pprof) or speedscope (its\n"
             "                       JSON file format)\n"
+            "      --diff           compare two sessions routine by routine: each one's\n"
+            "                       share before and after, the change in points, and\n"
+            "                       whether it is more than chance (stars; --json too)\n"
             "  -h, --help           show this help and exit\n"
             "  -V, --version        show the version and exit\n"
             "\n"
@@ -85,7 +123,23 @@ enum {
     OPT_STACK_SIZE,
     OPT_TREE,
     OPT_INVERTED,
-    OPT_PERCENT_LIMIT
+    OPT_PERCENT_LIMIT,
+    OPT_LINES,
+    OPT_INLINE,
+    OPT_NO_INLINE,
+    OPT_NO_JITTER,
+    OPT_DIFF,
+    OPT_UNTIL_SETTLED,
+    OPT_LIST,
+    OPT_EXCLUDE,
+    OPT_LINE_LENGTH,
+    OPT_FROM,
+    OPT_TO,
+    OPT_SOURCE_DIR,
+    OPT_PREFIX_MAP,
+    OPT_EMBED_SOURCE,
+    OPT_ANNOTATE,
+    OPT_DISASM
 };
 static const struct option longopts[] = {
     {"bucket", required_argument, NULL, 'b'},
@@ -101,6 +155,22 @@ static const struct option longopts[] = {
     {"tree", no_argument, NULL, OPT_TREE},
     {"inverted", no_argument, NULL, OPT_INVERTED},
     {"percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT},
+    {"lines", no_argument, NULL, OPT_LINES},
+    {"inline", no_argument, NULL, OPT_INLINE},
+    {"no-inline", no_argument, NULL, OPT_NO_INLINE},
+    {"no-jitter", no_argument, NULL, OPT_NO_JITTER},
+    {"diff", no_argument, NULL, OPT_DIFF},
+    {"until-settled", optional_argument, NULL, OPT_UNTIL_SETTLED},
+    {"list", required_argument, NULL, OPT_LIST},
+    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+    {"line-length", required_argument, NULL, OPT_LINE_LENGTH},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"to", required_argument, NULL, OPT_TO},
+    {"source-dir", required_argument, NULL, OPT_SOURCE_DIR},
+    {"prefix-map", required_argument, NULL, OPT_PREFIX_MAP},
+    {"embed-source", no_argument, NULL, OPT_EMBED_SOURCE},
+    {"annotate", required_argument, NULL, OPT_ANNOTATE},
+    {"disasm", no_argument, NULL, OPT_DISASM},
     {"delay", required_argument, NULL, 'd'},
     {"comment", required_argument, NULL, 'c'},
     {"report", no_argument, NULL, OPT_REPORT},
@@ -171,6 +241,64 @@ static int options_scan(int argc, char **argv, struct options *o)
             o->stack_size = (o->stack_size + 7) & ~7u;
             break;
         case OPT_TREE: o->tree = true; break;
+        case OPT_LINES: o->lines = true; break;
+        case OPT_INLINE: o->no_inline = false; break;
+        case OPT_LIST:
+            o->mode = MODE_LIST;
+            o->list = optarg;
+            break;
+        case OPT_EXCLUDE: {
+            static const char *const names[] = {"line", "count", "time", "stars", "calls"};
+            unsigned bit = 0;
+            for (unsigned k = 0; k < 5 && bit == 0; k++)
+                bit = strcmp(optarg, names[k]) == 0 ? 1u << k : 0;
+            if (bit == 0) {
+                fprintf(stderr,
+                        "profil: --exclude: '%s' is not a column (line, count, time, stars, calls)\n",
+                        optarg);
+                return 2;
+            }
+            o->exclude |= bit;
+            break;
+        }
+        case OPT_LINE_LENGTH:
+            if (options_number("line-length", optarg, 40, 1000, &o->line_length) < 0)
+                return 2;
+            break;
+        case OPT_FROM:
+            if (options_number("from", optarg, 1, UINT32_MAX, &o->from) < 0)
+                return 2;
+            break;
+        case OPT_TO:
+            if (options_number("to", optarg, 1, UINT32_MAX, &o->to) < 0)
+                return 2;
+            break;
+        case OPT_SOURCE_DIR: source_add_dir(optarg); break;
+        case OPT_PREFIX_MAP: {
+            char *cause = NULL;
+            if (source_add_prefix_map(optarg, &cause) < 0) {
+                fprintf(stderr, "profil: --prefix-map: %s\n", cause);
+                free(cause);
+                return 2;
+            }
+            break;
+        }
+        case OPT_EMBED_SOURCE: o->embed_source = true; break;
+        case OPT_ANNOTATE:
+            o->annotate = optarg;
+            o->mode = MODE_REPORT;
+            break;
+        case OPT_DISASM: o->disasm = true; break;
+        case OPT_NO_INLINE: o->no_inline = true; break;
+        case OPT_NO_JITTER: o->no_jitter = true; break;
+        case OPT_DIFF: o->mode = MODE_DIFF; break;
+        case OPT_UNTIL_SETTLED: {
+            uint32_t secs = (uint32_t)SETTLE_SECONDS;
+            if (optarg != NULL && options_number("until-settled", optarg, 1, 86400, &secs) < 0)
+                return 2;
+            o->until_settled = (double)secs;
+            break;
+        }
         case OPT_INVERTED: o->inverted = true; break;
         case OPT_PERCENT_LIMIT: {
             char *end;
@@ -248,9 +376,66 @@ static int options_scan(int argc, char **argv, struct options *o)
     return -1;
 }
 
+/* The rest of profil --list SOURCE [FILE.PRF] [-o OUT]. */
+static int options_list(int argc, char **argv, struct options *o)
+{
+    if (optind < argc) {
+        o->target = argv[optind++];
+        int r = options_scan(argc, argv, o); /* options may follow the file */
+        if (r >= 0)
+            return r;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "profil: --list takes one source file and one .PRF file\n");
+        return 2;
+    }
+    if (o->from && o->to && o->from > o->to) {
+        fprintf(stderr, "profil: --from %u comes after --to %u\n", o->from, o->to);
+        return 2;
+    }
+    if (o->json || o->tree || o->lines || o->hist || o->export_format) {
+        fprintf(stderr, "profil: --list takes none of --json, --tree, --lines, --hist, --export\n");
+        return 2;
+    }
+    return -1;
+}
+
+/* --diff BEFORE AFTER [--json]: two .PRF files, options before, between or after. */
+static int options_diff(int argc, char **argv, struct options *o)
+{
+    const char *files[2];
+    int n = 0;
+    while (optind < argc) {
+        if (n == 2) {
+            fprintf(stderr, "profil: --diff takes two .PRF files, BEFORE and AFTER\n");
+            return 2;
+        }
+        files[n++] = argv[optind++];
+        int r = options_scan(argc, argv, o);
+        if (r >= 0)
+            return r;
+    }
+    if (n != 2) {
+        fprintf(stderr, "profil: --diff takes two .PRF files, BEFORE and AFTER\n");
+        return 2;
+    }
+    if (o->mode != MODE_DIFF || o->tree || o->inverted || o->lines || o->hist || o->annotate ||
+        o->export_format) {
+        fprintf(stderr, "profil: --diff takes only --json (and --no-demangle)\n");
+        return 2;
+    }
+    o->diff_before = files[0];
+    o->diff_after = files[1];
+    return -1;
+}
 
 int options_parse(int argc, char **argv, struct options *o)
 {
+    /* Multics spelled it -ll (and -line_length): getopt would read -l -l. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "-ll") == 0 || strcmp(argv[i], "-line_length") == 0)
+            argv[i] = (char *)"--line-length";
+    }
     memset(o, 0, sizeof *o);
     o->clock = CLOCK_KIND_WALL;
     o->driver = "auto";
@@ -259,6 +444,14 @@ int options_parse(int argc, char **argv, struct options *o)
     int r = options_scan(argc, argv, o);
     if (r >= 0)
         return r;
+    if (o->mode == MODE_LIST)
+        return options_list(argc, argv, o);
+    if (o->mode == MODE_DIFF)
+        return options_diff(argc, argv, o);
+    if (o->exclude || o->line_length || o->from || o->to) {
+        fprintf(stderr, "profil: --exclude, --line-length, --from and --to go with --list\n");
+        return 2;
+    }
     if (optind >= argc) {
         fprintf(stderr, o->mode == MODE_PROFILE ? "profil: no program given (try 'profil --help')\n"
                                                 : "profil: which .PRF file? (try 'profil --help')\n");
@@ -283,6 +476,18 @@ int options_parse(int argc, char **argv, struct options *o)
             fprintf(stderr, "profil: --json goes with --report\n");
             return 2;
         }
+        if (o->disasm && o->annotate == NULL) {
+            fprintf(stderr, "profil: --disasm goes with --annotate\n");
+            return 2;
+        }
+        if (o->annotate != NULL && (o->json || o->tree || o->lines || o->hist)) {
+            fprintf(stderr, "profil: --annotate takes none of --json, --tree, --lines, --hist\n");
+            return 2;
+        }
+        if (o->lines && (o->mode != MODE_REPORT || o->hist || o->tree)) {
+            fprintf(stderr, "profil: --lines goes with --report (not with --tree or --hist)\n");
+            return 2;
+        }
         if ((o->tree || o->inverted) && (o->mode != MODE_REPORT || o->hist)) {
             fprintf(stderr, "profil: --%s goes with --report\n", o->tree ? "tree" : "inverted");
             return 2;
@@ -291,11 +496,12 @@ int options_parse(int argc, char **argv, struct options *o)
             o->tree = true; /* --inverted alone: the bottom-up tree */
         return -1;
     }
-    if (o->json || o->tree || o->inverted) {
+    if (o->json || o->tree || o->inverted || o->lines) {
         fprintf(stderr, "profil: --%s goes with --report\n",
-                o->json   ? "json"
-                : o->tree ? "tree"
-                          : "inverted");
+                o->json    ? "json"
+                : o->tree  ? "tree"
+                : o->lines ? "lines"
+                           : "inverted");
         return 2;
     }
     int rest = optind + 1;

@@ -3,9 +3,11 @@
 #include "clockdrv/clockdrv.h"
 #include "clockdrv/ustack.h"
 #include "launcher/launcher.h"
+#include "session/lines.h"
 #include "session/debuginfo.h"
 #include "session/prf.h"
 #include "session/report.h"
+#include "session/settle.h"
 #include "xmalloc.h"
 #include "tui/tui.h"
 
@@ -37,6 +39,39 @@ static int run_status(const struct session *s)
     return s->exit_code;
 }
 
+/* Ctrl-C or Ctrl-\ while the debug information is read or downloaded,
+ * before the program starts: nothing has been run or written yet, so profil
+ * says so and goes.  Once the program runs, they are for it (it shares this
+ * terminal, or has the screen's), and profil lets them pass. */
+static volatile sig_atomic_t run_started;
+static bool run_catching;
+static struct sigaction run_old_int, run_old_quit;
+
+static void run_early_signal(int sig)
+{
+    static const char msg[] = "\nprofil: interrupted before the program started: nothing was run\n";
+    if (run_started)
+        return;
+    ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)n;
+    _exit(128 + sig);
+}
+
+void launcher_catch_early_signals(bool on)
+{
+    if (on && !run_catching) {
+        struct sigaction early = { .sa_handler = run_early_signal };
+        sigemptyset(&early.sa_mask);
+        run_started = 0;
+        sigaction(SIGINT, &early, &run_old_int);
+        sigaction(SIGQUIT, &early, &run_old_quit);
+    } else if (!on && run_catching) {
+        sigaction(SIGINT, &run_old_int, NULL);
+        sigaction(SIGQUIT, &run_old_quit, NULL);
+    }
+    run_catching = on;
+}
+
 /* The driver the options ask for, checked; NULL after saying why. */
 static const struct clockdrv_ops *run_driver(const struct options *o,
                                              const struct clockdrv_config *cfg)
@@ -56,8 +91,11 @@ static const struct clockdrv_ops *run_driver(const struct options *o,
 
 /* Plain mode: the program keeps this terminal; Ctrl-C and Ctrl-\ are for it,
  * as they were under PROFIL; a TERM or HUP sent to profil is passed on. */
-static void run_plain_loop(struct session *s, struct clockdrv *d)
+static void run_plain_loop(struct session *s, struct clockdrv *d, double until_settled)
 {
+    struct settle settle;
+    settle_init(&settle);
+    bool settled = false;
     struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
@@ -78,6 +116,15 @@ static void run_plain_loop(struct session *s, struct clockdrv *d)
         }
         if (d->ops->drain(d, run_emit, s) == 1)
             break;
+        /* --until-settled: the ranking's top has stopped moving; stop the
+         * program as a TERM would, and keep the session. */
+        if (until_settled > 0 && !settled && !d->paused &&
+            settle_update(&settle, s, (double)clockdrv_now_ns() / 1e9) >= until_settled) {
+            settled = true;
+            fprintf(stderr, "profil: the top routines have kept their order for %.0f s "
+                            "(--until-settled): stopping the program\n", until_settled);
+            kill(d->pid, SIGTERM);
+        }
     }
     if (sfd >= 0)
         close(sfd);
@@ -148,10 +195,17 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
                  const struct args *a, const char *output)
 {
     struct clockdrv_config cfg = {s->interval_us, o->clock, !o->no_stacks,
-                                  o->stack_size ? o->stack_size : USTACK_DEFAULT};
+                                  o->stack_size ? o->stack_size : USTACK_DEFAULT,
+                                  o->no_jitter ? 0 : CLOCKDRV_JITTER};
     const struct clockdrv_ops *ops = run_driver(o, &cfg);
     if (ops == NULL)
         return 1;
+    /* Lines are looked up while samples arrive: open the debug information
+     * of the program and of its libraries before the clock starts, not in
+     * its first ticks. */
+    lines_open(s, 0);
+    if (!o->no_stacks || !o->no_inline)
+        launcher_open_libraries(s, s->modules[0]->path);
     bool screen = !o->no_tui && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 
     char **argv = xcalloc(a->argc + 2, sizeof *argv);
@@ -178,12 +232,15 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     free(s->driver);
     s->driver = xstrdup(ops->name);
     s->clock = o->clock;
+    s->jitter_pct = cfg.jitter * 100;
+    s->jitter_known = true;
     s->start_time = (int64_t)time(NULL);
     if (!screen)
         fprintf(stderr, "profil: sampling every %u us with the %s driver, %s clock\n",
                 s->interval_us, ops->name, o->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     fflush(NULL); /* nothing buffered may reach the program's output twice */
     s->start_ns = clockdrv_now_ns();
+    run_started = 1;
     struct clockdrv *d = ops->start(&cfg, &l, &cause);
     if (slave >= 0)
         close(slave);
@@ -203,7 +260,8 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     rs.name = name;
     if (screen) {
         title = run_title(s);
-        struct tui_config tc = { o->delay ? o->delay * 100 : 100, title, run_save, &rs };
+        struct tui_config tc = { o->delay ? o->delay * 100 : 100, title, run_save, &rs,
+                                 o->until_settled };
         if (tui_run_live(s, d, master, &tc, &cause) < 0) {
             fprintf(stderr, "profil: %s\n", cause);
             free(cause);
@@ -215,7 +273,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         if (d->note != NULL)
             fprintf(stderr, "profil: %s\n", d->note);
     } else {
-        run_plain_loop(s, d);
+        run_plain_loop(s, d, o->until_settled);
         s->duration_s = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
         if (d->note != NULL && (note == NULL || strcmp(note, d->note) != 0))
             fprintf(stderr, "profil: %s\n", d->note);

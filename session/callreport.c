@@ -27,9 +27,9 @@ static void tree_print(struct session *s, const struct calltree *t, FILE *out, u
         const struct func *f = &s->funcs[n->func];
         const char *mod = s->modules[f->module]->name;
         fprintf(out,
-                mod[0] == '[' ? "%7.2f%% %7.2f%%  %*s%s  %s\n" : "%7.2f%% %7.2f%%  %*s%s  [%s]\n",
+                mod[0] == '[' ? "%7.2f%% %7.2f%%  %*s%s  %s%s\n" : "%7.2f%% %7.2f%%  %*s%s  [%s]%s\n",
                 tree_pct(n->total, whole), tree_pct(n->self, whole), (int)(2 * (n->depth - 1)), "",
-                f->name, mod);
+                f->name, mod, f->inlined ? " (inlined)" : "");
     }
     size_t hidden = 0;
     uint64_t hidden_total = 0;
@@ -88,7 +88,7 @@ static int folded_cmp(const void *a, const void *b)
 struct folded {
     struct session *s;
     struct folded_line *lines;
-    size_t n;
+    size_t n, alloc;
 };
 
 static void folded_sample(const struct export_frame *frames, size_t n, uint64_t count, void *arg)
@@ -108,13 +108,13 @@ static void folded_sample(const struct export_frame *frames, size_t n, uint64_t 
             fputs("_[k]", line); /* flamegraph.pl colours kernel frames */
     }
     fclose(line);
-    w->lines = xreallocarray(w->lines, w->n + 1, sizeof *w->lines);
+    w->lines = xgrowarray(w->lines, &w->alloc, w->n + 1, sizeof *w->lines);
     w->lines[w->n++] = (struct folded_line){text, count};
 }
 
 void report_folded(struct session *s, FILE *out)
 {
-    struct folded w = {s, NULL, 0};
+    struct folded w = {s, NULL, 0, 0};
     export_walk(s, folded_sample, &w);
     /* Stacks that differ only by address fold into one line. */
     if (w.n > 1)

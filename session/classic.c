@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/classic.h"
+#include "session/lines.h"
 #include "xmalloc.h"
 
 #include <stdlib.h>
@@ -30,6 +31,8 @@ struct session *classic_read(const uint8_t *data, size_t len, const char *name, 
     for (int i = 0; i < 9; i++)
         w[i] = classic_word(data + 2 * i);
     struct session *s = session_new_empty();
+    s->lines = xcalloc(1, sizeof *s->lines);
+    s->lines->from_file = true; /* 1983 had no line tables */
     s->classic = true;
     s->interval_us = w[0];
     s->nbuckets = w[1];

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "session/export.h"
+#include "session/lines.h"
 #include "session/stacks.h"
 #include "xmalloc.h"
 
@@ -35,7 +36,7 @@ uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg)
         depth = session_stack_frames(s, (uint32_t)id, ids, alloc);
         for (size_t k = 0; k < depth; k++) {
             const struct stack_node *n = &s->stacks[ids[k]];
-            fr[k] = (struct export_frame){n->module, n->offset, n->func};
+            fr[k] = (struct export_frame){n->module, n->offset, n->func, n->level};
         }
         cb(fr, depth, c, arg);
         sum += c;
@@ -47,14 +48,14 @@ uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg)
     for (size_t i = 0; i < s->nfuncs; i++) {
         const struct func *f = &s->funcs[i];
         if (f->samples > leaf[i]) {
-            fr[0] = (struct export_frame){f->module, f->start, (int64_t)i};
+            fr[0] = (struct export_frame){f->module, f->start, (int64_t)i, 0};
             cb(fr, 1, f->samples - leaf[i], arg);
             sum += f->samples - leaf[i];
         }
     }
     /* And those in no function: blocked without a PC, code without a name. */
     if (s->c.total > sum) {
-        fr[0] = (struct export_frame){UINT32_MAX, 0, -1};
+        fr[0] = (struct export_frame){UINT32_MAX, 0, -1, 0};
         cb(fr, 1, s->c.total - sum, arg);
         sum = s->c.total;
     }
@@ -92,6 +93,16 @@ const char *export_frame_file(const struct session *s, const struct export_frame
     uint32_t m =
         fr->func >= 0 && (size_t)fr->func < s->nfuncs ? s->funcs[fr->func].module : fr->module;
     return m < s->nmodules ? s->modules[m]->path : NULL;
+}
+
+const char *export_frame_source(struct session *s, const struct export_frame *fr, uint32_t *line)
+{
+    uint32_t file = 0;
+    *line = 0;
+    if (fr->func >= 0 && (size_t)fr->func < s->nfuncs && lines_func_place(s, fr->func, &file, line))
+        return lines_file(s, file);
+    *line = 0;
+    return NULL;
 }
 
 /* What speedscope's writer carries from sample to sample. */
@@ -190,7 +201,7 @@ static void speedscope_threads(struct speedscope *w, struct session *s, cJSON *p
             depth = session_stack_frames(s, t->stack, ids, alloc);
             for (size_t j = 0; j < depth; j++) {
                 const struct stack_node *n = &s->stacks[ids[j]];
-                fr[j] = (struct export_frame){n->module, n->offset, n->func};
+                fr[j] = (struct export_frame){n->module, n->offset, n->func, n->level};
             }
             speedscope_sample(fr, depth, t->count, w);
         }

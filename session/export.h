@@ -21,6 +21,8 @@ struct export_frame {
     uint32_t module;
     uint64_t offset; /* file offset; the address for kernel and anonymous code */
     int64_t func;
+    uint32_t level; /* 0 a frame; N the Nth function inlined at its PC, which the
+                     * frames before it (level N - 1 down to 0) share */
 };
 
 /* Called once per exported sample with its frames, outermost first, and its
@@ -43,6 +45,10 @@ size_t export_key(const struct session *s, const struct export_frame *fr);
  * borrowed from S. */
 const char *export_frame_name(const struct session *s, const struct export_frame *fr);
 const char *export_frame_file(const struct session *s, const struct export_frame *fr);
+
+/* The source file FR's function is declared in, and its line in *LINE; NULL
+ * when not known.  Borrowed from S. */
+const char *export_frame_source(struct session *s, const struct export_frame *fr, uint32_t *line);
 
 /* S as a gzipped perftools.profiles.Profile into *DATA (the caller frees),
  * *LEN bytes.  0, or -1 with *CAUSE (owned, one line). */

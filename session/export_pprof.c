@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "session/export.h"
+#include "session/lines.h"
 #include "session/module.h"
 #include "session/profile.pb-c.h"
 #include "session/stacks.h"
@@ -19,11 +20,19 @@
 #include <string.h>
 #include <zlib.h>
 
-/* A location before it becomes a message: its frame and its function id. */
+/* A location before it becomes a message: its frame, and its lines (the
+ * functions inlined at its PC, innermost first, then its own) from FIRST in
+ * the line pool. */
 struct pprof_loc {
     struct export_frame frame;
     uint64_t address;
+    size_t first;
+    size_t nlines;
+};
+
+struct pprof_line {
     uint64_t function_id;
+    int64_t line;
 };
 
 /* A sample: COUNT, and N location ids from FIRST in the pool, leaf first. */
@@ -65,6 +74,9 @@ struct pprof {
     uint64_t *pool;
     size_t npool;
     size_t pool_alloc;
+    struct pprof_line *lines;
+    size_t nlines;
+    size_t lines_alloc;
     struct pprof_module *modules;
 };
 
@@ -137,9 +149,11 @@ static uint64_t pprof_loc_hash(uint32_t module, uint64_t offset)
     return h ^ (h >> 29);
 }
 
-/* The location id of FR, made on first use. */
-static uint64_t pprof_location(struct pprof *w, const struct export_frame *fr)
+/* The location id of the frame FRAMES[N - 1] and the N - 1 before it that
+ * are the functions inlined at its PC, made on first use. */
+static uint64_t pprof_location(struct pprof *w, const struct export_frame *frames, size_t n)
 {
+    const struct export_frame *fr = &frames[0]; /* its own frame: level 0 */
     if (2 * (w->nlocs + 1) > w->loc_index_alloc) {
         free(w->loc_index);
         w->loc_index_alloc = w->loc_index_alloc ? 2 * w->loc_index_alloc : 1024;
@@ -164,10 +178,24 @@ static uint64_t pprof_location(struct pprof *w, const struct export_frame *fr)
         w->locs_alloc = w->locs_alloc ? 2 * w->locs_alloc : 256;
         w->locs = xreallocarray(w->locs, w->locs_alloc, sizeof *w->locs);
     }
+    while (w->nlines + n > w->lines_alloc) {
+        w->lines_alloc = w->lines_alloc ? 2 * w->lines_alloc : 256;
+        w->lines = xreallocarray(w->lines, w->lines_alloc, sizeof *w->lines);
+    }
     struct pprof_loc *l = &w->locs[w->nlocs];
     l->frame = *fr;
     l->address = pprof_address(w->s, fr);
-    l->function_id = pprof_function(w, fr);
+    l->first = w->nlines;
+    l->nlines = n;
+    const struct srcloc *loc = fr->module < w->s->nmodules ? lines_lookup(w->s, fr->module, fr->offset)
+                                                           : NULL;
+    bool named = false;
+    for (size_t j = n; j-- > 0;) { /* innermost first, as pprof has it */
+        uint32_t file, line;
+        lines_level_place(w->s, loc, frames[j].level, &file, &line);
+        w->lines[w->nlines++] = (struct pprof_line){pprof_function(w, &frames[j]), line};
+        named |= frames[j].func >= 0;
+    }
     if (fr->module < w->s->nmodules) {
         struct pprof_module *pm = &w->modules[fr->module];
         if (pm->id == 0 || l->address < pm->low)
@@ -175,7 +203,7 @@ static uint64_t pprof_location(struct pprof *w, const struct export_frame *fr)
         if (pm->id == 0 || l->address > pm->high)
             pm->high = l->address;
         pm->id = 1; /* numbered in module order at the end */
-        pm->named |= fr->func >= 0;
+        pm->named |= named;
     }
     w->loc_index[k] = ++w->nlocs;
     return w->nlocs;
@@ -192,9 +220,17 @@ static void pprof_sample(const struct export_frame *frames, size_t n, uint64_t c
         w->pool_alloc = w->pool_alloc ? 2 * w->pool_alloc : 1024;
         w->pool = xreallocarray(w->pool, w->pool_alloc, sizeof *w->pool);
     }
-    w->samples[w->nsamples++] = (struct pprof_sample){count, w->npool, n};
-    for (size_t k = n; k-- > 0;) /* leaf first */
-        w->pool[w->npool++] = pprof_location(w, &frames[k]);
+    size_t first = w->npool;
+    for (size_t k = n; k-- > 0;) { /* leaf first */
+        /* A frame and the functions inlined at its PC are one location. */
+        size_t own = k;
+        while (own > 0 && frames[own].level > 0 && frames[own - 1].module == frames[k].module &&
+               frames[own - 1].offset == frames[k].offset && frames[own - 1].level + 1 == frames[own].level)
+            own--;
+        w->pool[w->npool++] = pprof_location(w, &frames[own], k - own + 1);
+        k = own;
+    }
+    w->samples[w->nsamples++] = (struct pprof_sample){count, first, w->npool - first};
 }
 
 /* The span of M's segments in image addresses, and the file offset of the
@@ -335,20 +371,23 @@ static void pprof_pack(struct pprof *w, uint8_t **data, size_t *len)
 
     Perftools__Profiles__Location *locs = xcalloc(w->nlocs, sizeof *locs);
     Perftools__Profiles__Location **loc_ptrs = xcalloc(w->nlocs, sizeof *loc_ptrs);
-    Perftools__Profiles__Line *lines = xcalloc(w->nlocs, sizeof *lines);
-    Perftools__Profiles__Line **line_ptrs = xcalloc(w->nlocs, sizeof *line_ptrs);
+    Perftools__Profiles__Line *lines = xcalloc(w->nlines + 1, sizeof *lines);
+    Perftools__Profiles__Line **line_ptrs = xcalloc(w->nlines + 1, sizeof *line_ptrs);
+    for (size_t i = 0; i < w->nlines; i++) {
+        perftools__profiles__line__init(&lines[i]);
+        lines[i].function_id = w->lines[i].function_id;
+        lines[i].line = w->lines[i].line;
+        line_ptrs[i] = &lines[i];
+    }
     for (size_t i = 0; i < w->nlocs; i++) {
         const struct pprof_loc *l = &w->locs[i];
         perftools__profiles__location__init(&locs[i]);
-        perftools__profiles__line__init(&lines[i]);
         locs[i].id = i + 1;
         locs[i].address = l->address;
         if (l->frame.module < s->nmodules)
             locs[i].mapping_id = w->modules[l->frame.module].id;
-        lines[i].function_id = l->function_id;
-        line_ptrs[i] = &lines[i];
-        locs[i].n_line = 1;
-        locs[i].line = &line_ptrs[i];
+        locs[i].n_line = l->nlines;
+        locs[i].line = &line_ptrs[l->first];
         loc_ptrs[i] = &locs[i];
     }
     p.n_location = w->nlocs;
@@ -365,9 +404,13 @@ static void pprof_pack(struct pprof *w, uint8_t **data, size_t *len)
         const char *raw = has_func && s->funcs[fr->func].raw != NULL ? s->funcs[fr->func].raw
                                                                      : export_frame_name(s, fr);
         funcs[i].system_name = pprof_string(w, raw);
-        const char *file = export_frame_file(s, fr);
+        uint32_t start_line;
+        const char *file = export_frame_source(s, fr, &start_line);
+        if (file == NULL)
+            file = export_frame_file(s, fr);
         if (file != NULL)
             funcs[i].filename = pprof_string(w, file);
+        funcs[i].start_line = start_line;
         func_ptrs[i] = &funcs[i];
     }
     p.n_function = w->nfunctions;
@@ -418,6 +461,7 @@ int export_pprof(struct session *s, uint8_t **data, size_t *len, char **cause)
     free(w.function_of);
     free(w.function_frame);
     free(w.locs);
+    free(w.lines);
     free(w.loc_index);
     free(w.samples);
     free(w.pool);

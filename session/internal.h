@@ -51,7 +51,21 @@ uint64_t hit_hash(uint32_t module, uint64_t offset);
  * -1 for anonymous code no JIT has named yet (try again later). */
 int64_t session_resolve(struct session *s, uint32_t module, uint64_t offset);
 
-/* Intern the stack (PARENT, frame): its id. */
+/* Read a module's image the first time one of its PCs needs a name or a line. */
+void session_load_module(struct module *m);
+
+/* The function entry of RAW, inlined in MODULE (index INL of lines.inl_funcs):
+ * the module's own function of that name when it has one. */
+int64_t session_inline_func(struct session *s, uint32_t module, const char *raw, uint32_t inl);
+
+/* The deepest a stack grows with the functions inlined at its frames: past
+ * it, a frame comes without them.  A deep recursion through long inline
+ * chains (a .PRF's 4096 frames of 64 levels each) would otherwise make
+ * stacks too deep for the reports that print them as nested JSON. */
+#define STACKS_MAX_INLINE_DEPTH 4096
+
+/* Intern the stack (PARENT, frame), the frame followed by the functions
+ * inlined at its PC (unless --no-inline): the id of the innermost. */
 uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t module, uint64_t offset);
 
 /* Note in F's list (hits or stacks) that ID grew by COUNT. */

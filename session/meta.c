@@ -60,6 +60,8 @@ char *meta_to_json(const struct session *s)
     meta_set(obj, "driver", meta_string_or_null(s->driver));
     meta_set(obj, "clock", cJSON_CreateString(s->clock == CLOCK_KIND_CPU ? "cpu" : "wall"));
     meta_set(obj, "interval_us", cJSON_CreateNumber(s->interval_us));
+    meta_set(obj, "jitter_pct",
+             s->jitter_known ? cJSON_CreateNumber(s->jitter_pct) : cJSON_CreateNull());
     meta_set(obj, "bucket_paragraphs",
              cJSON_CreateNumber(s->asked_paragraphs ? s->asked_paragraphs : s->bucket_paragraphs));
     meta_set(obj, "pid", cJSON_CreateNumber(s->pid));
@@ -172,6 +174,11 @@ int meta_from_json(struct session *s, const char *json, char **cause)
         free(s->args);
         s->args = v;
         s->nargs = n;
+    }
+    const cJSON *jitter = cJSON_GetObjectItemCaseSensitive(obj, "jitter_pct");
+    if (cJSON_IsNumber(jitter) && jitter->valuedouble >= 0 && jitter->valuedouble < 100) {
+        s->jitter_pct = jitter->valuedouble;
+        s->jitter_known = true;
     }
     /* A 1983 file saved again keeps PROFIL's own words, and stays without hits. */
     const cJSON *classic = cJSON_GetObjectItemCaseSensitive(obj, "classic");

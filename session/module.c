@@ -80,6 +80,7 @@ void module_free(struct module *m)
         free(m->syms[i].pretty);
     }
     free(m->syms);
+    free(m->by_name);
     free(m->fdes);
     free(m->segs);
     free(m->load_error);
@@ -166,6 +167,41 @@ long module_find_symbol(const struct module *m, uint64_t off)
     return off < s->end ? (long)(lo - 1) : -1;
 }
 
+static const struct module *by_name_module; /* qsort has no argument */
+
+static int module_by_name_cmp(const void *a, const void *b)
+{
+    const struct symbol *x = &by_name_module->syms[*(const uint32_t *)a];
+    const struct symbol *y = &by_name_module->syms[*(const uint32_t *)b];
+    return strcmp(x->name, y->name);
+}
+
+long module_find_named(struct module *m, const char *raw)
+{
+    if (m->by_name == NULL || m->by_name_n != m->nsyms) {
+        free(m->by_name);
+        m->by_name = xcalloc(m->nsyms + 1, sizeof *m->by_name);
+        for (size_t i = 0; i < m->nsyms; i++)
+            m->by_name[i] = (uint32_t)i;
+        by_name_module = m;
+        if (m->nsyms > 1)
+            qsort(m->by_name, m->nsyms, sizeof *m->by_name, module_by_name_cmp);
+        m->by_name_n = m->nsyms;
+    }
+    size_t lo = 0, hi = m->nsyms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(m->syms[m->by_name[mid]].name, raw);
+        if (c == 0)
+            return m->by_name[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
 void module_clear_symbols(struct module *m)
 {
     for (size_t i = 0; i < m->nsyms; i++) {
@@ -173,6 +209,7 @@ void module_clear_symbols(struct module *m)
         free(m->syms[i].pretty);
     }
     m->nsyms = 0;
+    m->by_name_n = SIZE_MAX;
 }
 
 void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const char *name,
@@ -238,6 +275,11 @@ static size_t module_read_symtab(struct module *m, Elf *elf, Elf_Scn *scn, const
     if (data == NULL || shdr->sh_entsize == 0)
         return 0;
     size_t count = shdr->sh_size / shdr->sh_entsize, added = 0;
+    if (count > data->d_size / shdr->sh_entsize)
+        count = data->d_size / shdr->sh_entsize; /* a size the section does not have */
+    /* Room for them all at once: grown one at a time, a table of 10,000
+     * functions was copied 10,000 times where realloc cannot grow in place. */
+    *raw = xreallocarray(*raw, *nraw + count, sizeof **raw);
     for (size_t i = 0; i < count; i++) {
         GElf_Sym sym;
         if (gelf_getsym(data, (int)i, &sym) == NULL)
@@ -261,7 +303,6 @@ static size_t module_read_symtab(struct module *m, Elf *elf, Elf_Scn *scn, const
             sec_end = start + (sym.st_size ? sym.st_size : 1);
         else
             sec_end += 1;
-        *raw = xreallocarray(*raw, *nraw + 1, sizeof **raw);
         (*raw)[(*nraw)++] =
             (struct raw_sym){start, sym.st_size, sec_end, name, raw_sym_rank(&sym, name)};
         added++;

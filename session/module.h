@@ -58,6 +58,8 @@ struct module {
     uint8_t build_id[32];
     size_t build_id_len;
     struct module_elf *elf;
+    uint32_t *by_name; /* owned: symbol indices sorted by name, for module_find_named */
+    size_t by_name_n;  /* nsyms when it was made: stale once that changes */
 };
 
 /* Make a module for PATH; nothing is read until module_load. */
@@ -100,6 +102,9 @@ size_t module_symbol_after(const struct module *m, uint64_t off);
 
 /* The symbol index holding OFF, or -1; never synthesizes. */
 long module_find_symbol(const struct module *m, uint64_t off);
+
+/* The index of the symbol named RAW (as the file names it), or -1. */
+long module_find_named(struct module *m, const char *raw);
 
 /* Forget every symbol (a JIT's map read anew). */
 void module_clear_symbols(struct module *m);

@@ -2,6 +2,7 @@
 
 #include "session/classic.h"
 #include "session/meta.h"
+#include "session/lines.h"
 #include "session/prf.h"
 #include "session/prf_chunk.h"
 #include "session/internal.h"
@@ -340,29 +341,150 @@ static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
     return 0;
 }
 
+/* The LINE chunk (1.4): see prf_write_lines. */
+static int prf_parse_lines(struct session *s, struct cursor *c, char **cause)
+{
+    struct lines *l = s->lines;
+    uint64_t nfiles = cur_varint(c);
+    if (!cur_fits(c, nfiles, 4) || l->nfiles > 0) {
+        *cause = xstrdup("line chunk is damaged");
+        return -1;
+    }
+    for (uint64_t i = 0; i < nfiles; i++) {
+        char *path = cur_str(c);
+        if (path == NULL || lines_file_id(s, path) != i + 1) {
+            free(path);
+            *cause = xstrdup("line chunk has a damaged file table");
+            return -1;
+        }
+        free(path);
+    }
+    uint64_t ninl = cur_varint(c);
+    if (!cur_fits(c, ninl, 7)) {
+        *cause = xstrdup("line chunk has a damaged table of inlined functions");
+        return -1;
+    }
+    for (uint64_t i = 0; i < ninl; i++) {
+        uint64_t module = cur_varint(c);
+        char *raw = cur_str(c);
+        uint64_t file = cur_varint(c), line = cur_varint(c);
+        if (raw == NULL || c->bad || module >= s->nmodules || file > nfiles || line > UINT32_MAX ||
+            lines_add_inline_func(s, (uint32_t)module, raw, (uint32_t)file, (uint32_t)line) != i) {
+            free(raw);
+            *cause = xstrdup("line chunk has a damaged table of inlined functions");
+            return -1;
+        }
+        free(raw);
+    }
+    uint64_t nf = cur_varint(c);
+    if (!cur_fits(c, nf, 5)) {
+        *cause = xstrdup("line chunk has a damaged function table");
+        return -1;
+    }
+    for (uint64_t i = 0; i < nf; i++) {
+        uint64_t module = cur_varint(c), start = cur_varint(c), file = cur_varint(c),
+                 line = cur_varint(c), end = cur_varint(c);
+        if (c->bad || module >= s->nmodules || file == 0 || file > nfiles || line > UINT32_MAX ||
+            end > UINT32_MAX) {
+            *cause = xstrdup("line chunk has a damaged function table");
+            return -1;
+        }
+        lines_add_func_place(s, &(struct func_place){(uint32_t)module, start, (uint32_t)file,
+                                                    (uint32_t)line, (uint32_t)end});
+    }
+    lines_sort_func_places(s);
+    uint64_t nlocs = cur_varint(c), module = 0, offset = 0;
+    if (!cur_fits(c, nlocs, 6)) {
+        *cause = xstrdup("line chunk has a damaged place table");
+        return -1;
+    }
+    struct inline_frame chain[LINES_MAX_INLINE];
+    for (uint64_t i = 0; i < nlocs; i++) {
+        uint64_t mgap = cur_varint(c), ogap = cur_varint(c);
+        if (mgap > 0)
+            offset = 0;
+        module += mgap;
+        offset += ogap;
+        uint64_t file = cur_varint(c), line = cur_varint(c), col = cur_varint(c),
+                 depth = cur_varint(c);
+        bool bad = c->bad || module >= s->nmodules || file == 0 || file > nfiles ||
+                   line > UINT32_MAX || col > UINT32_MAX || depth > LINES_MAX_INLINE ||
+                   (i > 0 && mgap == 0 && ogap == 0);
+        for (uint64_t k = 0; k < depth && !bad; k++) {
+            uint64_t fn = cur_varint(c), cf = cur_varint(c), cl = cur_varint(c), cc = cur_varint(c);
+            bad = c->bad || fn >= ninl || cf > nfiles || cl > UINT32_MAX || cc > UINT32_MAX ||
+                  l->inl_funcs[fn].module != module;
+            chain[k] = (struct inline_frame){(uint32_t)fn, (uint32_t)cf, (uint32_t)cl, (uint32_t)cc};
+        }
+        if (bad) {
+            *cause = xasprintf("line chunk has a damaged place %llu", (unsigned long long)i);
+            return -1;
+        }
+        lines_add_loc(s,
+                      &(struct srcloc){(uint32_t)module, offset, (uint32_t)file, (uint32_t)line,
+                                       (uint32_t)col, (uint32_t)depth, 0},
+                      chain);
+    }
+    if (c->bad || c->left != 0) {
+        *cause = xstrdup("line chunk is damaged");
+        return -1;
+    }
+    return 0;
+}
+
+/* The SRCE chunk: source texts, registered as the files' embedded text. */
+static int prf_parse_sources(struct session *s, struct cursor *c, char **cause)
+{
+    uint64_t n = cur_varint(c);
+    size_t nfiles = s->lines != NULL ? s->lines->nfiles : 0;
+    if (!cur_fits(c, n, 2)) {
+        *cause = xstrdup("source chunk is damaged");
+        return -1;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t file = cur_varint(c), len = cur_varint(c);
+        if (c->bad || file == 0 || file > nfiles || len > c->left) {
+            *cause = xstrdup("source chunk is damaged");
+            return -1;
+        }
+        lines_add_text(s, (uint32_t)file, (const char *)c->p, (size_t)len);
+        cur_take(c, NULL, (size_t)len);
+    }
+    if (c->left != 0) {
+        *cause = xstrdup("source chunk is damaged");
+        return -1;
+    }
+    s->embed_source = n > 0;
+    return 0;
+}
+
 /* The deepest stack a file may hold: the unwinder's limit, the kernel's, an end. */
 #define PRF_MAX_STACK_DEPTH 4096
 
-static int prf_parse_stacks(struct session *s, struct cursor *c, char **cause)
+static int prf_parse_stack_nodes(struct session *s, struct cursor *c, uint64_t nodes,
+                                 uint32_t *id_of, uint32_t *depth, char **cause)
 {
-    uint64_t nodes = cur_varint(c);
-    if (c->bad || !cur_fits(c, nodes, 3) || nodes >= UINT32_MAX - 1 || s->has_stacks) {
-        *cause = xstrdup("stacks chunk is damaged");
-        return -1;
-    }
-    s->has_stacks = true;
     for (uint64_t i = 1; i <= nodes; i++) {
         uint64_t parent = cur_varint(c), module = cur_varint(c), offset = cur_varint(c);
         if (c->bad || parent >= i || module >= s->nmodules ||
-            (parent > 0 && s->stacks[parent].depth >= PRF_MAX_STACK_DEPTH)) {
+            (parent > 0 && depth[parent] >= PRF_MAX_STACK_DEPTH)) {
             *cause = xasprintf("stack %llu is damaged", (unsigned long long)i);
             return -1;
         }
-        if (session_stack_intern(s, (uint32_t)parent, (uint32_t)module, offset) != i) {
+        size_t before = s->nstacks;
+        id_of[i] = session_stack_intern(s, id_of[parent], (uint32_t)module, offset);
+        depth[i] = depth[parent] + 1;
+        if (s->nstacks == before) {
             *cause = xasprintf("stack %llu is there twice", (unsigned long long)i);
             return -1;
         }
     }
+    return 0;
+}
+
+static int prf_parse_stack_counts(struct session *s, struct cursor *c, uint64_t nodes,
+                                  const uint32_t *id_of, char **cause)
+{
     uint64_t with = cur_varint(c), at = 0;
     if (c->bad || !cur_fits(c, with, 3) || with > s->nframes) {
         *cause = xstrdup("stacks chunk is damaged");
@@ -388,8 +510,8 @@ static int prf_parse_stacks(struct session *s, struct cursor *c, char **cause)
                                    (unsigned long long)at);
                 return -1;
             }
-            f->stacks[f->nstacks++] = (struct frame_hit){(uint32_t)id, (uint32_t)count};
-            s->stack_count[id] += count;
+            f->stacks[f->nstacks++] = (struct frame_hit){id_of[id], (uint32_t)count};
+            s->stack_count[id_of[id]] += count;
         }
         f->stacks_compact = true;
     }
@@ -404,17 +526,37 @@ static int prf_parse_stacks(struct session *s, struct cursor *c, char **cause)
     for (uint64_t k = 0; k < nt; k++) {
         uint64_t tid = cur_varint(c), id = cur_varint(c), count = cur_varint(c);
         if (c->bad || tid == 0 || tid > UINT32_MAX || id == 0 || id > nodes || count == 0 ||
-            count > s->stack_count[id]) {
+            count > s->stack_count[id_of[id]]) {
             *cause = xstrdup("stacks chunk has a damaged thread table");
             return -1;
         }
-        session_thread_stack(s, (uint32_t)tid, (uint32_t)id, count);
+        session_thread_stack(s, (uint32_t)tid, id_of[id], count);
     }
     if (c->left != 0) {
         *cause = xstrdup("stacks chunk is damaged");
         return -1;
     }
     return 0;
+}
+
+static int prf_parse_stacks(struct session *s, struct cursor *c, char **cause)
+{
+    uint64_t nodes = cur_varint(c);
+    if (c->bad || !cur_fits(c, nodes, 3) || nodes >= UINT32_MAX - 1 || s->has_stacks) {
+        *cause = xstrdup("stacks chunk is damaged");
+        return -1;
+    }
+    s->has_stacks = true;
+    /* A file's stack ids are frames; the session's add the functions
+     * inlined at them.  ID maps one to the other, DEPTH counts frames. */
+    uint32_t *id_of = xcalloc((size_t)nodes + 1, sizeof *id_of);
+    uint32_t *depth = xcalloc((size_t)nodes + 1, sizeof *depth);
+    int r = prf_parse_stack_nodes(s, c, nodes, id_of, depth, cause);
+    if (r == 0)
+        r = prf_parse_stack_counts(s, c, nodes, id_of, cause);
+    free(id_of);
+    free(depth);
+    return r;
 }
 
 /* A replay to the end must give the saved state: check the timeline adds up. */
@@ -537,6 +679,8 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
         return NULL;
     }
     struct session *s = session_new_empty();
+    s->lines = xcalloc(1, sizeof *s->lines);
+    s->lines->from_file = true; /* its lines are what the file says: never the disk's */
     bool have_head = false, have_end = false, have_mods = false, have_buck = false;
     char *why = NULL;
     while (!have_end) {
@@ -589,6 +733,10 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
             free(json);
         } else if (memcmp(type, "TIME", 4) == 0) {
             r = have_mods && s->nframes == 0 ? prf_parse_timeline(s, &c, &why) : -1;
+        } else if (memcmp(type, "LINE", 4) == 0) {
+            r = have_mods && !s->has_stacks ? prf_parse_lines(s, &c, &why) : -1;
+        } else if (memcmp(type, "SRCE", 4) == 0) {
+            r = prf_parse_sources(s, &c, &why);
         } else if (memcmp(type, "STCK", 4) == 0) {
             r = have_mods ? prf_parse_stacks(s, &c, &why) : -1;
         } else if (memcmp(type, "END ", 4) == 0) {

@@ -4,9 +4,12 @@
  */
 #include "config.h"
 
+#include "session/internal.h"
 #include "session/meta.h"
+#include "session/lines.h"
 #include "session/prf.h"
 #include "session/prf_chunk.h"
+#include "session/source.h"
 #include "session/stacks.h"
 #include "xmalloc.h"
 
@@ -138,6 +141,178 @@ static uint64_t *prf_hit_starts(const struct session *s, uint32_t module, size_t
     }
     qsort(starts, *n, sizeof *starts, u64_cmp);
     return starts;
+}
+
+/* The ids stacks have in the file: frames only, numbered from 1 in order;
+ * a function inlined at a frame's PC stands for that frame. */
+static uint32_t *prf_stack_file_ids(const struct session *s)
+{
+    uint32_t *fid = xcalloc(s->nstacks + 1, sizeof *fid), next = 0;
+    for (size_t i = 1; i < s->nstacks; i++)
+        fid[i] = s->stacks[i].level == 0 ? ++next : fid[s->stacks[i].parent];
+    return fid;
+}
+
+static int prf_frame_hit_cmp(const void *a, const void *b)
+{
+    const struct frame_hit *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int prf_loc_cmp(const void *a, const void *b)
+{
+    const struct srcloc *x = *(const struct srcloc *const *)a, *y = *(const struct srcloc *const *)b;
+    if (x->module != y->module)
+        return x->module < y->module ? -1 : 1;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* How many of the hottest functions keep the line of every instruction. */
+#define PRF_ROWS_FUNCS 64
+
+/* The LINE chunk: the files, the inlined functions, where each ranked
+ * function is declared, and the place of every PC of a hit or a stack. */
+static void prf_write_lines(struct session *s, struct buf *out, struct buf *p)
+{
+    /* Look every place up first: the table moves while it grows. */
+    for (size_t i = 0; i < s->nkeys; i++)
+        lines_lookup(s, s->hit_keys[i].module, s->hit_keys[i].offset);
+    for (size_t i = 1; i < s->nstacks; i++) {
+        if (s->stacks[i].level == 0)
+            lines_lookup(s, s->stacks[i].module, s->stacks[i].offset);
+    }
+    /* The every line of the functions whose code has the most samples (their
+     * own, and those of what was inlined into them), for their disassembly. */
+    uint64_t *code = xcalloc(s->nfuncs + 1, sizeof *code);
+    size_t nfuncs = s->nfuncs;
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        const struct hit *h = &s->hits[i];
+        int64_t real = h->module != UINT32_MAX && h->count + h->before_clear > 0
+                           ? session_resolve(s, h->module, h->offset)
+                           : -1;
+        if (real >= 0 && (size_t)real < nfuncs)
+            code[real] += h->count + h->before_clear;
+    }
+    for (size_t k = 0; k < PRF_ROWS_FUNCS; k++) {
+        size_t best = nfuncs;
+        for (size_t i = 0; i < nfuncs; i++) {
+            if (code[i] > 0 && (best == nfuncs || code[i] > code[best]))
+                best = i;
+        }
+        if (best == nfuncs)
+            break;
+        code[best] = 0;
+        lines_note_rows(s, (int64_t)best);
+    }
+    free(code);
+    size_t nf = 0;
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        uint32_t file, line;
+        nf += lines_func_place(s, (int64_t)i, &file, &line) && !s->funcs[i].inlined;
+    }
+    if (s->lines == NULL)
+        return;
+    size_t n = 0, alloc = 0;
+    const struct srcloc **locs = NULL;
+    const struct lines *l = s->lines;
+    for (size_t i = 0; i < l->locs_alloc; i++) {
+        if (l->locs[i].module != UINT32_MAX && l->locs[i].file != 0) {
+            if (n == alloc) {
+                alloc = alloc ? 2 * alloc : 256;
+                locs = xreallocarray(locs, alloc, sizeof *locs);
+            }
+            locs[n++] = &l->locs[i];
+        }
+    }
+    if (n == 0 && nf == 0) {
+        free(locs);
+        return;
+    }
+    if (n > 1)
+        qsort(locs, n, sizeof *locs, prf_loc_cmp);
+    p->len = 0;
+    buf_varint(p, l->nfiles);
+    for (size_t i = 0; i < l->nfiles; i++)
+        buf_str(p, l->files[i]);
+    /* A session without inlined functions saves none: its file reads the same. */
+    size_t ninl = s->no_inline ? 0 : l->ninl_funcs;
+    buf_varint(p, ninl);
+    for (size_t i = 0; i < ninl; i++) {
+        buf_varint(p, l->inl_funcs[i].module);
+        buf_str(p, l->inl_funcs[i].raw);
+        buf_varint(p, l->inl_funcs[i].file);
+        buf_varint(p, l->inl_funcs[i].line);
+    }
+    buf_varint(p, nf);
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        const struct func *fn = &s->funcs[i];
+        if (fn->inlined || fn->file == 0)
+            continue;
+        buf_varint(p, fn->module);
+        buf_varint(p, fn->start);
+        buf_varint(p, fn->file);
+        buf_varint(p, fn->line);
+        buf_varint(p, fn->line_end);
+    }
+    buf_varint(p, n);
+    uint32_t module = 0;
+    uint64_t last = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct srcloc *loc = locs[i];
+        if (loc->module != module)
+            last = 0;
+        buf_varint(p, loc->module - module); /* sorted: the gaps are small */
+        buf_varint(p, loc->offset - last);
+        module = loc->module;
+        last = loc->offset;
+        buf_varint(p, loc->file);
+        buf_varint(p, loc->line);
+        buf_varint(p, loc->col);
+        uint32_t depth = s->no_inline ? 0 : loc->ninl;
+        buf_varint(p, depth);
+        for (uint32_t k = 0; k < depth; k++) {
+            const struct inline_frame *f = &l->inl_frames[loc->inl + k];
+            buf_varint(p, f->fn);
+            buf_varint(p, f->call_file);
+            buf_varint(p, f->call_line);
+            buf_varint(p, f->call_col);
+        }
+    }
+    free(locs);
+    prf_put_chunk(out, "LINE", p);
+}
+
+/* The most source text one file embeds: past it, files go without. */
+#define PRF_EMBED_MAX ((size_t)64 << 20)
+
+/* The SRCE chunk (--embed-source): the text of every source file a line
+ * with samples is in, as source_find reads it, by file id. */
+static void prf_write_sources(struct session *s, struct buf *out, struct buf *p)
+{
+    size_t n;
+    struct line_count *l = lines_counts(s, -1, &n);
+    p->len = 0;
+    size_t count = 0, bytes = 0;
+    struct buf body = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && l[i].file == l[i - 1].file)
+            continue; /* sorted by file: one text a file */
+        const struct source_file *f = lines_source(s, l[i].file, NULL);
+        if (f == NULL || bytes + f->len > PRF_EMBED_MAX)
+            continue;
+        buf_varint(&body, l[i].file);
+        buf_varint(&body, f->len);
+        buf_put(&body, f->text, f->len);
+        bytes += f->len;
+        count++;
+    }
+    free(l);
+    if (count > 0) {
+        buf_varint(p, count);
+        buf_put(p, body.data, body.len);
+        prf_put_chunk(out, "SRCE", p);
+    }
+    free(body.data);
 }
 
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
@@ -281,14 +456,24 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
         prf_put_chunk(&out, "TIME", &p);
     }
 
+    /* (1.4) The source places of every PC, before the stacks: a reader
+     * expands their inlined functions as it reads them. */
+    prf_write_lines(s, &out, &p);
+    if (s->embed_source)
+        prf_write_sources(s, &out, &p);
+
     /* (1.3) The stacks: every node in the order it was made (a parent before
-     * its children), then what each frame of the timeline added to each. */
+     * its children), then what each frame of the timeline added to each.
+     * Functions inlined at a frame's PC are not saved: they are lines. */
+    uint32_t *fid = s->has_stacks ? prf_stack_file_ids(s) : NULL;
     if (s->has_stacks) {
         p.len = 0;
-        size_t nodes = s->nstacks > 0 ? s->nstacks - 1 : 0;
+        size_t nodes = s->nstacks > 0 ? fid[s->nstacks - 1] : 0;
         buf_varint(&p, nodes);
         for (size_t i = 1; i < s->nstacks; i++) {
-            buf_varint(&p, s->stacks[i].parent);
+            if (s->stacks[i].level > 0)
+                continue;
+            buf_varint(&p, fid[s->stacks[i].parent]);
             buf_varint(&p, s->stacks[i].module);
             buf_varint(&p, s->stacks[i].offset);
         }
@@ -302,13 +487,25 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
                 continue;
             buf_varint(&p, i - prev);
             prev = i;
-            buf_varint(&p, f->nstacks);
-            uint32_t last = 0;
+            struct frame_hit *fs = xcalloc(f->nstacks, sizeof *fs);
+            for (uint32_t k = 0; k < f->nstacks; k++)
+                fs[k] = (struct frame_hit){fid[f->stacks[k].id], f->stacks[k].count};
+            qsort(fs, f->nstacks, sizeof *fs, prf_frame_hit_cmp);
+            uint32_t n = 0;
             for (uint32_t k = 0; k < f->nstacks; k++) {
-                buf_varint(&p, f->stacks[k].id - last); /* ids ascend: store the gaps */
-                buf_varint(&p, f->stacks[k].count);
-                last = f->stacks[k].id;
+                if (n > 0 && fs[n - 1].id == fs[k].id)
+                    fs[n - 1].count += fs[k].count;
+                else
+                    fs[n++] = fs[k];
             }
+            buf_varint(&p, n);
+            uint32_t last = 0;
+            for (uint32_t k = 0; k < n; k++) {
+                buf_varint(&p, fs[k].id - last); /* ids ascend: store the gaps */
+                buf_varint(&p, fs[k].count);
+                last = fs[k].id;
+            }
+            free(fs);
         }
         /* The per-thread split, appended (a reader of the first 1.3 files,
          * which end here, finds nothing more). */
@@ -321,11 +518,12 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
             if (t->tid == 0 || t->count + t->before_clear == 0)
                 continue;
             buf_varint(&p, t->tid);
-            buf_varint(&p, t->stack);
+            buf_varint(&p, fid[t->stack]);
             buf_varint(&p, t->count + t->before_clear);
         }
         prf_put_chunk(&out, "STCK", &p);
     }
+    free(fid);
 
     /* (1.2) The end marker holds the CRC-32 of every byte before it, its
      * chunk headers included, which the chunks' own CRCs do not cover. */

@@ -1,7 +1,9 @@
 #include "config.h"
 
+#include "session/lines.h"
 #include "session/report.h"
 #include "session/stacks.h"
+#include "session/stats.h"
 #include "xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -12,6 +14,10 @@
 
 /* The widest the text report's Routine column grows. */
 #define REPORT_NAME_MAX 80
+/* Below this many samples, or with the top routine's share wider than this
+ * many points either way, the report says the numbers are not reliable yet. */
+#define REPORT_FEW_SAMPLES 100
+#define REPORT_WIDE_POINTS 5.0
 
 const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t interval_us)
 {
@@ -82,6 +88,8 @@ static void report_clears(const struct session *s, FILE *out)
 }
 
 static void report_counters(const struct session *s, FILE *out, double lost_pct);
+static void report_reliability(const struct session *s, FILE *out, const size_t *order, size_t n);
+static bool report_indistinct(const struct session *s, const size_t *order, size_t n, size_t k);
 
 void report_text(struct session *s, const char *title, FILE *out, size_t limit)
 {
@@ -107,9 +115,15 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     }
     if (s->comment != NULL)
         fprintf(out, " Comment: %s\n", s->comment);
-    if (!s->classic)
-        fprintf(out, "  Driver: %s, %s clock\n", s->driver ? s->driver : "?",
+    if (!s->classic) {
+        fprintf(out, "  Driver: %s, %s clock", s->driver ? s->driver : "?",
                 s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
+        if (s->jitter_known && s->jitter_pct > 0)
+            fprintf(out, ", periods jittered +-%g %%", s->jitter_pct);
+        else if (s->jitter_known)
+            fprintf(out, ", exact periods (--no-jitter)");
+        fprintf(out, "\n");
+    }
     fprintf(out, "   Ended: %s\n", report_termination(s, end, sizeof end));
     report_clears(s, out);
     for (size_t i = 0; i < s->nmodules; i++) {
@@ -158,12 +172,13 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
             namew = len > REPORT_NAME_MAX ? REPORT_NAME_MAX : (int)len;
     }
     bool stacks = s->has_stacks;
+    /* % of Total with its 95 % interval: "42.30% +-1.21". */
     if (stacks)
-        fprintf(out, "%-11s %-*s %10s %15s %9s %10s  %s\n", "Time", namew, "Routine", "% of Total",
-                "% of Accounted", "Samples", "With calls", "Module");
+        fprintf(out, "%-11s %-*s %10s %-9s %13s %9s %10s  %s\n", "Time", namew, "Routine",
+                "% of Total", "+-95%", "% of Accounted", "Samples", "With calls", "Module");
     else
-        fprintf(out, "%-11s %-*s %10s %15s %9s  %s\n", "Time", namew, "Routine", "% of Total",
-                "% of Accounted", "Samples", "Module");
+        fprintf(out, "%-11s %-*s %10s %-9s %13s %9s  %s\n", "Time", namew, "Routine", "% of Total",
+                "+-95%", "% of Accounted", "Samples", "Module");
     for (size_t k = 0; k < n; k++) {
         const struct func *f = &s->funcs[order[k]];
         if (limit != 0 && k == limit) {
@@ -178,24 +193,66 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
                      f->name + len - (REPORT_NAME_MAX - 3) / 2);
         else
             snprintf(name, sizeof name, "%s", f->name);
+        char ci[16];
+        snprintf(ci, sizeof ci, "+-%.2f%s", stats_halfwidth_pct(f->samples, total),
+                 report_indistinct(s, order, n, k) ? " ~" : "");
         if (stacks)
-            fprintf(out, "%-11s %-*s %9.2f%% %14.2f%% %9" PRIu64 " %9.2f%%  %s\n",
+            fprintf(out, "%-11s %-*s %9.2f%% %-9s %12.2f%% %9" PRIu64 " %9.2f%%  %s%s\n",
                     report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
-                    report_pct(f->samples, total), report_pct(f->samples, accounted), f->samples,
-                    report_pct(f->total, total), s->modules[f->module]->name);
+                    report_pct(f->samples, total), ci, report_pct(f->samples, accounted),
+                    f->samples, report_pct(f->total, total), s->modules[f->module]->name,
+                    f->inlined ? " (inlined)" : "");
         else
-            fprintf(out, "%-11s %-*s %9.2f%% %14.2f%% %9" PRIu64 "  %s\n",
+            fprintf(out, "%-11s %-*s %9.2f%% %-9s %12.2f%% %9" PRIu64 "  %s%s\n",
                     report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
-                    report_pct(f->samples, total), report_pct(f->samples, accounted), f->samples,
-                    s->modules[f->module]->name);
+                    report_pct(f->samples, total), ci, report_pct(f->samples, accounted),
+                    f->samples, s->modules[f->module]->name, f->inlined ? " (inlined)" : "");
     }
     fprintf(out, "%-11s %-*s %9.2f%%\n", report_time(t, sizeof t, accounted, s->interval_us), namew,
             "Total", report_pct(accounted, total));
     if (stacks)
         fprintf(out, "Samples: the routine's own (Self); With calls: the share of samples with "
                      "the routine anywhere on the stack (Total).\n");
+    report_reliability(s, out, order, n);
     free(order);
     report_counters(s, out, lost_pct);
+}
+
+/* Whether the K-th routine of the ranking ORDER (N long) cannot be told from
+ * the one above or below it: their 95 % intervals overlap.  Routines with no
+ * samples of their own are not marked, nor compared with. */
+static bool report_indistinct(const struct session *s, const size_t *order, size_t n, size_t k)
+{
+    uint64_t me = s->funcs[order[k]].samples;
+    if (me == 0)
+        return false;
+    for (size_t j = k > 0 ? k - 1 : k + 1; j <= k + 1 && j < n; j += 2) {
+        uint64_t other = s->funcs[order[j]].samples;
+        if (other > 0 && stats_overlap(me, other, s->c.total))
+            return true;
+    }
+    return false;
+}
+
+/* +-: 95 % intervals.  Too few samples for the top routine's share to mean
+ * much: say so, and how many would make it +-1 point. */
+static void report_reliability(const struct session *s, FILE *out, const size_t *order, size_t n)
+{
+    uint64_t total = s->c.total;
+    if (total == 0 || n == 0)
+        return;
+    const struct func *top = &s->funcs[order[0]];
+    double half = stats_halfwidth_pct(top->samples, total);
+    fprintf(out, "+-: the share's 95 %% interval from the number of samples (docs/statistics.md); "
+                 "~: its interval overlaps the one above or below: the two cannot be told "
+                 "apart.\n");
+    if (total >= REPORT_FEW_SAMPLES && half <= REPORT_WIDE_POINTS)
+        return;
+    uint64_t need = stats_samples_for((double)top->samples / (double)total, 1);
+    fprintf(out,
+            "Too few samples to rely on: %" PRIu64 " in all, %s is %.2f%% +-%.2f; about %" PRIu64
+            " samples would make it +-1 point (a longer run, or a shorter sample time).\n",
+            total, top->name, report_pct(top->samples, total), half, need);
 }
 
 /* The counters table: PROFIL's four, the total, and what was not sampled. */
@@ -244,6 +301,8 @@ static cJSON *report_json_object(struct session *s)
     cJSON_AddStringToObject(o, "driver", s->driver ? s->driver : "");
     cJSON_AddStringToObject(o, "clock", s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     cJSON_AddNumberToObject(o, "interval_us", s->interval_us);
+    cJSON_AddItemToObject(o, "jitter_pct", s->jitter_known ? cJSON_CreateNumber(s->jitter_pct)
+                                                           : cJSON_CreateNull());
     cJSON_AddNumberToObject(o, "bucket_paragraphs", s->bucket_paragraphs);
     cJSON_AddNumberToObject(o, "bucket_count", (double)s->nbuckets);
     cJSON_AddNumberToObject(o, "prog_low", (double)s->prog_low);
@@ -288,10 +347,25 @@ static cJSON *report_json_object(struct session *s)
                                 (double)f->samples * (double)s->interval_us / 1e6);
         cJSON_AddItemToObject(j, "pct_total", report_json_pct(f->samples, s->c.total));
         cJSON_AddItemToObject(j, "pct_accounted", report_json_pct(f->samples, accounted));
+        /* The 95 % interval of pct_total (Wilson's): docs/statistics.md. */
+        double lo, hi;
+        stats_wilson(f->samples, s->c.total, &lo, &hi);
+        cJSON_AddNumberToObject(j, "ci_low", round(lo * 100000.0) / 1000.0);
+        cJSON_AddNumberToObject(j, "ci_high", round(hi * 100000.0) / 1000.0);
+        cJSON_AddBoolToObject(j, "indistinct", report_indistinct(s, order, n, k));
         cJSON_AddNumberToObject(j, "self", (double)f->samples);
         cJSON_AddNumberToObject(j, "total", (double)f->total);
         cJSON_AddItemToObject(j, "self_pct", report_json_pct(f->samples, s->c.total));
         cJSON_AddItemToObject(j, "total_pct", report_json_pct(f->total, s->c.total));
+        uint32_t file, line;
+        if (lines_func_place(s, (int64_t)order[k], &file, &line)) {
+            cJSON_AddStringToObject(j, "file", lines_file(s, file));
+            cJSON_AddNumberToObject(j, "line", line);
+        } else {
+            cJSON_AddNullToObject(j, "file");
+            cJSON_AddNullToObject(j, "line");
+        }
+        cJSON_AddBoolToObject(j, "inlined", f->inlined);
         cJSON_AddItemToArray(funcs, j);
     }
     free(order);
@@ -362,13 +436,22 @@ static cJSON *report_json_node(struct session *s, const struct calltree *t, uint
 
 char *report_json_tree(struct session *s, bool inverted, double percent_limit)
 {
+    return report_json_full(s, true, inverted, percent_limit, false);
+}
+
+char *report_json_full(struct session *s, bool tree, bool inverted, double percent_limit, bool lines)
+{
     cJSON *o = report_json_object(s);
-    struct calltree *t = session_calltree(s, inverted);
-    if (t != NULL) {
+    if (lines)
+        report_json_add_lines(s, o);
+    struct calltree *t = tree ? session_calltree(s, inverted) : NULL;
+    if (!tree) {
+        return report_json_print(o);
+    } else if (t != NULL) {
         uint64_t limit = (uint64_t)ceil(percent_limit / 100.0 * (double)s->c.total);
-        cJSON *tree = report_json_node(s, t, 0, limit);
-        cJSON_AddBoolToObject(tree, "inverted", inverted);
-        cJSON_AddItemToObject(o, "tree", tree);
+        cJSON *jt = report_json_node(s, t, 0, limit);
+        cJSON_AddBoolToObject(jt, "inverted", inverted);
+        cJSON_AddItemToObject(o, "tree", jt);
         calltree_free(t);
     } else {
         cJSON_AddNullToObject(o, "tree");
@@ -396,9 +479,10 @@ static const char *report_label(const struct bucket_label *l, char *buf, size_t 
     return buf;
 }
 
-void report_hist(const struct session *s, FILE *out, bool all)
+void report_hist(struct session *s, FILE *out, bool all)
 {
     struct bucket_label *labels = session_bucket_labels(s);
+    struct report_place *places = report_bucket_places(s);
     uint64_t max = 0, size = 16 * (uint64_t)s->bucket_paragraphs;
     for (size_t i = 0; i < s->nbuckets; i++)
         max = s->buckets[i] > max ? s->buckets[i] : max;
@@ -410,8 +494,8 @@ void report_hist(const struct session *s, FILE *out, bool all)
     if (s->classic)
         fprintf(out, "%-18s %10s\n", "Address", "Count");
     else
-        fprintf(out, "%-18s %-32s %10s\n", "Address", "Symbol", "Count");
-    char name[512], bar[REPORT_BAR_WIDTH + 1];
+        fprintf(out, "%-18s %-32s %-24s %10s\n", "Address", "Symbol", "Line", "Count");
+    char name[512], bar[REPORT_BAR_WIDTH + 1], place[300];
     for (size_t i = 0; i < s->nbuckets; i++) {
         uint64_t count = s->buckets[i];
         if (count == 0 && !all)
@@ -423,15 +507,18 @@ void report_hist(const struct session *s, FILE *out, bool all)
         if (s->classic)
             fprintf(out, "0x%-16" PRIx64 " %10" PRIu64 " %s\n", addr, count, bar);
         else
-            fprintf(out, "0x%-16" PRIx64 " %-32s %10" PRIu64 " %s\n", addr,
-                    report_label(&labels[i], name, sizeof name), count, bar);
+            fprintf(out, "0x%-16" PRIx64 " %-32s %-24s %10" PRIu64 " %s\n", addr,
+                    report_label(&labels[i], name, sizeof name),
+                    report_place_text(s, &places[i], place, sizeof place), count, bar);
     }
+    free(places);
     free(labels);
 }
 
-char *report_hist_json(const struct session *s, bool all)
+char *report_hist_json(struct session *s, bool all)
 {
     struct bucket_label *labels = session_bucket_labels(s);
+    struct report_place *places = report_bucket_places(s);
     uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "program", s->program && !s->classic ? s->program : "");
@@ -450,8 +537,16 @@ char *report_hist_json(const struct session *s, bool all)
             b, "symbol", labels[i].name ? cJSON_CreateString(labels[i].name) : cJSON_CreateNull());
         cJSON_AddNumberToObject(b, "others", (double)labels[i].others);
         cJSON_AddNumberToObject(b, "count", (double)s->buckets[i]);
+        if (places[i].file != 0) {
+            cJSON_AddStringToObject(b, "file", lines_file(s, places[i].file));
+            cJSON_AddNumberToObject(b, "line", places[i].line);
+        } else {
+            cJSON_AddNullToObject(b, "file");
+            cJSON_AddNullToObject(b, "line");
+        }
         cJSON_AddItemToArray(buckets, b);
     }
+    free(places);
     free(labels);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);

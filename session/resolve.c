@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "session/internal.h"
+#include "session/lines.h"
 #include "session/symbols.h"
 #include "xmalloc.h"
 
@@ -43,17 +44,38 @@ static int64_t session_func(struct session *s, uint32_t module, uint64_t start, 
     uint32_t *slot = session_func_slot(s, module, start);
     if (*slot != 0)
         return (int64_t)*slot - 1;
-    s->funcs = xreallocarray(s->funcs, s->nfuncs + 1, sizeof *s->funcs);
+    s->funcs = xgrowarray(s->funcs, &s->funcs_alloc, s->nfuncs + 1, sizeof *s->funcs);
     char *pretty = s->raw_names ? NULL : symbols_demangle(name);
-    s->funcs[s->nfuncs] = (struct func){
-        module, start, end, pretty ? pretty : xstrdup(name), pretty ? xstrdup(name) : NULL,
-        0,      0,     0};
+    s->funcs[s->nfuncs] = (struct func){.module = module,
+                                        .start = start,
+                                        .end = end,
+                                        .name = pretty ? pretty : xstrdup(name),
+                                        .raw = pretty ? xstrdup(name) : NULL};
     *slot = (uint32_t)++s->nfuncs;
     return (int64_t)s->nfuncs - 1;
 }
 
-/* Load a module's image the first time one of its PCs needs a name. */
-static void session_load_module(struct module *m)
+int64_t session_inline_func(struct session *s, uint32_t module, const char *raw, uint32_t inl)
+{
+    /* Inlined here, compiled out of line there: one function, as pprof has it. */
+    struct module *m = s->modules[module];
+    session_load_module(m);
+    long k = module_find_named(m, raw);
+    if (k >= 0)
+        return session_func(s, module, m->syms[k].start, m->syms[k].end, m->syms[k].name);
+    int64_t f = session_func(s, module, SESSION_INLINE_BASE + inl, SESSION_INLINE_BASE + inl + 1, raw);
+    struct func *fn = &s->funcs[f];
+    if (!fn->inlined) {
+        const struct inline_func *inf = &s->lines->inl_funcs[inl];
+        fn->inlined = true;
+        fn->place_done = true;
+        fn->file = inf->file;
+        fn->line = inf->line;
+    }
+    return f;
+}
+
+void session_load_module(struct module *m)
 {
     if (m->loaded || m->kind == MODULE_ANON || m->kind == MODULE_KERNEL)
         return;
@@ -247,6 +269,11 @@ void session_rank(struct session *s)
         if (h->module == UINT32_MAX || h->func != -1)
             continue;
         h->func = session_resolve(s, h->module, h->offset);
+        if (h->func >= 0 && !s->no_inline) { /* its Self is the innermost inlined function's */
+            const struct srcloc *loc = lines_lookup(s, h->module, h->offset);
+            if (loc != NULL && loc->ninl > 0)
+                h->func = lines_level_func(s, loc, loc->ninl, h->func);
+        }
         if (h->func >= 0)
             s->funcs[h->func].samples += h->count;
     }

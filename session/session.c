@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/internal.h"
+#include "session/lines.h"
 #include "session/hitorder.h"
 #include "session/stacks.h"
 #include "xmalloc.h"
@@ -22,9 +23,17 @@ size_t session_bucket_count(uint64_t low, uint64_t high, uint32_t paragraphs)
 
 static void hit_table_clear(struct hit *table, size_t alloc);
 
+static bool session_no_inline_default;
+
+void session_set_no_inline(bool no_inline)
+{
+    session_no_inline_default = no_inline;
+}
+
 struct session *session_new_empty(void)
 {
     struct session *s = xcalloc(1, sizeof *s);
+    s->no_inline = session_no_inline_default;
     s->hits_alloc = 1024;
     s->hits = xcalloc(s->hits_alloc, sizeof *s->hits);
     hit_table_clear(s->hits, s->hits_alloc);
@@ -88,6 +97,7 @@ void session_free(struct session *s)
     free(s->func_index);
     session_free_spaces(s);
     session_stacks_free(s);
+    lines_free(s);
     free(s->meta_json);
     for (size_t i = 0; i < s->nframes; i++) {
         free(s->frames[i].hits);
@@ -232,7 +242,7 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
             h = hit_slot(s->hits, s->hits_alloc, module, offset);
         }
         *h = (struct hit){module, offset, 0, 0, -1, (uint32_t)s->nkeys};
-        s->hit_keys = xreallocarray(s->hit_keys, s->nkeys + 1, sizeof *s->hit_keys);
+        s->hit_keys = xgrowarray(s->hit_keys, &s->hit_keys_alloc, s->nkeys + 1, sizeof *s->hit_keys);
         s->hit_keys[s->nkeys++] = (struct hit_key){ module, offset };
         s->nhits++;
         s->funcs_dirty = true;

@@ -51,7 +51,16 @@ struct func {
     uint64_t total;   /* Total: samples with it anywhere on their stack, once each;
                        * up to date after session_totals */
     uint32_t mark;    /* scratch for session_totals */
+    bool inlined;     /* only ever inlined: start is SESSION_INLINE_BASE + its index in
+                       * lines.inl_funcs, and it has no code of its own */
+    bool place_done;  /* file and line were looked for */
+    uint32_t file;    /* where it is declared: a file id of session/lines.h (0 unknown) */
+    uint32_t line;
+    uint32_t line_end; /* the last line of that file its code comes from (0 unknown) */
 };
+
+/* Where the starts of functions that are only ever inlined lie: past any file offset. */
+#define SESSION_INLINE_BASE (1ull << 62)
 
 /* The samples of one thread with one stack: the per-thread split of the
  * stack counts (speedscope's one profile per thread). */
@@ -71,6 +80,8 @@ struct stack_node {
     uint64_t offset;
     int64_t func;   /* cached index into session.funcs, -1 unresolved */
     uint32_t depth; /* frames from the outermost, 1 for it */
+    uint32_t level; /* 0: a frame of the stack; N: the Nth function inlined at that
+                     * frame's PC, the parent being level N - 1 at the same PC */
 };
 
 /* The timeline: what each period of the run added to the counters. */
@@ -105,6 +116,7 @@ enum exit_kind { EXIT_NONE = 0, EXIT_TERMINATED = 1, EXIT_ABORTED = 2 };
 
 struct mapping;
 struct addrspace;
+struct lines;
 
 struct session {
     /* What was asked. */
@@ -118,6 +130,10 @@ struct session {
     uint32_t asked_paragraphs;  /* the size asked for, which the file keeps (0: the same) */
     enum clock_kind clock;
     char *driver;        /* owned: "perf", "ptrace" */
+    /* The periods were drawn within +-jitter_pct % of interval_us (0: exact);
+     * unknown in files from before it was recorded. */
+    double jitter_pct;
+    bool jitter_known;
 
     /* The program area, in the executable's own addresses. */
     uint64_t prog_low;
@@ -143,7 +159,7 @@ struct session {
     size_t compact_upto;  /* frames below this are compact */
     struct frame *cur_frame; /* where session_add_hit records, during an ingest */
     struct hit_key *hit_keys; /* by hit id */
-    size_t nkeys;
+    size_t nkeys, hit_keys_alloc;
     bool classic;         /* read from a 1983 PROFIL file: buckets without hits */
     uint16_t classic_dos_pa;   /* PROFIL's words kept as they were, for export */
     uint16_t classic_high_pa;
@@ -159,7 +175,7 @@ struct session {
 
     /* Function ranking, by module then start; see session_rank. */
     struct func *funcs;
-    size_t nfuncs;
+    size_t nfuncs, funcs_alloc;
     bool funcs_dirty;
     uint32_t *func_index; /* open addressing on (module, start): index + 1, 0 empty */
     size_t func_index_alloc; /* a power of two, at least twice nfuncs */
@@ -181,6 +197,9 @@ struct session {
     struct thread_stack *tstacks; /* owned: open addressing on (tid, stack) */
     size_t ntstacks;
     size_t tstacks_alloc;      /* a power of two, or 0 */
+    bool no_inline;            /* --no-inline: inlined functions are not functions of their own */
+    bool embed_source;         /* --embed-source: the file keeps the text of the sampled sources */
+    struct lines *lines;       /* owned: source places (session/lines.h), or NULL */
     uint32_t unknown_module;   /* [unknown]: where an unwinding gave out, or UINT32_MAX */
     uint32_t truncated_module; /* [truncated]: where a stack was cut, or UINT32_MAX */
 
@@ -218,6 +237,10 @@ struct session {
  * from its executable segments).  NULL and *cause on failure. */
 struct session *session_new(const char *program, uint32_t bucket_paragraphs, uint32_t interval_us,
                             char **cause);
+
+/* Whether sessions made from now on (live or read) keep inlined functions
+ * as their own (the default) or not (--no-inline). */
+void session_set_no_inline(bool no_inline);
 
 /* An empty session whose fields a reader fills in. */
 struct session *session_new_empty(void);

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/internal.h"
+#include "session/lines.h"
 #include "session/stacks.h"
 #include "session/unwind.h"
 #include "xmalloc.h"
@@ -14,22 +15,23 @@
  * [unknown] or [truncated] end. */
 #define STACK_MAX_KERNEL 512
 
-static uint64_t stack_hash(uint32_t parent, uint32_t module, uint64_t offset)
+static uint64_t stack_hash(uint32_t parent, uint32_t module, uint64_t offset, uint32_t level)
 {
-    uint64_t h = offset * 0x9e3779b97f4a7c15ull;
+    uint64_t h = (offset + level) * 0x9e3779b97f4a7c15ull;
     h ^= ((uint64_t)module << 32 | parent) * 0xc2b2ae3d27d4eb4full;
     return h ^ (h >> 29);
 }
 
-static uint32_t *stack_slot(struct session *s, uint32_t parent, uint32_t module, uint64_t offset)
+static uint32_t *stack_slot(struct session *s, uint32_t parent, uint32_t module, uint64_t offset,
+                            uint32_t level)
 {
     size_t mask = s->stack_index_alloc - 1;
-    for (size_t i = stack_hash(parent, module, offset) & mask;; i = (i + 1) & mask) {
+    for (size_t i = stack_hash(parent, module, offset, level) & mask;; i = (i + 1) & mask) {
         uint32_t e = s->stack_index[i];
         if (e == 0)
             return &s->stack_index[i];
         const struct stack_node *n = &s->stacks[e];
-        if (n->parent == parent && n->module == module && n->offset == offset)
+        if (n->parent == parent && n->module == module && n->offset == offset && n->level == level)
             return &s->stack_index[i];
     }
 }
@@ -52,11 +54,13 @@ static void stack_reserve(struct session *s, size_t n)
     s->stacks_alloc = alloc;
 }
 
-uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t module, uint64_t offset)
+/* Intern one node: a frame (LEVEL 0) or a function inlined at its PC. */
+static uint32_t stack_node_intern(struct session *s, uint32_t parent, uint32_t module,
+                                  uint64_t offset, uint32_t level)
 {
     if (s->nstacks == 0) {
         stack_reserve(s, 1);
-        s->stacks[0] = (struct stack_node){0, UINT32_MAX, 0, -1, 0};
+        s->stacks[0] = (struct stack_node){0, UINT32_MAX, 0, -1, 0, 0};
         s->nstacks = 1;
     }
     if (2 * (s->nstacks + 1) > s->stack_index_alloc) {
@@ -65,10 +69,10 @@ uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t modul
         s->stack_index = xcalloc(s->stack_index_alloc, sizeof *s->stack_index);
         for (size_t i = 1; i < s->nstacks; i++) {
             const struct stack_node *n = &s->stacks[i];
-            *stack_slot(s, n->parent, n->module, n->offset) = (uint32_t)i;
+            *stack_slot(s, n->parent, n->module, n->offset, n->level) = (uint32_t)i;
         }
     }
-    uint32_t *slot = stack_slot(s, parent, module, offset);
+    uint32_t *slot = stack_slot(s, parent, module, offset, level);
     if (*slot != 0)
         return *slot;
     if (s->nstacks >= UINT32_MAX - 1)
@@ -76,8 +80,23 @@ uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t modul
     stack_reserve(s, s->nstacks + 1);
     uint32_t id = (uint32_t)s->nstacks++;
     uint32_t depth = parent < id ? s->stacks[parent].depth + 1 : 1;
-    s->stacks[id] = (struct stack_node){parent, module, offset, -1, depth};
+    s->stacks[id] = (struct stack_node){parent, module, offset, -1, depth, level};
     *slot = id;
+    return id;
+}
+
+uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t module, uint64_t offset)
+{
+    uint32_t id = stack_node_intern(s, parent, module, offset, 0);
+    if (s->no_inline)
+        return id;
+    /* The functions inlined at this PC are frames too, between it and its
+     * callees; all of them or, past STACKS_MAX_INLINE_DEPTH, none. */
+    const struct srcloc *loc = lines_lookup(s, module, offset);
+    if (loc == NULL || s->stacks[id].depth + loc->ninl > STACKS_MAX_INLINE_DEPTH)
+        return id;
+    for (uint32_t level = 1; level <= loc->ninl; level++)
+        id = stack_node_intern(s, id, module, offset, level);
     return id;
 }
 
@@ -286,8 +305,38 @@ int64_t session_stack_func(struct session *s, uint32_t id)
     if (n->func >= 0 || id == 0)
         return n->func;
     int64_t f = session_resolve(s, n->module, n->offset);
+    if (f >= 0 && n->level > 0)
+        f = lines_level_func(s, lines_lookup(s, n->module, n->offset), n->level, f);
     s->stacks[id].func = f; /* -1 stays unresolved: a JIT may name it later */
     return f;
+}
+
+/* Without stacks, a sample in inlined code still counts in the Total of
+ * every function it was inlined into. */
+static void stack_inline_totals(struct session *s)
+{
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        const struct hit *h = &s->hits[i];
+        if (h->module == UINT32_MAX || h->func < 0 || h->count == 0)
+            continue;
+        const struct srcloc *loc = lines_lookup(s, h->module, h->offset);
+        if (loc == NULL || loc->ninl == 0)
+            continue;
+        int64_t real = session_resolve(s, h->module, h->offset);
+        int64_t seen[LINES_MAX_INLINE + 1];
+        size_t nseen = 0;
+        seen[nseen++] = h->func;
+        for (uint32_t level = 0; level < loc->ninl && real >= 0; level++) {
+            int64_t f = lines_level_func(s, loc, level, real);
+            bool dup = false;
+            for (size_t k = 0; k < nseen; k++)
+                dup |= seen[k] == f;
+            if (dup)
+                continue;
+            seen[nseen++] = f;
+            s->funcs[f].total += h->count;
+        }
+    }
 }
 
 void session_totals(struct session *s)
@@ -332,6 +381,8 @@ void session_totals(struct session *s)
             fn->total += fn->samples - leaf[i];
     }
     free(leaf);
+    if (!s->has_stacks && !s->no_inline)
+        stack_inline_totals(s);
     s->totals_dirty = false;
 }
 

@@ -1,14 +1,17 @@
 /*
  * ptyrun.c - run a command on a fresh pseudo-terminal for end-to-end tests.
  *
- * usage: ptyrun [-t TIMEOUT_S] [-i INPUT] [-k SECONDS:KEY ...] -- command args...
+ * usage: ptyrun [-t TIMEOUT_S] [-i INPUT] [-w TEXT] [-k SECONDS:KEY ...] -- command args...
  *
  * The command becomes a session leader with the pty as its controlling
  * terminal (80x24, TERM=xterm).  Everything it writes to the pty, including
  * the line discipline's echo of our input, is copied raw to stdout.  INPUT
  * (with C escapes) is typed once the command has printed something or after
  * 200 ms.  -k types a key (^C, ^D, ^\, EOF, ...) or sends a signal (INT,
- * SIGTERM, 15, ...) to the pty's foreground process group at a given time.
+ * SIGTERM, 15, ...) to the pty's foreground process group at a given time,
+ * counted from the start, or with -w from the moment TEXT first appears in
+ * the output (a slow start then cannot make a key come too early; a TEXT
+ * that never appears sends no keys).
  * Exits with the command's status (128+N if killed by signal N), or 124
  * after killing the process group when TIMEOUT_S (default 60) passes.
  */
@@ -51,7 +54,7 @@ struct buf {
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: ptyrun [-t TIMEOUT_S] [-i INPUT] [-k SECONDS:KEY ...] "
+            "usage: ptyrun [-t TIMEOUT_S] [-i INPUT] [-w TEXT] [-k SECONDS:KEY ...] "
             "-- command [args...]\n"
             "  KEY is ^X (control byte), EOF (^D), or a signal name/number\n");
 }
@@ -246,17 +249,18 @@ int main(int argc, char **argv)
     struct winsize ws = { .ws_row = 24, .ws_col = 80 };
     struct key_event *keys = NULL;
     struct buf pending = { NULL, 0, 0 };
-    char *input = NULL;
-    size_t input_len = 0, nkeys = 0, i;
+    char *input = NULL, *wait_text = NULL, *seen = NULL;
+    size_t input_len = 0, nkeys = 0, i, wait_len = 0, nseen = 0;
     int input_sent = 0, got_output = 0, pty_open = 1, reaped = 0;
     int status = 0, ret = 1, timeout_hit = 0;
     double timeout = 60.0, start, now, reaped_at = 0, last_output = 0;
+    double origin = -1; /* when the keys' times count from; -1 before -w's TEXT */
     int master = -1, pidfd = -1, opt, flags;
     pid_t child;
     char rbuf[4096];
     char *end;
 
-    while ((opt = getopt(argc, argv, "+t:i:k:h")) != -1) {
+    while ((opt = getopt(argc, argv, "+t:i:k:w:h")) != -1) {
         switch (opt) {
         case 't':
             timeout = strtod(optarg, &end);
@@ -270,6 +274,15 @@ int main(int argc, char **argv)
             input = unescape(optarg, &input_len);
             if (input == NULL) {
                 perror("ptyrun: malloc");
+                goto out;
+            }
+            break;
+        case 'w':
+            wait_text = optarg;
+            wait_len = strlen(optarg);
+            seen = malloc(2 * wait_len + sizeof rbuf);
+            if (seen == NULL || wait_len == 0) {
+                fprintf(stderr, "ptyrun: bad -w '%s'\n", optarg);
                 goto out;
             }
             break;
@@ -307,6 +320,8 @@ int main(int argc, char **argv)
 
     fflush(NULL);
     start = now_s();
+    if (wait_text == NULL)
+        origin = start;
     child = forkpty(&master, NULL, NULL, &ws);
     if (child < 0) {
         perror("ptyrun: forkpty");
@@ -345,7 +360,7 @@ int main(int argc, char **argv)
         for (i = 0; i < nkeys; i++) {
             char c;
 
-            if (keys[i].done || now - start < keys[i].at)
+            if (keys[i].done || origin < 0 || now - origin < keys[i].at)
                 continue;
             keys[i].done = 1;
             if (keys[i].byte >= 0) {
@@ -398,8 +413,8 @@ int main(int argc, char **argv)
         if (!input_sent)
             tmo = ms_until(start + INPUT_DELAY_S, now, tmo);
         for (i = 0; i < nkeys; i++) {
-            if (!keys[i].done)
-                tmo = ms_until(start + keys[i].at, now, tmo);
+            if (!keys[i].done && origin >= 0)
+                tmo = ms_until(origin + keys[i].at, now, tmo);
         }
 
         if (poll(pfd, (nfds_t)nfds, tmo) < 0) {
@@ -430,6 +445,18 @@ int main(int argc, char **argv)
                     last_output = now_s();
                     if (write_all(STDOUT_FILENO, rbuf, (size_t)r) != 0) {
                         /* Nobody reads our stdout: keep draining anyway. */
+                    }
+                    if (origin < 0) {
+                        /* The text may straddle two reads: keep its length
+                         * less one of what came before. */
+                        memcpy(seen + nseen, rbuf, (size_t)r);
+                        nseen += (size_t)r;
+                        if (memmem(seen, nseen, wait_text, wait_len) != NULL) {
+                            origin = last_output;
+                        } else if (nseen >= wait_len) {
+                            memmove(seen, seen + nseen - (wait_len - 1), wait_len - 1);
+                            nseen = wait_len - 1;
+                        }
                     }
                     continue;
                 }
@@ -470,6 +497,7 @@ out:
         close(master);
     free(pending.data);
     free(input);
+    free(seen);
     free(keys);
     return ret;
 }

@@ -113,6 +113,17 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
         view_callers_ops.jump(t->state[V_CALLERS], &jc);
         tui_show(t, V_CALLERS);
     }
+    if (flags & VIEW_SOURCE) {
+        struct view_ctx jc;
+        tui_ctx(t, &jc, V_SOURCE);
+        jc.jump_module = ctx->jump_module;
+        jc.jump_start = ctx->jump_start;
+        view_source_ops.jump(t->state[V_SOURCE], &jc);
+        if (jc.status[0])
+            tui_status(t, "%s", jc.status);
+        else
+            tui_show(t, V_SOURCE);
+    }
     if (flags & VIEW_BACK)
         tui_show(t, V_FUNCTIONS);
     if (flags & VIEW_JUMP) {
@@ -295,12 +306,17 @@ void tui_key(struct tui *t, int ch)
             return;
     }
     t->status[0] = '\0';
-    if (t->replay != NULL && tui_replay_key(t, ch))
+    /* Keys a view takes before the shell: the Flame's h (hjkl move there: ?
+     * and F1 are the help), the Source's ] and [ (the hot lines: the
+     * replay's speed is theirs in the other views). */
+    bool first = (ch == 'h' && t->current == V_FLAME) ||
+                 ((ch == ']' || ch == '[') && t->current == V_SOURCE);
+    if (!first && t->replay != NULL && tui_replay_key(t, ch))
         return;
-    if (ch == 'h' && t->current == V_FLAME) { /* hjkl move there: ? and F1 are the help */
+    if (first) {
         struct view_ctx ctx;
         tui_ctx(t, &ctx, t->current);
-        tui_apply(t, view_flame_ops.key(t->state[V_FLAME], ch, &ctx), &ctx);
+        tui_apply(t, tui_views[t->current]->key(t->state[t->current], ch, &ctx), &ctx);
         return;
     }
     switch (ch) {
@@ -337,7 +353,8 @@ void tui_key(struct tui *t, int ch)
     case '3':
     case '4':
     case '5':
-    case '6': tui_show(t, ch - '1'); return;
+    case '6':
+    case '7': tui_show(t, ch - '1'); return;
     case '\t':
         if (tui_wide(t) && tui_tab(t->current) <= V_FUNCTIONS)
             tui_show(t, tui_tab(t->current) == V_HISTOGRAM ? V_FUNCTIONS : V_HISTOGRAM);

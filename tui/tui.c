@@ -35,7 +35,7 @@
 
 const struct view_ops *const tui_views[NVIEWS] = {
     &view_histogram_ops, &view_functions_ops, &view_timeline_ops, &view_counters_ops,
-    &view_output_ops,    &view_flame_ops,     &view_callers_ops,
+    &view_output_ops,    &view_flame_ops,     &view_source_ops,   &view_callers_ops,
 };
 
 /* The tab a view belongs to: the callers are a step into the Functions. */
@@ -150,7 +150,13 @@ static const char *tui_state(const struct tui *t, char *buf, size_t size)
         return report_termination(t->s, buf, size); /* tui_drain recorded the end */
     if (t->stopping)
         return "stopping the program...";
-    return t->d->paused ? "paused" : "running";
+    if (t->d->paused)
+        return "paused";
+    if (t->settled_for >= SETTLE_SECONDS) {
+        snprintf(buf, size, "running, settled %.0f s", t->settled_for);
+        return buf;
+    }
+    return "running";
 }
 
 /* Samples per second over the second of the session before frame UPTO (the
@@ -360,10 +366,25 @@ static void tui_draw_status(struct tui *t)
         attrset(A_NORMAL);
         return;
     }
+    /* A message that does not fit after the tabs takes the names of the
+     * others, the last first, until it does (their numbers stay). */
+    bool named[NTABS];
+    int used = 0;
+    for (int i = 0; i < NTABS; i++) {
+        named[i] = true;
+        used += 1 + (int)strlen(tui_views[i]->name) + 1;
+    }
+    for (int i = NTABS - 1; i >= 0 && t->status[0] && used + 1 + draw_width(t->status) > t->cols;
+         i--) {
+        if (t->help || i != tui_tab(t->current)) {
+            named[i] = false;
+            used -= (int)strlen(tui_views[i]->name);
+        }
+    }
     for (int i = 0; i < NTABS; i++) {
         bool cur = !t->help && (i == tui_tab(t->current));
         char tab[32];
-        snprintf(tab, sizeof tab, "%d%s", i + 1, tui_views[i]->name);
+        snprintf(tab, sizeof tab, "%d%s", i + 1, named[i] ? tui_views[i]->name : "");
         t->tab_x[i] = x;
         t->tab_w[i] = (int)strlen(tab);
         if (cur)
@@ -392,13 +413,18 @@ static void tui_draw_status(struct tui *t)
         { "h Help", 9, 0 },     {"q Quit", 8, 0},
     };
     bool hjkl = t->current == V_FLAME; /* its h moves left */
+    bool hot = t->current == V_SOURCE; /* its ] [ step through the hot lines */
     for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
         if (hints[i].when == (t->replay ? 1 : 2))
             continue;
         if (hints[i].when == 1 && !tui_live(t) && hints[i].text[0] == 'p')
             continue; /* no clock left to pause */
-        snprintf(k[n].text, sizeof k[n].text, "%s",
-                 hjkl && hints[i].text[0] == 'h' ? "? Help" : hints[i].text);
+        const char *text = hints[i].text;
+        if (hjkl && text[0] == 'h')
+            text = "? Help";
+        if (hot && text[0] == ']')
+            text = "] [ Hot";
+        snprintf(k[n].text, sizeof k[n].text, "%s", text);
         k[n++].keep = hints[i].keep;
     }
     char line[256];
@@ -415,6 +441,7 @@ void tui_ctx(struct tui *t, struct view_ctx *ctx, int i)
     ctx->colors = t->colors;
     ctx->focused = i == t->current && !t->help;
     ctx->mode = t->replay != NULL ? VIEW_REPLAY : tui_live(t) ? VIEW_LIVE : VIEW_ENDED;
+    ctx->playing = t->replay != NULL && t->playing;
 }
 
 static void tui_draw(struct tui *t)
@@ -497,6 +524,17 @@ static void tui_drain(struct tui *t)
     bool was_ended = t->d->ended;
     if (!was_ended)
         t->d->ops->drain(t->d, tui_emit, t->s);
+    if (!t->d->ended && !t->d->paused) {
+        double settled = settle_update(&t->settle, t->s, (double)clockdrv_now_ns() / 1e9);
+        if ((settled >= SETTLE_SECONDS) != (t->settled_for >= SETTLE_SECONDS))
+            t->dirty = true;
+        t->settled_for = settled;
+        if (t->cfg->until_settled > 0 && settled >= t->cfg->until_settled && !t->stopping) {
+            kill(t->d->pid, SIGTERM); /* as the TERM key would: the session is kept */
+            t->stopping = true;
+            t->stop_at = clockdrv_now_ns();
+        }
+    }
     if (t->s->c.total != t->seen_total || t->s->c.lost != t->seen_lost) {
         t->seen_total = t->s->c.total;
         t->seen_lost = t->s->c.lost;
@@ -683,6 +721,7 @@ int tui_run_live(struct session *s, struct clockdrv *d, int pty, const struct tu
                  char **cause)
 {
     struct tui t = { .s = s, .d = d, .cfg = cfg, .pty = pty };
+    settle_init(&t.settle);
     return tui_run(&t, cause);
 }
 

@@ -18,6 +18,9 @@ struct tui_config {
     /* Write a snapshot of S now ('s'); 0, or -1 with *cause. */
     int (*save)(void *arg, struct session *s, char **cause);
     void *save_arg;
+    /* --until-settled: stop the program once the ranking's top has stayed
+     * settled this many seconds (0: never). */
+    double until_settled;
 };
 
 /* Run the live screen while driver D samples into S; PTY is the master side

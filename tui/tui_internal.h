@@ -8,6 +8,7 @@
 
 #include "clockdrv/clockdrv.h"
 #include "session/session.h"
+#include "session/settle.h"
 #include "tui/tui.h"
 #include "views/view.h"
 
@@ -16,10 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NVIEWS 7 /* the tabs, and the callers, which Enter in the Functions opens */
-#define NTABS  6
+#define NVIEWS 8 /* the tabs, and the callers, which Enter in the Functions opens */
+#define NTABS  7
 
-enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT, V_FLAME, V_CALLERS };
+enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT, V_FLAME, V_SOURCE, V_CALLERS };
 
 struct place {
     bool shown;
@@ -54,6 +55,8 @@ struct tui {
     bool quit;
     bool stopping;
     uint64_t stop_at;
+    struct settle settle; /* live: whether the top of the ranking has stopped moving */
+    double settled_for;   /* ... and for how long, in seconds */
     bool saved_at_end;
     char status[160];
     uint64_t status_at;

@@ -253,6 +253,12 @@ static int callers_key(void *state, int key, struct view_ctx *ctx)
         c->sel_func = -2;
         c->top = 0;
         return VIEW_REDRAW;
+    case 'a':
+        if (row == NULL || row->func < 0)
+            return VIEW_REDRAW;
+        ctx->jump_module = s->funcs[row->func].module;
+        ctx->jump_start = s->funcs[row->func].start;
+        return VIEW_SOURCE | VIEW_REDRAW;
     case 'b':
         if (row == NULL || row->func < 0)
             return VIEW_REDRAW;

@@ -417,6 +417,14 @@ static int flame_key(void *state, int key, struct view_ctx *ctx)
         }
         f->zoom = f->zooms[--f->nzooms];
         return VIEW_REDRAW;
+    case 'a': {
+        if (f->sel_node == 0)
+            return VIEW_REDRAW;
+        const struct func *fn = &s->funcs[f->tree->nodes[f->sel_node].func];
+        ctx->jump_module = fn->module;
+        ctx->jump_start = fn->start;
+        return VIEW_SOURCE | VIEW_REDRAW;
+    }
     case 'r':
         f->inverted = !f->inverted;
         f->zoom.n = f->sel.n = 0;

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "session/report.h"
+#include "session/stats.h"
 #include "xmalloc.h"
 #include "views/view.h"
 
@@ -268,9 +269,15 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     if (f->sel < f->n) {
         const struct func *fn = &s->funcs[f->order[f->sel]];
         char detail[1024];
-        snprintf(detail, sizeof detail, "%s  (%s+0x%" PRIx64 "%s%s)", fn->name,
+        /* Its share with the 95 % interval, which the columns have no room for. */
+        double lo, hi;
+        stats_wilson(fn->samples, s->c.total, &lo, &hi);
+        snprintf(detail, sizeof detail,
+                 "%s  (%s+0x%" PRIx64 "%s%s)  %.2f%% +-%.2f (95 %%: %.2f-%.2f)", fn->name,
                  s->modules[fn->module]->name, fn->start, fn->raw ? ", " : "",
-                 fn->raw ? fn->raw : "");
+                 fn->raw ? fn->raw : "",
+                 s->c.total ? 100.0 * (double)fn->samples / (double)s->c.total : 0.0,
+                 50 * (hi - lo), 100 * lo, 100 * hi);
         wattron(win, A_BOLD);
         draw_text(win, rows + 2, 0, w, detail);
         wattroff(win, A_BOLD);
@@ -337,6 +344,12 @@ static int functions_key(void *state, int key, struct view_ctx *ctx)
         f->col = f->col == SORT_TOTAL ? SORT_SELF : SORT_TOTAL;
         f->ascending = false;
         break;
+    case 'a':
+        if (f->sel >= f->n)
+            return VIEW_REDRAW;
+        ctx->jump_module = s->funcs[f->order[f->sel]].module;
+        ctx->jump_start = s->funcs[f->order[f->sel]].start;
+        return VIEW_SOURCE | VIEW_REDRAW;
     case '\n':
     case '\r':
     case KEY_ENTER:

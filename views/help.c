@@ -8,7 +8,8 @@
 #include <string.h>
 
 static const char *const help_lines[] = {
-    "  1 2 3 4 5 6  Histogram, Functions, Timeline, Counters, Output, Flame;  Tab  next",
+    "  1 to 7       Histogram, Functions, Timeline, Counters, Output, Flame, Source;  "
+    "Tab  next",
     "  h ? F1       this help (? and F1 in the Flame); Up Down PgUp PgDn scroll it, any other key "
     "leaves",
     "  q F10        quit: asks first while the program still runs",
@@ -30,10 +31,17 @@ static const char *const help_lines[] = {
     "  Flame (6)    arrows h j k l  move between frames;  Enter  zoom into one;",
     "               Backspace  zoom back out;  /  highlight frames and show their",
     "               share;  n N  the next match;  r  inverted (callers under)",
+    "  a            (Functions, Callers, Flame, Histogram) the source of the selected "
+    "routine (in the histogram: the bucket's label)",
+    "  Source (7)   a routine's lines: samples, % of the routine and of all, stars, "
+    "Total (with stacks);  ] [  the next, previous hot line (hottest first);  "
+    "H  the hottest;  d  its instructions under their lines, or back;  Enter  into "
+    "the routine the line calls;  Backspace  back;  /  search the lines",
     "",
     "  p Space      pause or resume: the clock (live), the playback (replay)",
     "  . ,          step one frame (100 ms) forward or back (replay)",
-    "  ] [  g  G    faster, slower;  go to a time;  go to the end (replay)",
+    "  ] [  g  G    faster, slower (not in the Source);  go to a time;  go to the end "
+    "(replay)",
     "  c  s         clear all counters;  save a snapshot to the output file now",
     "  i            type to the program (its keyboard);  Ctrl-]  gives the keys back",
     "  Ctrl-C       goes to the program, as it did under PROFIL",

@@ -337,6 +337,36 @@ static int histogram_zoom(struct histogram *h, struct view_ctx *ctx, bool finer)
     return VIEW_REBUCKET | VIEW_REDRAW;
 }
 
+/* a: the source of the function that labels the selected bucket. */
+static int histogram_source(struct histogram *h, struct view_ctx *ctx)
+{
+    const struct session *s = ctx->s;
+    size_t others;
+    uint64_t lo, hi;
+    const char *name = h->sel < s->nbuckets ? hitorder_label(&h->order, s, h->sel, &others) : NULL;
+    if (name == NULL || !session_bucket_span(s, h->sel, &lo, &hi)) {
+        snprintf(ctx->status, sizeof ctx->status, "no function labels this bucket");
+        return VIEW_REDRAW;
+    }
+    /* The program's function of that name, the one in the bucket first (two
+     * static functions may share a name). */
+    const struct func *best = NULL;
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        const struct func *fn = &s->funcs[i];
+        if (fn->module != 0 || fn->inlined || strcmp(fn->name, name) != 0)
+            continue;
+        if (best == NULL || (fn->start <= hi && fn->end > lo))
+            best = fn;
+    }
+    if (best == NULL) {
+        snprintf(ctx->status, sizeof ctx->status, "%s has no samples", name);
+        return VIEW_REDRAW;
+    }
+    ctx->jump_module = best->module;
+    ctx->jump_start = best->start;
+    return VIEW_SOURCE | VIEW_REDRAW;
+}
+
 static int histogram_key(void *state, int key, struct view_ctx *ctx)
 {
     struct histogram *h = state;
@@ -362,6 +392,7 @@ static int histogram_key(void *state, int key, struct view_ctx *ctx)
         if (h->hide_empty && h->nnonempty > 0)
             h->sel = h->nonempty[histogram_row_of(h, h->sel)];
         return VIEW_REDRAW;
+    case 'a': return histogram_source(h, ctx);
     case 'H':
         /* Back to the hottest bucket, and follow it again. */
         h->moved = false;

@@ -21,6 +21,7 @@ enum {
     VIEW_JUMP = 1 << 2,     /* ctx->jump_*: show this function's buckets */
     VIEW_CALLERS = 1 << 3,  /* ctx->jump_*: show this function's callers and callees */
     VIEW_BACK = 1 << 4,     /* go back to the view that led here */
+    VIEW_SOURCE = 1 << 5,   /* ctx->jump_*: show this function's source (a) */
 };
 
 /* Where the session shown comes from. */
@@ -51,6 +52,7 @@ struct view_ctx {
     struct session *query;
     const struct outbuf *out; /* the program's output, or NULL (replay) */
     enum view_mode mode;
+    bool playing; /* a replay plays on: its counts move at every tick */
     bool focused;
     bool colors;
     /* Requests from a view to the shell. */
@@ -86,6 +88,7 @@ extern const struct view_ops view_output_ops;
 extern const struct view_ops view_help_ops;
 extern const struct view_ops view_flame_ops;
 extern const struct view_ops view_callers_ops;
+extern const struct view_ops view_source_ops;
 
 /* Shared drawing helpers (views/draw.c). */
 

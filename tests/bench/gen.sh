@@ -152,3 +152,104 @@ int main(int argc, char **argv)
 EOF
     (cd "$_d" && $CC -O0 -o big1m main.c funcs.s)
 }
+
+# gen_lines100k DIR: DIR/lines100k, built from one C file of 100,000 lines
+# (lines100k.c) at -O2 -g, as a user builds a program to read its lines:
+# 3,839 functions f0000..f3839 (f1920 is missing) of 25 lines each that call
+# small static inline helpers (inline chains at most of their PCs), and in
+# the middle of the file, where f1920 would be, one hot function, hot(), with
+# an inlined helper of its own.  Run for SECONDS (argv[1]), main gives about
+# half its time to hot() and half to random calls through a table of every
+# other function: many distinct PCs.
+gen_lines100k() {
+    _d=$1
+    mkdir -p "$_d"
+    awk -v out="$_d/lines100k.c" 'BEGIN {
+        n = 3840; hot = n / 2
+        printf "#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n" > out
+        for (k = 0; k < 8; k++)
+            printf "static inline int mix%d(int v) { return (v << %d) ^ (v >> %d) ^ %d; }\n", k, k + 1, 7 - k, k * 97 > out
+        lines = 11
+        for (i = 0; i < n; i++) {
+            if (i == hot) {
+                print "static inline unsigned hot_step(unsigned v, unsigned k)" > out
+                print "{" > out
+                print "    v ^= v >> 13;" > out
+                print "    v *= 0x5bd1e995u;        /* HOTSTEP */" > out
+                print "    return v ^ (v >> 15) ^ k;" > out
+                print "}" > out
+                print "" > out
+                print "__attribute__((noinline)) unsigned hot(unsigned n)" > out
+                print "{" > out
+                print "    unsigned a = 1, b = 2;" > out
+                print "    for (unsigned i = 0; i < n; i++) {" > out
+                print "        a = a * 1103515245u + 12345u;     /* HOT1 */" > out
+                print "        b ^= hot_step(a, i);              /* HOT2 */" > out
+                print "        if (a & 0x100)" > out
+                print "            b += a >> 3;                  /* HOT3 */" > out
+                print "    }" > out
+                print "    return a ^ b;" > out
+                print "}" > out
+                print "" > out
+                lines += 19
+                continue
+            }
+            printf "__attribute__((noinline)) int f%04d(int x)\n", i > out
+            print "{" > out
+            printf "    int s = x + %d;\n", i > out
+            print "    for (int i = 0; i < 4; i++) {" > out
+            print "        s = s * 3 + i;" > out
+            print "        if (s & 1)" > out
+            print "            s ^= 0x5a5a;" > out
+            print "        else" > out
+            printf "            s += i * %d;\n", i % 1000 > out
+            printf "        s = mix%d(s);\n", i % 8 > out
+            print "    }" > out
+            printf "    if (s > %d)\n", i * 1000 > out
+            printf "        s -= mix%d(s >> 2);\n", (i + 3) % 8 > out
+            print "    else" > out
+            printf "        s += mix%d(s << 1);\n", (i + 5) % 8 > out
+            print "    switch (s & 3) {" > out
+            print "    case 0: s += 1; break;" > out
+            print "    case 1: s ^= 2; break;" > out
+            print "    case 2: s -= 3; break;" > out
+            print "    default: s = ~s; break;" > out
+            print "    }" > out
+            print "    return s;" > out
+            print "}" > out
+            print "" > out
+            print "" > out
+            lines += 25
+        }
+        printf "int (*const table[%d])(int) = {\n", n > out
+        for (i = 0; i < n; i++)
+            if (i != hot)
+                printf "    f%04d,\n", i > out
+        printf "};\n" > out
+        lines += n + 1
+        print "int main(int argc, char **argv)" > out
+        print "{" > out
+        print "    double secs = argc > 1 ? strtod(argv[1], NULL) : 1.0, t;" > out
+        print "    struct timespec a, b;" > out
+        print "    unsigned k = 12345, h = 0;" > out
+        print "    int x = 1;" > out
+        print "    clock_gettime(CLOCK_MONOTONIC, &a);" > out
+        print "    do {" > out
+        print "        h += hot(60000 + (h & 1));         /* not hoisted: hot() is pure */" > out
+        printf "        for (int i = 0; i < 2000; i++) {\n" > out
+        print "            k = k * 1103515245u + 12345u;" > out
+        printf "            x = table[(k >> 8) %% %d](x);\n", n - 1 > out
+        print "        }" > out
+        print "        clock_gettime(CLOCK_MONOTONIC, &b);" > out
+        print "        t = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;" > out
+        print "    } while (t < secs);" > out
+        print "    fprintf(stderr, \"lines100k: %.2f s, %u %d\\n\", t, h, x);" > out
+        print "    return 0;" > out
+        print "}" > out
+        lines += 19
+        for (; lines < 100000; lines++)
+            print "/* padding: the file is 100,000 lines long */" > out
+        close(out)
+    }'
+    (cd "$_d" && $CC -O2 -g -o lines100k lines100k.c)
+}

@@ -244,7 +244,7 @@ is "$(fn native_work module)" anon "anon: native_work is credited to the program
 
 # ---------------------------------------------------------------------------
 # Signals reach the program unchanged: Ctrl-C on the terminal.
-ptyrun -t 30 -k 0.7:^C -- "$PROFIL" --no-tui --driver ptrace -b 1 -t 1000 -o "$T/catcher.PRF" \
+ptyrun -t 30 -w 'catcher: waiting' -k 0.7:^C -- "$PROFIL" --no-tui --driver ptrace -b 1 -t 1000 -o "$T/catcher.PRF" \
     "$PROGS/catcher" --
 has "$out" "caught SIGINT" "catcher: the program's handler saw SIGINT"
 has "$out" "Program terminated normally" "catcher: it then ended normally"
@@ -255,8 +255,15 @@ if command -v pgrep >/dev/null 2>&1; then
     "$PROFIL" --no-tui --driver ptrace -b 1 -t 1000 -o "$T/stop.PRF" "$PROGS/shares" -- \
         </dev/null >"$T/stop.out" 2>&1 &
     ppid=$!
-    sleep 0.5
-    kid=$(pgrep -P "$ppid" | head -n 1)
+    # The program exists once profil has read the debug information (slow
+    # under ASan): wait for it, then let it run a little.
+    kid=""
+    for _ in $(seq 1 100); do
+        kid=$(pgrep -P "$ppid" -x shares | head -n 1)
+        [ -n "$kid" ] && break
+        sleep 0.1
+    done
+    sleep 0.3
     kill -STOP "$kid" 2>/dev/null
     sleep 0.5
     state1=$(cut -d' ' -f3 "/proc/$kid/stat" 2>/dev/null)

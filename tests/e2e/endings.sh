@@ -25,8 +25,10 @@ is "$(json "$T/exit.PRF" '"\(.exit.status) \(.exit.code) \(.exit.signal)"')" "te
 
 # ---------------------------------------------------------------------------
 # Ctrl-C on this terminal goes to the program, not to profil.  catcher
-# works ~3 s unless SIGINT comes first.
-ptyrun -t 60 -k 0.7:^C -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/catch.PRF" "$PROGS/catcher" --
+# works ~3 s unless SIGINT comes first.  The keys' times count from the
+# program's first line (-w): profil's own start (its debug information, slow
+# under ASan) must not make a key come before the program runs.
+ptyrun -t 60 -w 'catcher: waiting' -k 0.7:^C -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/catch.PRF" "$PROGS/catcher" --
 is "$rc" 0 "Ctrl-C caught: profil exits 0, as the program did"
 like "$out" '^(\^C)?caught SIGINT$' "Ctrl-C caught: the program says 'caught SIGINT'"
 like "$out" '^Program terminated normally$' "Ctrl-C caught: 'Program terminated normally'"
@@ -36,7 +38,7 @@ is "$(json "$T/catch.PRF" '"\(.exit.status) \(.exit.code)"')" "terminated 0" \
 cmp_ok "$(json "$T/catch.PRF" .meta.duration_s)" "<" 2.5 "Ctrl-C caught: the program stopped early"
 
 # sieve at 20000 rounds would take ~12 s; Ctrl-C kills it.
-ptyrun -t 60 -k 0.5:^C -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/int.PRF" "$PROGS/sieve" 20000
+ptyrun -t 60 -w 'sieve: ' -k 0.5:^C -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/int.PRF" "$PROGS/sieve" 20000
 is "$rc" 130 "Ctrl-C not caught: profil exits 130 (128 + SIGINT)"
 like "$out" '^(\^C)?Program aborted \(SIGINT: Interrupt\)$' "Ctrl-C not caught: 'Program aborted (SIGINT: Interrupt)'"
 ok "Ctrl-C not caught: the .PRF is written" test -s "$T/int.PRF"
@@ -46,14 +48,39 @@ cmp_ok "$(json "$T/int.PRF" '[.functions[] | select(.name == "markbit") | .sampl
     "Ctrl-C not caught: the samples before it are kept"
 
 # The same on the live screen: Ctrl-C is typed to the program's terminal;
-# a TERM once it is over closes the screen.
-ptyrun -t 60 -k 0.7:^C -k 4:TERM -- "$PROFIL" -b 1 -t 1000 -o "$T/catch2.PRF" "$PROGS/catcher" --
+# a TERM once it is over closes the screen.  Times count from the screen's
+# first drawing, once the program runs.
+ptyrun -t 60 -w 'Histogram' -k 0.7:^C -k 4:TERM -- "$PROFIL" -b 1 -t 1000 -o "$T/catch2.PRF" "$PROGS/catcher" --
 is "$rc" 0 "live: Ctrl-C caught: profil exits 0"
 like "$(printf '%s\n' "$out" | tail -n 2)" 'Program terminated normally$' \
     "live: Ctrl-C caught: 'Program terminated normally' after the screen"
 is "$(json "$T/catch2.PRF" '"\(.exit.status) \(.exit.code)"')" "terminated 0" \
     "live: Ctrl-C caught: the session says terminated, code 0"
 cmp_ok "$(json "$T/catch2.PRF" .meta.duration_s)" "<" 2.5 "live: Ctrl-C caught: the program stopped early"
+
+# ---------------------------------------------------------------------------
+# Ctrl-C before the program starts, while profil waits for its debug
+# information: a debuginfod "server" (a file:// URL) whose file is a FIFO
+# nobody writes holds profil there for good, so a Ctrl-C at 1 s falls there.
+# It says nothing was run and exits 130; the file an earlier run left is not
+# touched.
+bid=$(readelf -n "$PROGS/sieve-stripped" 2>/dev/null | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
+if [ -z "$bid" ] || [ -n "$(debug_file_of "$PROGS/sieve-stripped")" ]; then
+    skip "early Ctrl-C: profil exits 130" "sieve-stripped has no build id, or its debug file is installed"
+else
+    mkdir -p "$T/srv/buildid/$bid"
+    mkfifo "$T/srv/buildid/$bid/debuginfo"
+    echo earlier >"$T/early.PRF"
+    ptyrun -t 30 -k 1:^C -- env DEBUGINFOD_URLS="file://$T/srv" \
+        DEBUGINFOD_CACHE_PATH="$T/early-cache" "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/early.PRF" \
+        "$PROGS/sieve-stripped" 10
+    is "$rc" 130 "early Ctrl-C: profil exits 130 (128 + SIGINT)"
+    like "$out" '^profil: interrupted before the program started: nothing was run$' \
+        "early Ctrl-C: says that nothing was run"
+    hasnt "$out" "sieve:" "early Ctrl-C: the program did not run"
+    is "$(cat "$T/early.PRF")" earlier "early Ctrl-C: the earlier file is untouched"
+    ok "early Ctrl-C: no .old made" test ! -e "$T/early.PRF.old"
+fi
 
 # ---------------------------------------------------------------------------
 # SIGTERM to profil: passed on to the program, the session still written.

@@ -14,17 +14,17 @@ is "$rc" 0 "--hist exits 0"
 is "$err" "" "--hist: nothing on stderr"
 like "$out" "^Bucket histogram: $nb buckets of 2 paragraphs \\(32 bytes\\) from 0x[0-9a-f]+ to 0x[0-9a-f]+; empty buckets not shown\$" \
     "--hist: a title line with the bucket size"
-like "$out" '^Address +Symbol +Count$' "--hist: the column heads"
+like "$out" '^Address +Symbol +Line +Count$' "--hist: the column heads"
 rows=$(printf '%s\n' "$out" | sed 1,2d)
-is "$(printf '%s\n' "$rows" | grep -Evc '^0x[0-9a-f]+ +[A-Za-z_][A-Za-z0-9_.]*( \+[0-9]+)? +[1-9][0-9]* \*+$')" 0 \
-    "--hist: every row is address, symbol (+N), count, bar"
+is "$(printf '%s\n' "$rows" | grep -Evc '^0x[0-9a-f]+ +[A-Za-z_][A-Za-z0-9_.]*( \+[0-9]+)? +(sieve\.c:[1-9][0-9]*|-) +[1-9][0-9]* \*+$')" 0 \
+    "--hist: every row is address, symbol (+N), the source line of its hottest address, count, bar"
 is "$(printf '%s\n' "$rows" | awk '{ n += $(NF - 1) } END { print n }')" "$program" \
     "--hist: the counts add up to the program count ($program)"
 is "$(printf '%s\n' "$rows" | awk '{ if (length($NF) > m) m = length($NF) } END { print m }')" 40 \
     "--hist: the largest bucket has the full bar of 40 stars"
-like "$rows" '^0x[0-9a-f]+ +markbit( \+[0-9]+)? +[0-9]+ \*+$' "--hist: a bucket is labelled markbit"
+like "$rows" '^0x[0-9a-f]+ +markbit( \+[0-9]+)? +sieve\.c:[0-9]+ +[0-9]+ \*+$' "--hist: a bucket is labelled markbit, with a line of sieve.c"
 # The label is the function with the most samples in the bucket.
-top=$(printf '%s\n' "$rows" | sort -k3,3 -n -r 2>/dev/null | awk 'NR == 1 { print $2 }')
+top=$(printf '%s\n' "$rows" | awk '$(NF - 1) > m { m = $(NF - 1); t = $2 } END { print t }')
 isnt "$top" "" "--hist: the hottest bucket has a label ($top)"
 
 run "$PROFIL" --hist=all s.PRF </dev/null
@@ -36,7 +36,9 @@ printf '%s\n' "$out" >h.json
 is "$(jq -r 'keys_unsorted | join(" ")' h.json)" \
     "program bucket_paragraphs bucket_count prog_low prog_high empty_shown buckets" "--hist --json: its keys"
 is "$(jq -r '[.buckets[] | keys_unsorted | join(" ")] | unique | join("|")' h.json)" \
-    "addr symbol others count" "--hist --json: every bucket has addr, symbol, others, count"
+    "addr symbol others count file line" "--hist --json: every bucket has addr, symbol, others, count, file, line"
+is "$(jq -r '[.buckets[] | select(.count > 0 and .file != null)] | length > 0' h.json)" true \
+    "--hist --json: buckets with samples have the file and line of their hottest address"
 is "$(jq -r '[.buckets[].count] | add' h.json)" "$program" "--hist --json: the counts add up"
 is "$(jq -r '[.buckets[] | select(.count == 0)] | length' h.json)" 0 "--hist --json: no empty bucket"
 is "$(jq -r '[.buckets[] | select(.symbol == "markbit")] | length > 0' h.json)" true \

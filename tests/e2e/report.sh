@@ -26,6 +26,9 @@ done <<'EOF'
 .driver string
 .clock string
 .interval_us number
+.jitter_pct number
+.functions[0].ci_low number
+.functions[0].ci_high number
 .bucket_paragraphs number
 .bucket_count number
 .prog_low number
@@ -66,14 +69,16 @@ done <<'EOF'
 .stacks.max_depth number
 EOF
 is "$(jq -r 'keys_unsorted | join(" ")' "$J")" \
-    "program args comment interpreter driver clock interval_us bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions buckets notes meta stacks" \
+    "program args comment interpreter driver clock interval_us jitter_pct bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions buckets notes meta stacks" \
     "JSON: exactly these top-level keys, in this order"
 is "$(jq -r '.exit | keys_unsorted | join(" ")' "$J")" "status code signal" "JSON: exit has exactly status, code, signal"
 is "$(jq -r '.counters | keys_unsorted | join(" ")' "$J")" "program dos io high total lost preempted lost_pct" \
     "JSON: counters has exactly program, dos, io, high, total, lost, preempted, lost_pct"
 is "$(jq -r '[.functions[] | keys_unsorted | join(" ")] | unique | join("|")' "$J")" \
-    "name raw_name module samples seconds pct_total pct_accounted self total self_pct total_pct" \
-    "JSON: every function has exactly name, raw_name, module, samples, seconds, pct_total, pct_accounted, self, total, self_pct, total_pct"
+    "name raw_name module samples seconds pct_total pct_accounted ci_low ci_high indistinct self total self_pct total_pct file line inlined" \
+    "JSON: every function has exactly name, raw_name, module, samples, seconds, pct_total, pct_accounted, ci_low, ci_high, indistinct, self, total, self_pct, total_pct, file, line, inlined"
+is "$(jq -r '[.functions[] | select(.file != null) | (.file | type) + " " + (.line | type)] | unique | join("|")' "$J")" \
+    "string number" "JSON: a function's file is a string and its line a number, where known"
 is "$(jq -r '[.args[] | type] | unique | join(" ")' "$J")" string "JSON: args are strings"
 is "$(jq -r '[.buckets[] | select(type != "number" or . < 0 or . != floor)] | length' "$J")" 0 \
     "JSON: buckets are whole numbers"
@@ -114,7 +119,7 @@ is "$totalpct" "$(jq -r '"\(.accounted) \(.counters.total)"' "$J" | awk '{ print
     "text: the Total line's percentage is accounted / total"
 for f in $(jq -r '.functions[:4][] | .name' "$J"); do
     n=$(jq -r --arg f "$f" '.functions[] | select(.name == $f) | .samples' "$J")
-    like "$text" "^[0-9:.]+ +$f +[0-9.]+% +[0-9.]+% +$n +" "text: $f with its $n samples"
+    like "$text" "^[0-9:.]+ +$f +[0-9.]+% +\\+-[0-9.]+( ~)? +[0-9.]+% +$n +" "text: $f with its $n samples"
 done
 like "$text" "^Total +$(jq -r .counters.total "$J")\$" "text: the counters' Total"
 like "$text" "^Lost +0 +0\\.00% of the ticks\$" "text: Lost 0, and its share of the ticks"

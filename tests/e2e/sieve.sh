@@ -45,7 +45,7 @@ like "$header" '% of Total' "report: the header line has '% of Total'"
 like "$header" '% of Accounted' "report: the header line has '% of Accounted'"
 like "$header" 'With calls' "report: the header line has 'With calls' (Total: the session has stacks)"
 for r in markbit testbit markall findnext; do
-    like "$report" "^[0-9]{2}:[0-9]{2}\\.[0-9]{3} +$r +[0-9]+\\.[0-9]{2}% +[0-9]+\\.[0-9]{2}% +[0-9]+ +[0-9]+\\.[0-9]{2}% +sieve\$" \
+    like "$report" "^[0-9]{2}:[0-9]{2}\\.[0-9]{3} +$r +[0-9]+\\.[0-9]{2}% +\\+-[0-9]+\\.[0-9]{2}( ~)? +[0-9]+\\.[0-9]{2}% +[0-9]+ +[0-9]+\\.[0-9]{2}% +sieve\$" \
         "report: routine $r is listed, in module sieve"
 done
 like "$report" '^[0-9]{2}:[0-9]{2}\.[0-9]{3} +Total +[0-9]+\.[0-9]{2}%$' "report: a Total line"

@@ -388,7 +388,11 @@ is "$rc" 0 "--no-stacks: profil exits 0"
 is "$(jq -r '.stacks | type' "$J")" null "--no-stacks: the session has no stacks (.stacks is null)"
 run "$PROFIL" --report --tree "$T/nostacks.PRF" </dev/null
 like "$out" 'has no stacks' "--no-stacks: --tree says the session has no stacks"
-is "$(jn '[.functions[] | select(.total != .self)] | length')" 0 "--no-stacks: every function's Total is its self"
+# Without stacks, a function's Total still holds the samples of the code
+# inlined into it (lines.sh tests that): read as frames only, it is its Self.
+"$PROFIL" --report --json --no-inline "$T/nostacks.PRF" >"$T/nostacks-noinl.json" 2>/dev/null
+is "$(jq -r '[.functions[] | select(.total != .self)] | length' "$T/nostacks-noinl.json" 2>/dev/null || echo x)" 0 \
+    "--no-stacks: every function's Total is its self (read with --no-inline)"
 cmp_ok "$(fn leaf total)" ">" 0 "--no-stacks: leaf has samples"
 
 # --stack-size: 8192 by default, at most 65536.

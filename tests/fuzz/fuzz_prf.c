@@ -2,9 +2,11 @@
  * returns a session or a one-line reason, and what it returns is usable. */
 #include "config.h"
 
+#include "session/annotate.h"
 #include "session/export.h"
 #include "session/prf.h"
 #include "session/report.h"
+#include "session/source.h"
 #include "session/stacks.h"
 
 #include <stdlib.h>
@@ -27,12 +29,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(json);
     json = report_json_tree(s, size & 1, 0.5);
     free(json);
+    json = report_json_full(s, size & 2, size & 4, 0.5, true); /* with its lines */
+    free(json);
     FILE *out = fopen("/dev/null", "w");
     if (out != NULL) {
         report_text(s, "fuzz", out, 0);
         report_tree(s, out, false, 0);
         report_tree(s, out, true, 1);
         report_folded(s, out);
+        report_lines(s, out, REPORT_LINES_SHOWN);
+        /* The hottest function's annotated source, as the Source view draws
+         * it; without the disassembly, which reads the program's file. */
+        size_t n;
+        size_t *order = session_ranking(s, &n);
+        if (n > 0) {
+            struct annotation *a = annotate_function(s, (int64_t)order[0], false);
+            annotate_print(s, a, out);
+            annotation_free(a);
+        }
+        free(order);
         fclose(out);
     }
     /* The exports for other tools. */
@@ -55,5 +70,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     prf_write_buffer(s, &again, &len);
     free(again);
     session_free(s);
+    source_reset(); /* the embedded texts the file gave source.c */
     return 0;
 }

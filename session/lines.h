@@ -1,0 +1,150 @@
+/*
+ * Which line: every PC profil keeps, turned into its source file, line and
+ * column, and the chain of inlined functions it lies in, with elfutils
+ * (dwfl_module_getsrc, dwarf_getscopes) from the image or its separate debug
+ * file.  Looked up once per PC and kept; a live session reads DWARF, a
+ * session read from a .PRF has only what the file's LINE chunk holds, so a
+ * replay shows the same lines without the binaries.
+ */
+#ifndef PROFIL_SESSION_LINES_H
+#define PROFIL_SESSION_LINES_H
+
+#include "session/session.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The deepest chain of inlined functions kept for one PC. */
+#define LINES_MAX_INLINE 64
+
+/* One function inlined somewhere, once per (module, name). */
+struct inline_func {
+    uint32_t module;
+    char *raw;     /* owned: the linkage name, or the plain name (C) */
+    uint32_t file; /* where it is declared: a file id (0 unknown) and line */
+    uint32_t line;
+    int64_t func; /* its entry in session.funcs, -1 until made */
+};
+
+/* One level of a PC's inline chain: the function inlined, and where its
+ * caller (the next level out) called it. */
+struct inline_frame {
+    uint32_t fn; /* index into lines.inl_funcs */
+    uint32_t call_file;
+    uint32_t call_line;
+    uint32_t call_col;
+};
+
+/* Where the code at one (module, file offset) came from. */
+struct srcloc {
+    uint32_t module;
+    uint64_t offset;
+    uint32_t file; /* file id, 0 when the line is unknown */
+    uint32_t line;
+    uint32_t col;
+    uint32_t ninl; /* inline frames, innermost first, at lines.inl_frames[inl] */
+    uint32_t inl;
+};
+
+/* Where a function is declared, as a file keeps it. */
+struct func_place {
+    uint32_t module;
+    uint64_t start;
+    uint32_t file;
+    uint32_t line;
+    uint32_t line_end; /* the last line its code comes from, 0 unknown */
+};
+
+/* What session/lines.c keeps; session.lines. */
+struct lines {
+    char **files; /* file ids are index + 1 */
+    size_t nfiles, files_alloc;
+    uint32_t *file_index; /* open addressing on the path: id, 0 empty */
+    size_t file_index_alloc;
+    struct srcloc *locs; /* open addressing on (module, offset); module UINT32_MAX empty */
+    size_t nlocs;
+    size_t locs_alloc; /* a power of two, or 0 */
+    struct inline_frame *inl_frames;
+    size_t ninl_frames, inl_frames_alloc;
+    struct inline_func *inl_funcs;
+    size_t ninl_funcs;
+    struct func_place *fplaces; /* a file's functions' places, sorted by (module, start) */
+    size_t nfplaces, fplaces_alloc;
+    struct lines_dwarf **dwarf; /* by module id: DWARF handles of a live session */
+    size_t ndwarf;
+    bool from_file; /* read from a .PRF: never look at the disk */
+    struct lines_text *texts; /* a file's embedded source texts (SRCE) */
+    size_t ntexts;
+};
+
+/* The place of the code at (MODULE, OFFSET), looked up on first use; NULL
+ * when nothing is known of it (no debug information, kernel or anonymous
+ * code).  Borrowed, valid until the next lookup that adds a place. */
+const struct srcloc *lines_lookup(struct session *s, uint32_t module, uint64_t offset);
+
+/* Open MODULE's debug information now rather than on its first PC's lookup. */
+void lines_open(struct session *s, uint32_t module);
+
+/* The path of file id FILE ("??" for 0 or a bad id). */
+const char *lines_file(const struct session *s, uint32_t file);
+
+/* Intern PATH: its file id. */
+uint32_t lines_file_id(struct session *s, const char *path);
+
+/* The function of level LEVEL of LOC's chain, outermost (the real function,
+ * REAL) being 0: REAL itself or an inlined function's entry in s->funcs. */
+int64_t lines_level_func(struct session *s, const struct srcloc *loc, uint32_t level, int64_t real);
+
+/* The line of level LEVEL of LOC's chain: the innermost's own line, or the
+ * line where the next level in was called from. */
+void lines_level_place(const struct session *s, const struct srcloc *loc, uint32_t level,
+                        uint32_t *file, uint32_t *line);
+
+/* Look up the place where each row of F's line table starts, so that a file
+ * keeps the line of every instruction of F, not only of the sampled ones
+ * (a replay's disassembly groups its instructions under their lines). */
+void lines_note_rows(struct session *s, int64_t f);
+
+/* Where function F is declared: false when unknown. */
+bool lines_func_place(struct session *s, int64_t f, uint32_t *file, uint32_t *line);
+
+/* Why module MODULE has no lines (its debug information was not found or
+ * unreadable), or NULL. */
+const char *lines_module_why(struct session *s, uint32_t module);
+
+/* The reader's side: add a file, an inline function, a place. */
+uint32_t lines_add_inline_func(struct session *s, uint32_t module, const char *raw, uint32_t file,
+                               uint32_t line);
+void lines_add_loc(struct session *s, const struct srcloc *loc, const struct inline_frame *chain);
+
+void lines_add_func_place(struct session *s, const struct func_place *p);
+/* Sort what lines_add_func_place added, once the file is read. */
+void lines_sort_func_places(struct session *s);
+
+/* Keep the embedded text of file id FILE (the reader); copied. */
+void lines_add_text(struct session *s, uint32_t file, const char *text, size_t len);
+
+struct source_file;
+/* The source text of file id FILE: the session's embedded text, else as
+ * source_find finds it (NULL, and *WHERE owned, when it does not). */
+const struct source_file *lines_source(struct session *s, uint32_t file, char **where);
+
+/* Forget everything (session_free). */
+void lines_free(struct session *s);
+
+/* A line's samples: Self (PCs on it) and Total (samples with it anywhere on
+ * their stack, once each). */
+struct line_count {
+    uint32_t file;
+    uint32_t line;
+    uint64_t self;
+    uint64_t total;
+    int64_t func; /* the function the line is in: the innermost one */
+};
+
+/* The lines of function F with samples (F < 0: of every function), sorted
+ * by file then line; the caller frees. */
+struct line_count *lines_counts(struct session *s, int64_t f, size_t *n);
+
+#endif

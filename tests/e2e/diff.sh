@@ -1,0 +1,67 @@
+#!/bin/sh
+# diff.sh - profil --diff BEFORE AFTER: two builds of tests/progs/twice, the
+# second with work_b twice as fast: work_b's drop is the largest change and
+# significant; two runs of one build: no change on a routine of more than
+# 100 samples is significant at p < 0.01 (the statistics are not
+# over-eager); the program's own module matches although its file is named
+# differently; the JSON says the same; bad command lines are refused.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+prof() { # NAME PROGRAM: a run of PROGRAM 30 into $T/NAME.PRF
+    run "$PROFIL" --no-tui -b 1 -t 1000 --clock cpu -o "$T/$1.PRF" "$PROGS/$2" 30 </dev/null
+    [ "$rc" = 0 ] || diag "$2: $err"
+}
+prof slow twice
+prof fast twice-fast
+prof slow2 twice
+
+# ---------------------------------------------------------------------------
+run "$PROFIL" --diff "$T/slow.PRF" "$T/fast.PRF"
+is "$rc" 0 "--diff exits 0"
+like "$out" "^profil diff of $T/slow.PRF \\([0-9]+ samples\\) and $T/fast.PRF \\([0-9]+ samples\\)\$" \
+    "the first line names both sessions and their samples"
+like "$out" '^Routine +Module +Before +After +Change +Time +p$' "the column heads"
+first=$(printf '%s\n' "$out" | sed -n 3p)
+like "$first" '^work_b +twice-fast +[0-9.]+% +[0-9.]+% +-[0-9.]+ +-[0-9.]+s +<0.001 \*\*\*$' \
+    "work_b's drop is the largest change, significant at p < 0.001 (***)" || diag "$out"
+like "$out" '^work_a +twice-fast ' "work_a is matched across the builds (twice and twice-fast)"
+unlike "$out" '^work_a .*%  +0\.00%|^work_a .* 0\.00% ' "work_a is not split into a gone and a new routine"
+like "$out" 'adjusted \(Holm\) for the [0-9]+ routines compared' "the footnote says how p is adjusted"
+
+J=$T/diff.json
+"$PROFIL" --diff --json "$T/slow.PRF" "$T/fast.PRF" >"$J"
+is "$(jq -r '.functions[0] | "\(.name) \(.stars)"' "$J")" "work_b ***" "JSON: work_b first, ***"
+cmp_ok "$(jq -r '.functions[0].change' "$J")" "<" -10 "JSON: work_b's change is under -10 points (40 % to 25 %)"
+is "$(jq -r '[.functions[] | select(.name == "work_b")][0] | (.change - (.after_pct - .before_pct)) | fabs < 0.002' "$J")" true \
+    "JSON: change = after_pct - before_pct (to the rounding)"
+is "$(jq -r '[.functions[] | select(.p_adjusted < .p)] | length' "$J")" 0 "JSON: no adjusted p below its raw p"
+# work_b did half the work in the fast build: its own time falls by about half.
+cmp_ok "$(jq -r '[.functions[] | select(.name == "work_b")][0] | .after_seconds / .before_seconds' "$J")" "<" 0.65 \
+    "JSON: work_b's own time falls by a third or more (half the work)"
+is "$(jq -r '"\(.before.samples > 0) \(.after.samples > 0) \(.compared == (.functions | length))"' "$J")" \
+    "true true true" "JSON: both sessions' samples, and how many routines were compared"
+
+# ---------------------------------------------------------------------------
+# The same build twice: nothing of more than 100 samples differs at p < 0.01.
+J2=$T/same.json
+"$PROFIL" --diff --json "$T/slow.PRF" "$T/slow2.PRF" >"$J2"
+diag "same build: $(jq -c '[.functions[] | select(.before_samples + .after_samples > 200) | [.name, .change, .p_adjusted]]' "$J2")"
+is "$(jq -r '[.functions[] | select(.before_samples > 100 and .after_samples > 100 and .p_adjusted < 0.01)] | length' "$J2")" 0 \
+    "the same build twice: no routine of over 100 samples changes at p < 0.01"
+
+# ---------------------------------------------------------------------------
+run "$PROFIL" --diff "$T/slow.PRF"
+is "$rc" 2 "--diff with one file is a usage error"
+has "$err" "--diff takes two .PRF files" "and says it takes two"
+run "$PROFIL" --diff "$T/slow.PRF" "$T/fast.PRF" "$T/slow2.PRF"
+is "$rc" 2 "--diff with three files is a usage error"
+run "$PROFIL" --diff --tree "$T/slow.PRF" "$T/fast.PRF"
+is "$rc" 2 "--diff --tree is a usage error"
+run "$PROFIL" --diff "$T/slow.PRF" "$T/nothere.PRF"
+is "$rc" 1 "--diff with a missing file exits 1"
+has "$err" "nothere.PRF" "and names it"
+is "$(count_of "$err" "profil:")" 1 "in one line"
+run "$PROFIL" --help
+like "$out" '--diff' "--help lists --diff"
+
+done_testing

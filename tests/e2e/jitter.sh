@@ -1,0 +1,103 @@
+#!/bin/sh
+# jitter.sh - no lockstep bias: tests/progs/lockstep spends the first 200 us
+# of every 1,000 us of CLOCK_MONOTONIC in in_step and the rest in
+# out_of_step.  Sampled every 1,000 us of CPU time with exact periods, the
+# clock sees the same phase run after run and in_step's share is anywhere
+# from 0 to 60 %; with the default jittered periods, ten runs give a mean
+# within 2 points of the truth (the program's own clock says it) and a
+# spread like a binomial one of that many samples.  The test runs both, so
+# it can tell them apart.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+RUNS=10
+SECONDS_PER_RUN=0.8
+
+# runs NAME DRIVER [PROFIL-OPTION...]: $RUNS runs of lockstep, one line per run
+# in $T/NAME.runs: "truth in_step out_of_step" (the program's own share of
+# in_step, and each function's samples with its callees: the clock reads
+# land in the vDSO).
+runs() {
+    _name=$1 _driver=$2
+    shift 2
+    : >"$T/$_name.runs"
+    for _i in $(seq 1 $RUNS); do
+        "$PROFIL" --no-tui -b 1 -t 1000 --clock cpu --driver "$_driver" "$@" -o "$T/$_name.PRF" \
+            "$PROGS/lockstep" $SECONDS_PER_RUN </dev/null >"$T/$_name.out" 2>"$T/$_name.err" || return 1
+        _truth=$(sed -n 's/^lockstep: in_step \([0-9.]*\)%$/\1/p' "$T/$_name.out")
+        "$PROFIL" --report --json "$T/$_name.PRF" 2>/dev/null |
+            jq -r --arg t "$_truth" '[.functions[] | select(.name == "in_step" or .name == "out_of_step")
+                                      | {(.name): .total}] | add // {}
+                                     | "\($t) \(.in_step // 0) \(.out_of_step // 0)"' >>"$T/$_name.runs"
+    done
+}
+
+# stats NAME: "truth mean sd binomial_sd shares..." of the runs, in points:
+# the mean truth, the mean and standard deviation of in_step's share, and
+# the standard deviation a binomial share of the runs' mean sample count has.
+stats() {
+    awk '{ s = $2 + $3 > 0 ? 100 * $2 / ($2 + $3) : 0; t += $1; m += s; m2 += s * s; n += $2 + $3
+           v = v sprintf(" %.1f", s) }
+         END { k = NR; mean = m / k; var = (m2 - k * mean * mean) / (k - 1)
+               p = mean / 100; b = 100 * sqrt(p * (1 - p) / (n / k))
+               printf "%.2f %.2f %.2f %.2f%s\n", t / k, mean, sqrt(var > 0 ? var : 0), b, v }' "$T/$1.runs"
+}
+
+# A program that loses its CPU is out of step by itself: with both CPUs
+# busy, exact periods may not show the bias, and then that check says so.
+busy=$(awk -v n="$(nproc)" '{ print ($1 > n - 0.5) ? 1 : 0 }' /proc/loadavg)
+
+for driver in perf ptrace; do
+    if [ "$driver" = perf ] && [ -n "$(perf_refused)" ]; then
+        skip "$driver: jittered periods" "$(perf_refused)"
+        continue
+    fi
+    # ptrace weighs each sample by the whole ticks of CPU time since the last
+    # one: jittered periods make those weights 0, 1 or 2, which adds variance
+    # (measured: 1.2 times the binomial spread); perf counts one per sample.
+    limit=1.5
+    [ "$driver" = ptrace ] && limit=2
+
+    if ! runs "j-$driver" "$driver"; then
+        _tap 1 "$driver: the jittered runs ran"
+        diag "$(cat "$T/j-$driver.err")"
+        continue
+    fi
+    set -- $(stats "j-$driver")
+    truth=$1 mean=$2 sd=$3 bsd=$4
+    shift 4
+    diag "$driver, jittered: truth $truth %, in_step's share:$*: mean $mean sd $sd (binomial $bsd)"
+    is "$(json "$T/j-$driver.PRF" .jitter_pct)" 50 \
+        "$driver: the session says its periods were jittered by 50 %"
+    cmp_ok "$(calc "($mean - $truth) * ($mean - $truth)")" "<" 4 \
+        "$driver, jittered: in_step's mean share is within 2 points of the truth"
+    cmp_ok "$sd" "<=" "$(calc "$limit * $bsd")" \
+        "$driver, jittered: the spread is within $limit times the binomial one"
+
+    if ! runs "x-$driver" "$driver" --no-jitter; then
+        _tap 1 "$driver: the exact runs ran"
+        diag "$(cat "$T/x-$driver.err")"
+        continue
+    fi
+    set -- $(stats "x-$driver")
+    xmean=$2 xsd=$3 xbsd=$4
+    shift 4
+    diag "$driver, --no-jitter: in_step's share:$*: mean $xmean sd $xsd (binomial $xbsd)"
+    is "$(json "$T/x-$driver.PRF" .jitter_pct)" 0 \
+        "$driver: --no-jitter: the session says its periods were exact"
+    if [ "$(calc "$xsd > 1.5 * $xbsd")" = 1 ]; then
+        _tap 0 "$driver, --no-jitter: the lockstep shows (spread over 1.5 times the binomial one)"
+    elif [ "$busy" = 1 ]; then
+        skip "$driver, --no-jitter: the lockstep shows" "the machine is busy (load $(cut -d' ' -f1 /proc/loadavg)): a preempted program falls out of step"
+    else
+        _tap 1 "$driver, --no-jitter: the lockstep shows (spread over 1.5 times the binomial one)"
+        diag "sd $xsd, binomial $xbsd"
+    fi
+done
+
+# The report says how the periods were drawn.
+"$PROFIL" --report "$T/j-ptrace.PRF" >"$T/report.txt" 2>&1
+like "$(cat "$T/report.txt")" '^  Driver: [a-z]+, cpu clock, periods jittered \+-50 %$' "the report: periods jittered +-50 %"
+run "$PROFIL" --help
+like "$out" '--no-jitter' "--help lists --no-jitter"
+
+done_testing

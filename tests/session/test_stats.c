@@ -1,0 +1,44 @@
+/* The 95 % intervals of session/stats.c against values computed by hand
+ * (Wilson 1927; Newcombe 1998's table for the small cases). */
+#include "config.h"
+
+#include "session/stats.h"
+#include "tests/tap.h"
+
+#include <math.h>
+
+static int near(double got, double want, double eps)
+{
+    if (fabs(got - want) <= eps)
+        return 1;
+    printf("#   got %.6f, want %.6f\n", got, want);
+    return 0;
+}
+
+int main(void)
+{
+    double lo, hi;
+    stats_wilson(50, 100, &lo, &hi);
+    ok(near(lo, 0.4038, 5e-5) && near(hi, 0.5962, 5e-5), "50 of 100: [40.38 %%, 59.62 %%]");
+    stats_wilson(0, 10, &lo, &hi);
+    ok(near(lo, 0, 1e-12) && near(hi, 0.2775, 5e-5), "0 of 10: [0, 27.75 %%], not of no width");
+    stats_wilson(10, 10, &lo, &hi);
+    ok(near(lo, 0.7225, 5e-5) && near(hi, 1, 1e-12), "10 of 10: [72.25 %%, 100 %%]");
+    stats_wilson(81, 263, &lo, &hi);
+    ok(near(lo, 0.2553, 5e-5) && near(hi, 0.3662, 5e-5), "81 of 263: Newcombe's [25.53 %%, 36.62 %%]");
+    stats_wilson(1, 29, &lo, &hi);
+    ok(near(lo, 0.0061, 5e-5) && near(hi, 0.1718, 5e-5), "1 of 29: Newcombe's [0.61 %%, 17.18 %%]");
+    stats_wilson(5, 0, &lo, &hi);
+    ok(lo == 0 && hi == 1, "no samples: [0, 100 %%]");
+    stats_wilson(12, 5, &lo, &hi);
+    ok(lo >= 0 && hi == 1, "more successes than trials count as all");
+    ok(near(stats_halfwidth_pct(423, 1000), 3.05, 0.01), "423 of 1000: +-3.05 points");
+    ok(near(stats_halfwidth_pct(42300, 100000), 0.306, 0.001), "100 times the samples: +-0.31");
+    is_u64(stats_samples_for(0.5, 1), 9604, "a 50 %% share +-1 point takes 9,604 samples");
+    is_u64(stats_samples_for(0.2, 2), 1537, "a 20 %% share +-2 points takes 1,537");
+    ok(stats_samples_for(0, 1) > 0, "a share of 0 still asks for some");
+    ok(stats_overlap(500, 480, 1000), "50.0 %% and 48.0 %% of 1000 cannot be told apart");
+    ok(!stats_overlap(500, 400, 1000), "50 %% and 40 %% of 1000 can");
+    ok(!stats_overlap(50000, 48000, 100000), "50.0 %% and 48.0 %% of 100,000 can");
+    return tap_done();
+}
