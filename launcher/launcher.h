@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum mode { MODE_PROFILE, MODE_REPORT, MODE_REPLAY, MODE_EXPORT, MODE_LIST, MODE_DIFF };
+enum mode { MODE_PROFILE, MODE_REPORT, MODE_REPLAY, MODE_EXPORT, MODE_LIST, MODE_DIFF, MODE_MERGE };
 
 struct options {
     enum mode mode;
@@ -31,6 +31,9 @@ struct options {
     bool no_jitter;      /* --no-jitter */
     double until_settled; /* --until-settled[=SECONDS]: 0 off */
     const char *diff_before, *diff_after; /* --diff BEFORE AFTER */
+    const char **merge_files;             /* --merge A B ...: in argv's own array, reordered */
+    int nmerge;
+    bool force;          /* --merge --force: other builds too */
     int hist;            /* --hist: 1 the buckets with samples, 2 (--hist=all) every one */
     uint32_t bucket;     /* 0: ask */
     uint32_t interval;   /* 0: ask */

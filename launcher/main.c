@@ -6,6 +6,7 @@
 #include "session/classic.h"
 #include "session/debuginfo.h"
 #include "session/diff.h"
+#include "session/merge.h"
 #include "session/export.h"
 #include "session/annotate.h"
 #include "session/prf.h"
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <inttypes.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -176,6 +178,55 @@ static int main_diff(const struct options *o)
     session_free(a);
     session_free(b);
     return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* --merge A B ... -o ALL: the runs added up into one session. */
+static int main_merge(const struct options *o)
+{
+    struct stat out_st;
+    bool out_exists = stat(o->output, &out_st) == 0;
+    size_t n = (size_t)o->nmerge;
+    struct session **runs = xcalloc(n, sizeof *runs);
+    struct session *out = NULL;
+    int r = 1;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (out_exists && stat(o->merge_files[i], &st) == 0 && st.st_dev == out_st.st_dev &&
+            st.st_ino == out_st.st_ino) {
+            fprintf(stderr, "profil: %s: -o names one of the runs merged: it would be lost\n",
+                    o->output);
+            goto done;
+        }
+        if ((runs[i] = main_read(o->merge_files[i], o)) == NULL)
+            goto done;
+    }
+    if ((out = main_read(o->merge_files[0], o)) == NULL)
+        goto done;
+    char *cause = NULL;
+    if (merge_sessions(out, runs, o->merge_files, n, o->force, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        goto done;
+    }
+    uint8_t *data = NULL;
+    size_t len = 0;
+    prf_write_buffer(out, &data, &len);
+    if (prf_write_atomic(o->output, data, len, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+    } else {
+        struct counters c = session_run_counters(out);
+        fprintf(stderr, "profil: %zu runs, %" PRIu64 " samples in %.1f s, merged into %s\n", n,
+                c.total, out->duration_s, o->output);
+        r = 0;
+    }
+    free(data);
+done:
+    session_free(out);
+    for (size_t i = 0; i < n; i++)
+        session_free(runs[i]);
+    free(runs);
+    return r;
 }
 
 /* Whether PATH is a saved session rather than a program: the .PRF magic, or
@@ -396,6 +447,8 @@ int main(int argc, char **argv)
     session_set_no_inline(o.no_inline);
     if (o.mode == MODE_DIFF)
         return main_diff(&o);
+    if (o.mode == MODE_MERGE)
+        return main_merge(&o);
     if (o.mode == MODE_LIST) {
         char *file = o.target != NULL ? main_session_path(o.target) : NULL;
         if (o.target != NULL && file == NULL)

@@ -24,6 +24,7 @@ static void options_usage(FILE *out)
             "       profil --annotate=FUNCTION [--disasm] FILE.PRF\n"
             "       profil --export=FORMAT FILE.PRF -o OUT\n"
             "       profil --diff [--json] BEFORE.PRF AFTER.PRF\n"
+            "       profil --merge [--force] A.PRF B.PRF ... -o ALL.PRF\n"
             "Run PROGRAM under an interval clock, count where it spends its time, and save\n"
             "the session as NAME.PRF.  Asks, as MS-DOS PROFIL did, for the bucket size, the\n"
             "sample time and the parameters, unless they are given here.\n"
@@ -91,6 +92,9 @@ static void options_usage(FILE *out)
             "      --diff           compare two sessions routine by routine: each one's\n"
             "                       share before and after, the change in points, and\n"
             "                       whether it is more than chance (stars; --json too)\n"
+            "      --merge          add several runs of one program up into -o ALL.PRF:\n"
+            "                       counters, buckets, PCs, stacks, lines, the timelines\n"
+            "                       one after another; --force takes other builds too\n"
             "  -h, --help           show this help and exit\n"
             "  -V, --version        show the version and exit\n"
             "\n"
@@ -129,6 +133,8 @@ enum {
     OPT_NO_INLINE,
     OPT_NO_JITTER,
     OPT_DIFF,
+    OPT_MERGE,
+    OPT_FORCE,
     OPT_UNTIL_SETTLED,
     OPT_LIST,
     OPT_EXCLUDE,
@@ -160,6 +166,8 @@ static const struct option longopts[] = {
     {"no-inline", no_argument, NULL, OPT_NO_INLINE},
     {"no-jitter", no_argument, NULL, OPT_NO_JITTER},
     {"diff", no_argument, NULL, OPT_DIFF},
+    {"merge", no_argument, NULL, OPT_MERGE},
+    {"force", no_argument, NULL, OPT_FORCE},
     {"until-settled", optional_argument, NULL, OPT_UNTIL_SETTLED},
     {"list", required_argument, NULL, OPT_LIST},
     {"exclude", required_argument, NULL, OPT_EXCLUDE},
@@ -292,6 +300,8 @@ static int options_scan(int argc, char **argv, struct options *o)
         case OPT_NO_INLINE: o->no_inline = true; break;
         case OPT_NO_JITTER: o->no_jitter = true; break;
         case OPT_DIFF: o->mode = MODE_DIFF; break;
+        case OPT_MERGE: o->mode = MODE_MERGE; break;
+        case OPT_FORCE: o->force = true; break;
         case OPT_UNTIL_SETTLED: {
             uint32_t secs = (uint32_t)SETTLE_SECONDS;
             if (optarg != NULL && options_number("until-settled", optarg, 1, 86400, &secs) < 0)
@@ -429,6 +439,33 @@ static int options_diff(int argc, char **argv, struct options *o)
     return -1;
 }
 
+/* --merge A.PRF B.PRF ... -o ALL.PRF [--force]: options anywhere among the files. */
+static int options_merge(int argc, char **argv, struct options *o)
+{
+    o->merge_files = (const char **)argv + optind; /* room enough: the files are among argv */
+    o->nmerge = 0;
+    while (optind < argc) {
+        o->merge_files[o->nmerge++] = argv[optind++];
+        int r = options_scan(argc, argv, o);
+        if (r >= 0)
+            return r;
+    }
+    if (o->nmerge < 2) {
+        fprintf(stderr, "profil: --merge takes two .PRF files or more, and -o ALL.PRF\n");
+        return 2;
+    }
+    if (o->output == NULL || o->output[0] == '\0') {
+        fprintf(stderr, "profil: --merge needs -o ALL.PRF: where to write the merged session\n");
+        return 2;
+    }
+    if (o->mode != MODE_MERGE || o->json || o->tree || o->inverted || o->lines || o->hist ||
+        o->annotate || o->export_format) {
+        fprintf(stderr, "profil: --merge takes only -o and --force\n");
+        return 2;
+    }
+    return -1;
+}
+
 int options_parse(int argc, char **argv, struct options *o)
 {
     /* Multics spelled it -ll (and -line_length): getopt would read -l -l. */
@@ -448,6 +485,12 @@ int options_parse(int argc, char **argv, struct options *o)
         return options_list(argc, argv, o);
     if (o->mode == MODE_DIFF)
         return options_diff(argc, argv, o);
+    if (o->mode == MODE_MERGE)
+        return options_merge(argc, argv, o);
+    if (o->force) {
+        fprintf(stderr, "profil: --force goes with --merge\n");
+        return 2;
+    }
     if (o->exclude || o->line_length || o->from || o->to) {
         fprintf(stderr, "profil: --exclude, --line-length, --from and --to go with --list\n");
         return 2;

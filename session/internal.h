@@ -67,6 +67,10 @@ int64_t session_inline_func(struct session *s, uint32_t module, const char *raw,
 /* Intern the stack (PARENT, frame), the frame followed by the functions
  * inlined at its PC (unless --no-inline): the id of the innermost. */
 uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t module, uint64_t offset);
+/* One node as it is, LEVEL included, without looking up the functions
+ * inlined at its PC (a file's stacks already hold them). */
+uint32_t session_stack_node(struct session *s, uint32_t parent, uint32_t module, uint64_t offset,
+                            uint32_t level);
 
 /* Note in F's list (hits or stacks) that ID grew by COUNT. */
 void frame_note(struct frame_hit **list, uint32_t *n, uint32_t *alloc, bool *compact, uint32_t id,

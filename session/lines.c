@@ -1139,3 +1139,65 @@ struct line_count *lines_counts(struct session *s, int64_t f, size_t *n)
     *n = k;
     return out;
 }
+
+void lines_merge(struct session *s, const struct session *from, const uint32_t *module_map)
+{
+    const struct lines *f = from->lines;
+    if (f == NULL)
+        return;
+    struct lines *l = lines_get(s);
+    l->from_file = true; /* what the files hold is what is known: never read the disk */
+    uint32_t *fmap = xcalloc(f->nfiles + 1, sizeof *fmap);
+    for (size_t i = 0; i < f->nfiles; i++)
+        fmap[i + 1] = lines_file_id(s, f->files[i]);
+    uint32_t *imap = xcalloc(f->ninl_funcs + 1, sizeof *imap);
+    for (size_t i = 0; i < f->ninl_funcs; i++) {
+        const struct inline_func *fn = &f->inl_funcs[i];
+        imap[i] = lines_add_inline_func(s, module_map[fn->module], fn->raw,
+                                        fn->file <= f->nfiles ? fmap[fn->file] : 0, fn->line);
+    }
+    struct inline_frame *chain = xcalloc(LINES_MAX_INLINE, sizeof *chain);
+    for (size_t i = 0; i < f->locs_alloc; i++) {
+        const struct srcloc *loc = &f->locs[i];
+        if (loc->module == UINT32_MAX || loc->module >= from->nmodules)
+            continue;
+        struct srcloc n = *loc;
+        n.module = module_map[loc->module];
+        n.file = loc->file <= f->nfiles ? fmap[loc->file] : 0;
+        lines_loc_reserve(l);
+        if (lines_loc_slot(l, n.module, n.offset)->module != UINT32_MAX)
+            continue; /* an earlier run's place of the same code */
+        n.ninl = loc->ninl <= LINES_MAX_INLINE && loc->inl + (size_t)loc->ninl <= f->ninl_frames
+                     ? loc->ninl
+                     : 0;
+        for (uint32_t k = 0; k < n.ninl; k++) {
+            const struct inline_frame *c = &f->inl_frames[loc->inl + k];
+            chain[k] = (struct inline_frame){c->fn < f->ninl_funcs ? imap[c->fn] : 0,
+                                             c->call_file <= f->nfiles ? fmap[c->call_file] : 0,
+                                             c->call_line, c->call_col};
+        }
+        lines_add_loc(s, &n, chain);
+    }
+    free(chain);
+    size_t had = l->nfplaces;
+    for (size_t i = 0; i < f->nfplaces; i++) {
+        struct func_place p = f->fplaces[i];
+        if (p.module >= from->nmodules)
+            continue;
+        p.module = module_map[p.module];
+        p.file = p.file <= f->nfiles ? fmap[p.file] : 0;
+        if (had == 0 || bsearch(&p, l->fplaces, had, sizeof p, lines_fplace_cmp) == NULL)
+            lines_add_func_place(s, &p);
+    }
+    lines_sort_func_places(s);
+    for (size_t i = 0; i < f->ntexts; i++) {
+        uint32_t file = f->texts[i].file <= f->nfiles ? fmap[f->texts[i].file] : 0;
+        bool have = file == 0;
+        for (size_t k = 0; k < l->ntexts && !have; k++)
+            have = l->texts[k].file == file;
+        if (!have)
+            lines_add_text(s, file, f->texts[i].text, f->texts[i].len);
+    }
+    free(imap);
+    free(fmap);
+}

@@ -133,6 +133,10 @@ const struct source_file *lines_source(struct session *s, uint32_t file, char **
 /* Forget everything (session_free). */
 void lines_free(struct session *s);
 
+/* Add what FROM knows of its places to S (a merge): FROM's module I is S's
+ * MODULE_MAP[I]; a place S knows already is kept. */
+void lines_merge(struct session *s, const struct session *from, const uint32_t *module_map);
+
 /* A line's samples: Self (PCs on it) and Total (samples with it anywhere on
  * their stack, once each). */
 struct line_count {

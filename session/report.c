@@ -91,6 +91,24 @@ static void report_counters(const struct session *s, FILE *out, double lost_pct)
 static void report_reliability(const struct session *s, FILE *out, const size_t *order, size_t n);
 static bool report_indistinct(const struct session *s, const size_t *order, size_t n, size_t k);
 
+/* A merged session names its runs (profil --merge). */
+static void report_merged(const struct session *s, FILE *out)
+{
+    cJSON *meta = s->meta_json != NULL ? cJSON_Parse(s->meta_json) : NULL;
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(meta, "merged");
+    if (cJSON_IsArray(runs) && cJSON_GetArraySize(runs) > 0) {
+        fprintf(out, "  Merged: %d runs:", cJSON_GetArraySize(runs));
+        const cJSON *r;
+        int k = 0;
+        cJSON_ArrayForEach (r, runs) {
+            const cJSON *file = cJSON_GetObjectItemCaseSensitive(r, "file");
+            fprintf(out, "%s %s", k++ ? "," : "", cJSON_IsString(file) ? file->valuestring : "?");
+        }
+        fprintf(out, "\n");
+    }
+    cJSON_Delete(meta);
+}
+
 void report_text(struct session *s, const char *title, FILE *out, size_t limit)
 {
     char t[32], end[128];
@@ -125,6 +143,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         fprintf(out, "\n");
     }
     fprintf(out, "   Ended: %s\n", report_termination(s, end, sizeof end));
+    report_merged(s, out);
     report_clears(s, out);
     for (size_t i = 0; i < s->nmodules; i++) {
         if (s->modules[i]->kind == MODULE_KERNEL && s->modules[i]->load_error != NULL)

@@ -35,7 +35,8 @@ double settle_update(struct settle *st, struct session *s, double now)
     bool steady = watched > 0 && s->c.total >= SETTLE_MIN_SAMPLES && watched == st->ntop &&
                   memcmp(keys, st->top, watched * sizeof *keys) == 0;
     for (size_t k = 0; steady && k + 1 < ntop; k++) {
-        if (stats_overlap(s->funcs[top[k]].samples, s->funcs[top[k + 1]].samples, s->c.total))
+        if (stats_overlap_z(s->funcs[top[k]].samples, s->funcs[top[k + 1]].samples, s->c.total,
+                            SETTLE_Z))
             steady = false;
     }
     memcpy(st->top, keys, sizeof keys);

@@ -85,6 +85,12 @@ static uint32_t stack_node_intern(struct session *s, uint32_t parent, uint32_t m
     return id;
 }
 
+uint32_t session_stack_node(struct session *s, uint32_t parent, uint32_t module, uint64_t offset,
+                            uint32_t level)
+{
+    return stack_node_intern(s, parent, module, offset, level);
+}
+
 uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t module, uint64_t offset)
 {
     uint32_t id = stack_node_intern(s, parent, module, offset, 0);

@@ -6,6 +6,11 @@
 
 void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi)
 {
+    stats_wilson_z(k, n, STATS_Z95, lo, hi);
+}
+
+void stats_wilson_z(uint64_t k, uint64_t n, double z, double *lo, double *hi)
+{
     if (n == 0) {
         *lo = 0;
         *hi = 1;
@@ -13,9 +18,9 @@ void stats_wilson(uint64_t k, uint64_t n, double *lo, double *hi)
     }
     if (k > n)
         k = n;
-    double z2 = STATS_Z95 * STATS_Z95, dn = (double)n, p = (double)k / dn;
+    double z2 = z * z, dn = (double)n, p = (double)k / dn;
     double centre = (p + z2 / (2 * dn)) / (1 + z2 / dn);
-    double half = STATS_Z95 * sqrt(p * (1 - p) / dn + z2 / (4 * dn * dn)) / (1 + z2 / dn);
+    double half = z * sqrt(p * (1 - p) / dn + z2 / (4 * dn * dn)) / (1 + z2 / dn);
     *lo = k == 0 ? 0 : fmax(0, centre - half);
     *hi = k == n ? 1 : fmin(1, centre + half);
 }
@@ -41,8 +46,13 @@ uint64_t stats_samples_for(double p, double points)
 
 int stats_overlap(uint64_t a, uint64_t b, uint64_t n)
 {
+    return stats_overlap_z(a, b, n, STATS_Z95);
+}
+
+int stats_overlap_z(uint64_t a, uint64_t b, uint64_t n, double z)
+{
     double alo, ahi, blo, bhi;
-    stats_wilson(a, n, &alo, &ahi);
-    stats_wilson(b, n, &blo, &bhi);
+    stats_wilson_z(a, n, z, &alo, &ahi);
+    stats_wilson_z(b, n, z, &blo, &bhi);
     return alo <= bhi && blo <= ahi;
 }

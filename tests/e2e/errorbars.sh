@@ -66,19 +66,29 @@ tm send-keys -t s q
 
 # Neighbours that cannot be told apart are marked, in the text (~) and the
 # JSON (indistinct): tests/progs/twice's work_a and work_b take 40 % each,
-# work_c 20 %.
-run "$PROFIL" --no-tui -b 1 -t 1000 --clock cpu -o "$T/tw.PRF" "$PROGS/twice" 20 </dev/null
-JT=$T/tw.json
-"$PROFIL" --report --json "$T/tw.PRF" >"$JT"
-diag "twice: $(jq -c '[.functions[:3][] | [.name, .samples, .ci_low, .ci_high, .indistinct]]' "$JT")"
-is "$(jq -r '[.functions[] | select(.indistinct) | .name] | sort | join(" ")' "$JT")" "work_a work_b" \
-    "JSON: work_a and work_b, 40 % each, are indistinct; work_c is not"
-want=$(jq -r '[.functions as $f | range(0; $f | length) as $k | $f[$k] | select(.samples > 0)
-               | select([($f[$k - 1] // null), ($f[$k + 1] // null)][] | select(. != null and .samples > 0)
-                        | (.ci_low <= $f[$k].ci_high and $f[$k].ci_low <= .ci_high))
-               | .name] | unique | join(" ")' "$JT")
-is "$(jq -r '[.functions[] | select(.indistinct) | .name] | sort | join(" ")' "$JT")" "$want" \
-    "JSON: indistinct is exactly an interval overlapping a neighbour's"
+# work_c 20 %.  Two 95 % intervals of one share stay apart in about 3 % of
+# runs (their difference has to pass 2.15 of its standard deviations), so
+# up to three runs are made: the first where both are marked is kept;
+# three runs in a row without (1 in 30,000 when the marks are right) fail.
+marked=0 exact=0 cfree=0 tries=0
+while [ $tries -lt 3 ] && [ $marked = 0 ]; do
+    tries=$((tries + 1))
+    run "$PROFIL" --no-tui -b 1 -t 1000 --clock cpu -o "$T/tw.PRF" "$PROGS/twice" 20 </dev/null
+    JT=$T/tw.json
+    "$PROFIL" --report --json "$T/tw.PRF" >"$JT"
+    diag "twice, run $tries: $(jq -c '[.functions[:3][] | [.name, .samples, .ci_low, .ci_high, .indistinct]]' "$JT")"
+    got=$(jq -r '[.functions[] | select(.indistinct) | .name] | sort | join(" ")' "$JT")
+    want=$(jq -r '[.functions as $f | range(0; $f | length) as $k | $f[$k] | select(.samples > 0)
+                   | select([($f[$k - 1] // null), ($f[$k + 1] // null)][] | select(. != null and .samples > 0)
+                            | (.ci_low <= $f[$k].ci_high and $f[$k].ci_low <= .ci_high))
+                   | .name] | unique | join(" ")' "$JT")
+    [ "$got" = "$want" ] && exact=$((exact + 1))
+    case " $got " in *" work_c "*) ;; *) cfree=$((cfree + 1)) ;; esac
+    [ "$got" = "work_a work_b" ] && marked=1
+done
+is "$marked" 1 "JSON: work_a and work_b, 40 % each, are indistinct (in one of $tries runs); work_c is not"
+is "$exact" "$tries" "JSON: indistinct is exactly an interval overlapping a neighbour's, in each of the $tries runs"
+is "$cfree" "$tries" "JSON: work_c, of half their share, is never indistinct"
 text=$("$PROFIL" --report "$T/tw.PRF")
 like "$text" '^[0-9:.]+ +work_a +[0-9.]+% \+-[0-9.]+ ~ ' "text: work_a is marked ~"
 like "$text" '^[0-9:.]+ +work_c +[0-9.]+% \+-[0-9.]+ +[0-9.]+% ' "text: work_c is not"
@@ -92,9 +102,13 @@ has "$err" "have kept their order for 3 s (--until-settled): stopping the progra
     "--until-settled: profil says why it stops the program"
 cmp_ok "$(json "$T/settle.PRF" .meta.duration_s)" "<" 9 "--until-settled: the run ended early"
 cmp_ok "$(json "$T/settle.PRF" .counters.total)" ">=" 100 "--until-settled: and kept what it sampled"
-# twice's work_a and work_b take 40 % each: never apart, never settled.
-run "$PROFIL" --no-tui -b 1 -t 1000 --clock cpu --until-settled=1 -o "$T/never.PRF" "$PROGS/twice" 60 </dev/null
-hasnt "$err" "until-settled" "--until-settled=1: two routines that cannot be told apart never settle"
+# twice's work_a and work_b take 40 % each: they never settle, though 5 s
+# would be time enough for twice the 3 s.  (The ranking compares 99 %
+# intervals for this, having looked ten times: a run of two equal shares
+# settles by chance in about 1 in 2,000 runs of this length, 1 in 600
+# if a loaded machine stretches it to 8 s.)
+run "$PROFIL" --no-tui -b 1 -t 1000 --clock cpu --until-settled -o "$T/never.PRF" "$PROGS/twice" 150 </dev/null
+hasnt "$err" "until-settled" "--until-settled: two routines that cannot be told apart never settle"
 is "$(json "$T/never.PRF" .exit.status)" terminated "and the program runs to its end"
 run "$PROFIL" --no-tui --until-settled=soon "$PROGS/sieve" 1
 is "$rc" 2 "--until-settled=soon is a usage error"
