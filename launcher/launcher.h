@@ -34,6 +34,8 @@ struct options {
     const char **merge_files;             /* --merge A B ...: in argv's own array, reordered */
     int nmerge;
     bool force;          /* --merge --force: other builds too */
+    const char *baseline;             /* --baseline FILE.PRF: the live screen's Change column */
+    struct session *baseline_session; /* ... read before the program runs */
     int hist;            /* --hist: 1 the buckets with samples, 2 (--hist=all) every one */
     uint32_t bucket;     /* 0: ask */
     uint32_t interval;   /* 0: ask */

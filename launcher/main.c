@@ -292,7 +292,8 @@ static int main_replay(const struct options *o)
     }
     struct replay *r = replay_new(file, copy);
     char *title = xasprintf("%s  (%s)", o->target, file->program ? file->program : "?");
-    struct tui_config tc = { o->delay ? o->delay * 100 : 100, title, NULL, NULL, 0 };
+    struct tui_config tc = {
+        o->delay ? o->delay * 100 : 100, title, NULL, NULL, 0, o->baseline_session, o->baseline};
     int status = 0;
     if (tui_run_replay(r, &tc, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", cause);
@@ -438,6 +439,15 @@ static int main_params(const struct options *o, struct args *a)
     }
 }
 
+/* --baseline's session lives as long as profil: freed on the way out. */
+static struct session *main_baseline;
+
+static void main_free_baseline(void)
+{
+    session_free(main_baseline);
+    main_baseline = NULL;
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -445,6 +455,13 @@ int main(int argc, char **argv)
     if (r >= 0)
         return r;
     session_set_no_inline(o.no_inline);
+    if (o.baseline != NULL) {
+        /* Read before anything runs: a bad baseline costs no run. */
+        if ((main_baseline = main_read(o.baseline, &o)) == NULL)
+            return 1;
+        atexit(main_free_baseline);
+        o.baseline_session = main_baseline;
+    }
     if (o.mode == MODE_DIFF)
         return main_diff(&o);
     if (o.mode == MODE_MERGE)

@@ -92,6 +92,9 @@ static void options_usage(FILE *out)
             "      --diff           compare two sessions routine by routine: each one's\n"
             "                       share before and after, the change in points, and\n"
             "                       whether it is more than chance (stars; --json too)\n"
+            "      --baseline=FILE  the screen's ranking gains a Change column: each\n"
+            "                       routine's share against FILE.PRF's, in points, with\n"
+            "                       --diff's stars (the program runs, or a replay)\n"
             "      --merge          add several runs of one program up into -o ALL.PRF:\n"
             "                       counters, buckets, PCs, stacks, lines, the timelines\n"
             "                       one after another; --force takes other builds too\n"
@@ -135,6 +138,7 @@ enum {
     OPT_DIFF,
     OPT_MERGE,
     OPT_FORCE,
+    OPT_BASELINE,
     OPT_UNTIL_SETTLED,
     OPT_LIST,
     OPT_EXCLUDE,
@@ -168,6 +172,7 @@ static const struct option longopts[] = {
     {"diff", no_argument, NULL, OPT_DIFF},
     {"merge", no_argument, NULL, OPT_MERGE},
     {"force", no_argument, NULL, OPT_FORCE},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
     {"until-settled", optional_argument, NULL, OPT_UNTIL_SETTLED},
     {"list", required_argument, NULL, OPT_LIST},
     {"exclude", required_argument, NULL, OPT_EXCLUDE},
@@ -302,6 +307,7 @@ static int options_scan(int argc, char **argv, struct options *o)
         case OPT_DIFF: o->mode = MODE_DIFF; break;
         case OPT_MERGE: o->mode = MODE_MERGE; break;
         case OPT_FORCE: o->force = true; break;
+        case OPT_BASELINE: o->baseline = optarg; break;
         case OPT_UNTIL_SETTLED: {
             uint32_t secs = (uint32_t)SETTLE_SECONDS;
             if (optarg != NULL && options_number("until-settled", optarg, 1, 86400, &secs) < 0)
@@ -489,6 +495,11 @@ int options_parse(int argc, char **argv, struct options *o)
         return options_merge(argc, argv, o);
     if (o->force) {
         fprintf(stderr, "profil: --force goes with --merge\n");
+        return 2;
+    }
+    if (o->baseline != NULL && ((o->mode != MODE_PROFILE && o->mode != MODE_REPLAY) || o->no_tui)) {
+        fprintf(stderr, "profil: --baseline is a column of the live screen and the replay; "
+                        "--diff compares two sessions in a report\n");
         return 2;
     }
     if (o->exclude || o->line_length || o->from || o->to) {

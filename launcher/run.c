@@ -260,8 +260,13 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     rs.name = name;
     if (screen) {
         title = run_title(s);
-        struct tui_config tc = { o->delay ? o->delay * 100 : 100, title, run_save, &rs,
-                                 o->until_settled };
+        struct tui_config tc = {o->delay ? o->delay * 100 : 100,
+                                title,
+                                run_save,
+                                &rs,
+                                o->until_settled,
+                                o->baseline_session,
+                                o->baseline};
         if (tui_run_live(s, d, master, &tc, &cause) < 0) {
             fprintf(stderr, "profil: %s\n", cause);
             free(cause);

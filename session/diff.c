@@ -67,17 +67,18 @@ static double diff_p(uint64_t a, uint64_t na, uint64_t b, uint64_t nb)
 }
 
 static void diff_add(struct diff *d, size_t *alloc, const struct session *s, const struct func *f,
-                     uint64_t before, uint64_t after)
+                     uint64_t before, uint64_t after, size_t after_func)
 {
     if (d->n == *alloc) {
         *alloc = *alloc ? 2 * *alloc : 64;
         d->rows = xreallocarray(d->rows, *alloc, sizeof *d->rows);
     }
     struct diff_row *r = &d->rows[d->n++];
-    *r = (struct diff_row){ .name = xstrdup(f->name),
-                            .module = xstrdup(s->modules[f->module]->name),
-                            .before = before,
-                            .after = after };
+    *r = (struct diff_row){.name = xstrdup(f->name),
+                           .module = xstrdup(s->modules[f->module]->name),
+                           .before = before,
+                           .after = after,
+                           .after_func = after_func};
     r->before_pct = d->before_total ? 100.0 * (double)before / (double)d->before_total : 0;
     r->after_pct = d->after_total ? 100.0 * (double)after / (double)d->after_total : 0;
     r->change = r->after_pct - r->before_pct;
@@ -136,13 +137,15 @@ struct diff *diff_sessions(struct session *a, struct session *b)
         int c = i == na ? 1 : j == nb ? -1 : strcmp(ka[i].key, kb[j].key);
         if (c == 0) {
             diff_add(d, &alloc, b, &b->funcs[kb[j].func], a->funcs[ka[i].func].samples,
-                     b->funcs[kb[j].func].samples);
+                     b->funcs[kb[j].func].samples, kb[j].func);
             i++, j++;
         } else if (c < 0) {
-            diff_add(d, &alloc, a, &a->funcs[ka[i].func], a->funcs[ka[i].func].samples, 0);
+            diff_add(d, &alloc, a, &a->funcs[ka[i].func], a->funcs[ka[i].func].samples, 0,
+                     SIZE_MAX);
             i++;
         } else {
-            diff_add(d, &alloc, b, &b->funcs[kb[j].func], 0, b->funcs[kb[j].func].samples);
+            diff_add(d, &alloc, b, &b->funcs[kb[j].func], 0, b->funcs[kb[j].func].samples,
+                     kb[j].func);
             j++;
         }
     }

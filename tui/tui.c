@@ -442,6 +442,8 @@ void tui_ctx(struct tui *t, struct view_ctx *ctx, int i)
     ctx->focused = i == t->current && !t->help;
     ctx->mode = t->replay != NULL ? VIEW_REPLAY : tui_live(t) ? VIEW_LIVE : VIEW_ENDED;
     ctx->playing = t->replay != NULL && t->playing;
+    ctx->baseline = t->cfg->baseline;
+    ctx->baseline_name = t->cfg->baseline_name;
 }
 
 static void tui_draw(struct tui *t)

@@ -21,6 +21,9 @@ struct tui_config {
     /* --until-settled: stop the program once the ranking's top has stayed
      * settled this many seconds (0: never). */
     double until_settled;
+    /* --baseline: a session to compare the ranking with (borrowed), or NULL. */
+    struct session *baseline;
+    const char *baseline_name;
 };
 
 /* Run the live screen while driver D samples into S; PTY is the master side

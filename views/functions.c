@@ -5,6 +5,7 @@
  * samples with the routine anywhere on the stack. */
 #include "config.h"
 
+#include "session/diff.h"
 #include "session/report.h"
 #include "session/stats.h"
 #include "xmalloc.h"
@@ -50,6 +51,16 @@ struct functions {
     uint32_t key_module;
     uint64_t key_start;
     double last_key; /* when the user last moved: hold re-sorts briefly */
+    /* --baseline: each function's change against it, by index into
+     * session.funcs, as --diff computes it, once a second. */
+    struct baseline_change {
+        bool known; /* it has samples of its own: a row of the diff */
+        int stars;
+        double change, before_pct, p_adjusted;
+    } * chg;
+    size_t nchg;
+    double chg_at;
+    uint64_t chg_total; /* the session's total it was made for */
 };
 
 static double functions_now(void)
@@ -68,6 +79,7 @@ static void functions_destroy(void *state)
 {
     struct functions *f = state;
     free(f->order);
+    free(f->chg);
     free(f);
 }
 
@@ -189,11 +201,41 @@ static bool functions_descending(const struct functions *f)
     return textual ? f->ascending : !f->ascending;
 }
 
+/* The Change column's numbers: a diff of the whole ranking (its tests are
+ * adjusted for every routine compared), made again when the counts have
+ * moved, at most once a second while they go on moving. */
+static void functions_baseline(struct functions *f, struct view_ctx *ctx)
+{
+    const struct session *s = ctx->s;
+    double now = functions_now();
+    bool moving = ctx->mode == VIEW_LIVE || ctx->playing;
+    if (f->chg != NULL && f->nchg == s->nfuncs && f->chg_total == s->c.total)
+        return;
+    if (f->chg != NULL && moving && now - f->chg_at < 1.0)
+        return;
+    f->chg_at = now;
+    f->chg_total = s->c.total;
+    free(f->chg);
+    f->chg = xcalloc(s->nfuncs + 1, sizeof *f->chg);
+    f->nchg = s->nfuncs;
+    struct diff *d = diff_sessions(ctx->baseline, ctx->query);
+    for (size_t i = 0; i < d->n; i++) {
+        const struct diff_row *r = &d->rows[i];
+        if (r->after_func < f->nchg)
+            f->chg[r->after_func] =
+                (struct baseline_change){true, r->stars, r->change, r->before_pct, r->p_adjusted};
+    }
+    diff_free(d);
+}
+
 static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 {
     struct functions *f = state;
     const struct session *s = ctx->s;
     functions_refresh(f, s, false);
+    bool base = ctx->baseline != NULL;
+    if (base)
+        functions_baseline(f, ctx);
     /* Title, column heads, the rows, and a detail line: the selected
      * routine whole, whose name a narrow column may have cut. */
     /* Without stacks a last line says why there is no Total. */
@@ -202,9 +244,14 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     uint64_t accounted = 0;
     for (size_t i = 0; i < s->nfuncs; i++)
         accounted += s->funcs[i].samples;
-    char info[96];
-    snprintf(info, sizeof info, "%zu routine%s, sorted by %s%s", f->n, f->n == 1 ? "" : "s",
-             functions_col_name(s, f->col), f->ascending ? " (inverted)" : "");
+    char info[160], bname[48] = "";
+    if (base) {
+        const char *slash = strrchr(ctx->baseline_name, '/');
+        draw_fit(bname, sizeof bname, slash ? slash + 1 : ctx->baseline_name, 30);
+    }
+    snprintf(info, sizeof info, "%zu routine%s, sorted by %s%s%s%s", f->n, f->n == 1 ? "" : "s",
+             functions_col_name(s, f->col), f->ascending ? " (inverted)" : "",
+             base ? ", change against " : "", bname);
     draw_title(win, "Functions", info, ctx->focused, ctx->colors);
     if (rows <= 0)
         return;
@@ -213,7 +260,10 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     bool wide = w >= 80;
     bool stacks = s->has_stacks;
     int modw = wide ? (stacks && w < 100 ? 12 : 16) : 0;
-    int namew = w - (10 + 1 + 8 + 1 + (stacks ? 8 + 1 : 0) + 8 + 1 + (wide ? 9 + 1 + modw : 0)) - 1;
+    int namew = w -
+                (10 + 1 + 8 + 1 + (base ? 9 + 1 : 0) + (stacks ? 8 + 1 : 0) + 8 + 1 +
+                 (wide ? 9 + 1 + modw : 0)) -
+                1;
     if (namew < 8)
         namew = 8;
     /* The column heads, the sorted one marked with its direction. */
@@ -230,6 +280,8 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
                  c == (int)f->col ? mark : "");
         int cw = c == SORT_ROUTINE ? namew : c == SORT_MODULE ? modw : widths[c];
         functions_cell(line, sizeof line, head, cw, right[c]);
+        if (c == SORT_SELF && base)
+            functions_cell(line, sizeof line, "Change", 9, true);
     }
     wattron(win, A_BOLD);
     draw_text(win, 1, 0, w, line);
@@ -246,6 +298,20 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         functions_name_cell(line, sizeof line, fn->name, namew);
         snprintf(num, sizeof num, "%7.2f%%", pt);
         functions_cell(line, sizeof line, num, 8, true);
+        if (base) {
+            const struct baseline_change *b = f->order[row] < f->nchg && f->chg[f->order[row]].known
+                                                  ? &f->chg[f->order[row]]
+                                                  : NULL;
+            if (b != NULL)
+                snprintf(num, sizeof num, "%+6.1f%-3s", b->change,
+                         b->stars == 3   ? "***"
+                         : b->stars == 2 ? "**"
+                         : b->stars == 1 ? "*"
+                                         : "");
+            else
+                num[0] = '\0';
+            functions_cell(line, sizeof line, num, 9, true);
+        }
         if (stacks) {
             double ptot = s->c.total ? 100.0 * (double)fn->total / (double)s->c.total : 0;
             snprintf(num, sizeof num, "%7.2f%%", ptot);
@@ -278,6 +344,12 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
                  fn->raw ? fn->raw : "",
                  s->c.total ? 100.0 * (double)fn->samples / (double)s->c.total : 0.0,
                  50 * (hi - lo), 100 * lo, 100 * hi);
+        size_t fi = f->order[f->sel];
+        if (base && fi < f->nchg && f->chg[fi].known) {
+            size_t len = strlen(detail);
+            snprintf(detail + len, sizeof detail - len, "  baseline %.2f%%, change %+.2f (p %.3g)",
+                     f->chg[fi].before_pct, f->chg[fi].change, f->chg[fi].p_adjusted);
+        }
         wattron(win, A_BOLD);
         draw_text(win, rows + 2, 0, w, detail);
         wattroff(win, A_BOLD);

@@ -25,6 +25,7 @@ static const char *const help_lines[] = {
     "               routine anywhere on the stack, as perf top --children)",
     "               Enter  its callers and callees (with stacks; else its buckets)",
     "               b  show the routine's buckets in the histogram",
+    "               (--baseline FILE.PRF: a Change column, points and stars)",
     "  Callers      Enter  go to the caller or callee;  Backspace Left  back a step",
     "               (past the first: the Functions);  b  its buckets",
     "  Timeline     Left Right  scroll in time;  Home  the start;  End  the newest",

@@ -61,6 +61,9 @@ struct view_ctx {
     uint64_t jump_start; /* file offsets of the function to show */
     uint64_t jump_end;
     char status[160];    /* a message for the status line, or "" */
+    /* --baseline: the session the ranking's Change column compares with, or NULL. */
+    struct session *baseline;
+    const char *baseline_name;
 };
 
 struct view_ops {

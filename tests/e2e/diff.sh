@@ -63,5 +63,39 @@ has "$err" "nothere.PRF" "and names it"
 is "$(count_of "$err" "profil:")" 1 "in one line"
 run "$PROFIL" --help
 like "$out" '--diff' "--help lists --diff"
+like "$out" '--baseline' "and --baseline"
+
+# ---------------------------------------------------------------------------
+# --baseline: the screen's ranking gains a Change column against a session,
+# with --diff's numbers and stars; live, and in a replay.
+use_tmux
+tm -f /dev/null new-session -d -s s -x 80 -y 30 "env PS1='$ ' sh"
+tm send-keys -t s "$PROFIL --baseline '$T/slow.PRF' '$T/fast.PRF'; echo EXIT=\$?" Enter
+tm send-keys -t s 2
+want=$(jq -r '.functions[] | select(.name == "work_b") | .change' "$J" | awk '{ printf "%+.1f", $1 }')
+ok "replay: the Change column heads the ranking" wait_for '^Time.* +Self +Change +Total ' 10 || diag "$(screen)"
+ok "replay: work_b's change is --diff's, with its stars ($want***)" \
+    wait_for "^[0-9:.]+ +work_b +[0-9.]+% +$want\\*\\*\\* " 10 || diag "$(screen)"
+like "$(screen)" 'change against slow\.PRF' "replay: the title says against what"
+tm send-keys -t s q
+ok "replay: q leaves" wait_for '^EXIT=0' 5
+tm send-keys -t s "clear; $PROFIL -b 1 -t 1000 --clock cpu --baseline '$T/slow.PRF' -o '$T/live.PRF' '$PROGS/twice-fast' 3000; echo EXIT=\$?" Enter
+ok "live: the screen starts" wait_for ' running *$' 10
+tm send-keys -t s 2
+ok "live: work_b's drop is there while the program runs" \
+    wait_for '^[0-9:.]+ +work_b +[0-9.]+% +-[0-9.]+\*+ ' 10 || diag "$(screen)"
+like "$(screen)" ' running *$' "live: while it runs" || diag "$(screen)"
+tm send-keys -t s q y
+wait_for 'Program (terminated|aborted)' 10
+tm send-keys -t s q
+ok "live: q y q leaves" wait_for '^EXIT=' 10
+run "$PROFIL" --no-tui --baseline "$T/slow.PRF" "$PROGS/twice" 1
+is "$rc" 2 "--baseline --no-tui is a usage error"
+like "$err" "^profil: --baseline is a column of the live screen and the replay; --diff compares two sessions in a report\$" \
+    "pointing at --diff"
+run "$PROFIL" -b 1 -t 1000 -a 1 --baseline "$T/nothere.PRF" -o "$T/nb.PRF" "$PROGS/twice"
+is "$rc" 1 "a missing baseline: exit 1"
+like "$err" "nothere.PRF" "naming it"
+ok "before anything ran" test ! -e "$T/nb.PRF"
 
 done_testing
