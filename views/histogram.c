@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "session/hitorder.h"
+#include "session/stats.h"
 #include "xmalloc.h"
 #include "views/view.h"
 
@@ -235,6 +236,39 @@ static int histogram_elsewhere(WINDOW *win, int y, int w, int rows, const struct
     return used;
 }
 
+/* Where there is room, bars are drawn to the top of the hottest bucket's
+ * interval, so that its whisker fits too: the samples a full bar stands for. */
+static double histogram_bar_top(uint64_t max, uint64_t total, int width)
+{
+    if (width < 10 || max == 0 || total == 0)
+        return (double)max;
+    double lo, hi;
+    stats_wilson(max, total, &lo, &hi);
+    return hi * (double)total;
+}
+
+/* The 95 % interval of a bucket's share over its bar at (Y, X), WIDTH cells
+ * for TOP samples: '[' where it starts, '-' past the bar, ']' where it
+ * ends; only where it spans three cells or more, so that it says something. */
+static void histogram_whisker(WINDOW *win, int y, int x, int width, uint64_t count, uint64_t total,
+                              double top)
+{
+    if (width < 10 || !(top > 0) || total == 0)
+        return;
+    double lo, hi, scale = (double)total / top * width;
+    stats_wilson(count, total, &lo, &hi);
+    int fill = (int)((double)count / top * width + 0.5);
+    int a = (int)(lo * scale + 0.5), b = (int)(hi * scale + 0.5);
+    if (b >= width)
+        b = width - 1;
+    if (b - a < 2 || b < fill)
+        return;
+    mvwaddch(win, y, x + a, '[');
+    for (int i = fill > a + 1 ? fill : a + 1; i < b; i++)
+        mvwaddch(win, y, x + i, '-');
+    mvwaddch(win, y, x + b, ']');
+}
+
 static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 {
     struct histogram *h = state;
@@ -277,6 +311,7 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     int countx = 13 + namew + 1;
     int barx = countx + 18;
     int barw = w - barx - 1; /* a blank column keeps the bar off the next panel */
+    double top = histogram_bar_top(h->max, s->c.total, barw);
     char line[128];
     wattron(win, A_BOLD);
     snprintf(line, sizeof line, "%-12s %-*s %9s %7s", "Address", namew, "Function", "Count", "%");
@@ -312,9 +347,11 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
                  s->c.total ? 100.0 * (double)count / (double)s->c.total : 0.0);
         draw_text(win, y, countx, 18, line);
         wattrset(win, A_NORMAL);
-        if (barw > 0)
-            draw_bar(win, y, barx, barw, h->max ? (double)count / (double)h->max : 0, PAIR_PROGRAM,
+        if (barw > 0) {
+            draw_bar(win, y, barx, barw, top > 0 ? (double)count / top : 0, PAIR_PROGRAM,
                      ctx->colors);
+            histogram_whisker(win, y, barx, barw, count, s->c.total, top);
+        }
     }
 }
 

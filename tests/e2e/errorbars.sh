@@ -62,6 +62,17 @@ lo=$(jq -r '.functions[0].ci_low' "$J" | awk '{ printf "%.2f", $1 }')
 ok "the screen: $top's share, +- and its 95 % interval" \
     wait_for "$top  \\(.*\\)  [0-9.]+% \\+-[0-9.]+ \\(95 %: $lo-[0-9.]+\\)" 5 ||
     diag "$(screen)"
+# The histogram's bars carry their interval as a whisker, [--], where there
+# is room; the hottest bar's fits too.  (80 columns: the histogram alone.)
+tm resize-window -t s -x 80 -y 30
+tm send-keys -t s 1 H
+ok "the histogram: bars with whiskers" \
+    wait_for '^[0-9a-f]{12} .* [0-9]+ +[0-9.]+% \|+\[[|-]*\] *$' 5 || diag "$(screen)"
+hot=$(screen | awk '/^[0-9a-f]{12} / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+%$/ && $i + 0 > best) { best = $i + 0; line = $0 } } END { print line }')
+like "$hot" '\] *$' "the hottest bucket's whisker fits" || diag "$(screen)"
+tm resize-window -t s -x 60 -y 30
+wait_for '^Address +Function {11}Count' 5 # the 60-column layout is drawn
+unlike "$(screen)" '\|\[[|-]*\]' "at 60 columns, no room: no whiskers" || diag "$(screen)"
 tm send-keys -t s q
 
 # Neighbours that cannot be told apart are marked, in the text (~) and the
