@@ -274,6 +274,20 @@ static void report_reliability(const struct session *s, FILE *out, const size_t 
             total, top->name, report_pct(top->samples, total), half, need);
 }
 
+uint64_t report_samples_wanted(const struct session *s)
+{
+    uint64_t total = s->c.total, top = 0;
+    if (total == 0)
+        return 0;
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        if (s->funcs[i].samples > top)
+            top = s->funcs[i].samples;
+    }
+    if (total >= REPORT_FEW_SAMPLES && stats_halfwidth_pct(top, total) <= REPORT_WIDE_POINTS)
+        return 0;
+    return stats_samples_for((double)top / (double)total, 1);
+}
+
 /* The counters table: PROFIL's four, the total, and what was not sampled. */
 static void report_counters(const struct session *s, FILE *out, double lost_pct)
 {

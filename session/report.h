@@ -114,4 +114,9 @@ char *report_hist_json(struct session *s, bool all);
 /* The one-line termination message PROFIL printed, into BUF. */
 const char *report_termination(const struct session *s, char *buf, size_t size);
 
+/* Too few samples to rely on (fewer than 100, or the top routine's share
+ * wider than +-5 points): about how many in all would make the top share
+ * +-1 point; 0 when there are enough, or none at all yet. */
+uint64_t report_samples_wanted(const struct session *s);
+
 #endif

@@ -209,6 +209,12 @@ static void tui_fields(char *out, size_t size, const struct tui_field *f, size_t
 static size_t tui_counts(const struct session *s, double rate, bool average, struct tui_field *f)
 {
     size_t n = 0;
+    uint64_t want = report_samples_wanted(s);
+    if (want > 0) { /* the report's "Too few samples to rely on" */
+        snprintf(f[n].text, sizeof f[n].text, "too few samples: ~%llu for +-1",
+                 (unsigned long long)want);
+        f[n++].keep = 5;
+    }
     char r[40] = "";
     if (rate >= 0)
         snprintf(r, sizeof r, " (%.0f/s%s)", rate, average ? " avg" : "");
@@ -255,7 +261,7 @@ static void tui_draw_header(struct tui *t)
 {
     const struct session *s = t->s;
     char line[512], st[160], title[512];
-    struct tui_field f[8];
+    struct tui_field f[9];
     size_t n = 0;
     memset(f, 0, sizeof f);
     const char *mode = NULL;

@@ -145,4 +145,15 @@ p=$(json "$T/few.PRF" '.functions[0].pct_total / 100')
 cmp_ok "$(calc "($need - 3.8415 * ($p < 0.005 ? 0.005 : $p) * (1 - $p) * 10000) ^ 2")" "<=" 4 \
     "the number is z^2 p (1 - p) / 0.01^2 for the top share"
 
+# ... and the live screen's header says so while it holds.
+tm kill-session -t s 2>/dev/null
+tm -f /dev/null new-session -d -s s -x 120 -y 30 "env PS1='$ ' sh"
+tm send-keys -t s "$PROFIL -b 1 -t 10000 -o '$T/fewlive.PRF' '$PROGS/sieve' 40000; echo EXIT=\$?" Enter
+ok "the screen: 'too few samples: ~N for +-1' in the header at 100 samples a second" \
+    wait_for '^ pid [0-9]+ .* too few samples: ~[0-9]+ for \+-1  samples [0-9]+' 10 || diag "$(screen)"
+tm send-keys -t s q y
+wait_for 'Program (terminated|aborted)' 10
+tm send-keys -t s q
+ok "the screen: q y q leaves" wait_for '^EXIT=' 10
+
 done_testing
