@@ -258,11 +258,12 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     f->rows = (size_t)rows;
     f->top = scroll_top(f->top, f->sel, f->n, f->rows);
     bool wide = w >= 80;
+    bool pm = w >= 90; /* room for the share's +- beside it */
     bool stacks = s->has_stacks;
     int modw = wide ? (stacks && w < 100 ? 12 : 16) : 0;
     int namew = w -
-                (10 + 1 + 8 + 1 + (base ? 9 + 1 : 0) + (stacks ? 8 + 1 : 0) + 8 + 1 +
-                 (wide ? 9 + 1 + modw : 0)) -
+                (10 + 1 + 8 + 1 + (pm ? 6 + 1 : 0) + (base ? 9 + 1 : 0) + (stacks ? 8 + 1 : 0) + 8 +
+                 1 + (wide ? 9 + 1 + modw : 0)) -
                 1;
     if (namew < 8)
         namew = 8;
@@ -280,6 +281,8 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
                  c == (int)f->col ? mark : "");
         int cw = c == SORT_ROUTINE ? namew : c == SORT_MODULE ? modw : widths[c];
         functions_cell(line, sizeof line, head, cw, right[c]);
+        if (c == SORT_SELF && pm)
+            functions_cell(line, sizeof line, "+-95%", 6, true);
         if (c == SORT_SELF && base)
             functions_cell(line, sizeof line, "Change", 9, true);
     }
@@ -298,6 +301,10 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         functions_name_cell(line, sizeof line, fn->name, namew);
         snprintf(num, sizeof num, "%7.2f%%", pt);
         functions_cell(line, sizeof line, num, 8, true);
+        if (pm) {
+            snprintf(num, sizeof num, "+-%.2f", stats_halfwidth_pct(fn->samples, s->c.total));
+            functions_cell(line, sizeof line, num, 6, true);
+        }
         if (base) {
             const struct baseline_change *b = f->order[row] < f->nchg && f->chg[f->order[row]].known
                                                   ? &f->chg[f->order[row]]

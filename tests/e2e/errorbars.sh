@@ -53,26 +53,35 @@ like "$text" '^Time +Routine +% of Total \+-95% ' "text: the column is headed +-
 like "$text" '^\+-: the share.s 95 % interval' "text: a line says what +- is"
 unlike "$text" 'Too few samples' "text: $(jq .counters.total "$J") samples: nothing said about too few"
 
-# On the screen: the Functions view's last line gives the selected routine's
+# On the screen (once the replay has played to the end: 15 s on a busy
+# machine): the Functions view's last line gives the selected routine's
 # share with its interval (the columns have no room for it at 80 wide).
 use_tmux
 tm -f /dev/null new-session -d -s s -x 160 -y 30 "$PROFIL '$T/long.PRF'"
 tm send-keys -t s 2
 lo=$(jq -r '.functions[0].ci_low' "$J" | awk '{ printf "%.2f", $1 }')
 ok "the screen: $top's share, +- and its 95 % interval" \
-    wait_for "$top  \\(.*\\)  [0-9.]+% \\+-[0-9.]+ \\(95 %: $lo-[0-9.]+\\)" 5 ||
+    wait_for "$top  \\(.*\\)  [0-9.]+% \\+-[0-9.]+ \\(95 %: $lo-[0-9.]+\\)" 15 ||
     diag "$(screen)"
+# 90 columns or more: the ranking has room for a +-95% column beside Self.
+tm resize-window -t s -x 95 -y 30
+ok "the screen at 95 columns: a +-95% column beside Self" wait_for '^Time.* +Self +\+-95% ' 5 || diag "$(screen)"
+half=$(jq -r '.functions[0] | (.ci_high - .ci_low) / 2' "$J" | awk '{ printf "%.2f", $1 }')
+ok "... $top's is +-$half, as in the JSON" wait_for "^[0-9:.]+ +$top +[0-9.]+% \\+-$half " 5 || diag "$(screen)"
+
 # The histogram's bars carry their interval as a whisker, [--], where there
 # is room; the hottest bar's fits too.  (80 columns: the histogram alone.)
 tm resize-window -t s -x 80 -y 30
 tm send-keys -t s 1 H
 ok "the histogram: bars with whiskers" \
     wait_for '^[0-9a-f]{12} .* [0-9]+ +[0-9.]+% \|+\[[|-]*\] *$' 5 || diag "$(screen)"
-hot=$(screen | awk '/^[0-9a-f]{12} / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+%$/ && $i + 0 > best) { best = $i + 0; line = $0 } } END { print line }')
-like "$hot" '\] *$' "the hottest bucket's whisker fits" || diag "$(screen)"
-tm resize-window -t s -x 60 -y 30
-wait_for '^Address +Function {11}Count' 5 # the 60-column layout is drawn
-unlike "$(screen)" '\|\[[|-]*\]' "at 60 columns, no room: no whiskers" || diag "$(screen)"
+hot=$("$PROFIL" --report --hist --json "$T/long.PRF" | jq '[.buckets[].count] | max')
+ok "the hottest bucket's whisker fits ($hot samples)" \
+    wait_for "^[0-9a-f]{12} .* $hot +[0-9.]+% \\|+\\[[|-]*\\] *\$" 5 || diag "$(screen)"
+tm resize-window -t s -x 50 -y 30
+ok "at 50 columns the hottest bar is drawn without one" \
+    wait_for "^[0-9a-f]{12} .* $hot +[0-9.]+% \\|+ *\$" 5 || diag "$(screen)"
+unlike "$(screen)" '\|\[[|-]*\]' "at 50 columns, no room: no whiskers" || diag "$(screen)"
 tm send-keys -t s q
 
 # Neighbours that cannot be told apart are marked, in the text (~) and the
