@@ -77,6 +77,14 @@ char *launcher_output_name(const struct options *o, const char *program, long pi
 /* Whether a file can be created where PATH would go.  0, or -errno. */
 int launcher_check_output(const char *path);
 
+/* Whether the names A and B lead to one file (the same device and inode:
+ * another spelling of the path, a symbolic or a hard link). */
+bool launcher_same_file(const char *a, const char *b);
+
+/* Refuse to write OUTPUT over INPUT, a file this command reads (ROLE names
+ * it in the message): 2 after one line when they are one file, else 0. */
+int launcher_refuse_same(const char *output, const char *input, const char *role);
+
 /* Run the program under the clock, on the live screen when standard input
  * and output are terminals and --no-tui is not given, else on this terminal
  * with the report printed at the end.  Fills S, writes the .PRF, and

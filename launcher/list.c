@@ -96,9 +96,18 @@ static char *list_output_name(const char *source)
 int launcher_list(const struct options *o)
 {
     char *cause = NULL, *path = o->target ? xstrdup(o->target) : list_find_session(o->list, &cause);
+    char *out_name = o->output != NULL ? xstrdup(o->output) : list_output_name(o->list);
+    /* The listing never replaces what it is made from. */
+    if (path != NULL && (launcher_refuse_same(out_name, path, "the input file") != 0 ||
+                         launcher_refuse_same(out_name, o->list, "the source file") != 0)) {
+        free(out_name);
+        free(path);
+        return 2;
+    }
     long file = -1;
     struct session *s = path != NULL ? list_open(path, o->list, &file, &cause) : NULL;
     if (s == NULL) {
+        free(out_name);
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
         free(path);
@@ -114,7 +123,6 @@ int launcher_list(const struct options *o)
         free(again);
     }
     struct listing_opts lo = {path, where, o->exclude, o->line_length, o->from, o->to};
-    char *out_name = o->output != NULL ? xstrdup(o->output) : list_output_name(o->list);
     bool to_stdout = strcmp(out_name, "-") == 0;
     char *tmp = to_stdout ? NULL : xasprintf("%s.tmp%ld", out_name, (long)getpid());
     FILE *out = to_stdout ? stdout : fopen(tmp, "w");

@@ -84,6 +84,27 @@ int launcher_check_output(const char *path)
     return -err;
 }
 
+bool launcher_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int launcher_refuse_same(const char *output, const char *input, const char *role)
+{
+    if (strcmp(output, "-") == 0 || !launcher_same_file(output, input))
+        return 0;
+    if (strcmp(output, input) == 0)
+        fprintf(stderr, "profil: %s: the output is %s: refusing to replace it (name another -o)\n",
+                output, role);
+    else
+        fprintf(stderr,
+                "profil: %s: the output is %s (%s): refusing to replace it (name another -o)\n",
+                output, role, input);
+    return 2;
+}
+
 /* Read the session file PATH, or say in one line why not. */
 static struct session *main_read(const char *path, const struct options *o)
 {
@@ -296,6 +317,8 @@ static int main_export_text(const struct options *o, struct session *s,
 static int main_export(const struct options *o)
 {
     char *cause = NULL;
+    if (launcher_refuse_same(o->output, o->target, "the input file") != 0)
+        return 2;
     struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
@@ -445,14 +468,26 @@ int main(int argc, char **argv)
     }
     if (access(path, X_OK) != 0) {
         fprintf(stderr, "profil: %s: not executable (%s)\n", o.target, strerror(errno));
+        free(interp);
         free(path);
         return 1;
     }
     char *output = launcher_output_name(&o, path, 0);
+    /* PROFIL wrote X.PRF over a program named X.PRF; -o X ./X replaced X. */
+    r = launcher_refuse_same(output, path, "the program");
+    if (r == 0 && interp != NULL)
+        r = launcher_refuse_same(output, interp, "the program's interpreter");
+    if (r != 0) {
+        free(output);
+        free(interp);
+        free(path);
+        return r;
+    }
     r = launcher_check_output(output);
     if (r < 0) {
         fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
         free(output);
+        free(interp);
         free(path);
         return 1;
     }

@@ -1,0 +1,96 @@
+#!/bin/sh
+# clobber.sh - no run is lost, no file is clobbered, nothing hangs: an output
+# that is the input or the program is refused before anything runs; a save
+# that fails at the end still prints the report and saves elsewhere; a
+# shared sticky PROFDIR cannot pre-empt the name; the umask is honoured; a
+# FIFO is never opened blocking; a bare name runs what the shell would run.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+mkdir "$T/w"
+cd "$T/w" || exit 1
+SIEVE=$PROGS/sieve
+# No fallback save of a test may land in the real home.
+XDG_STATE_HOME=$T/state
+HOME=$T/home
+export XDG_STATE_HOME HOME
+
+# prof ARG...: profile on this terminal, stdin at end of file.
+prof() { run "$PROFIL" --no-tui -b 1 -t 1000 "$@" </dev/null; }
+# sum FILE: FILE's checksum, to see that it was not touched.
+sum() { cksum <"$1"; }
+# one_line DESC ERE: $err is one line "profil: ..." matching ERE.
+one_line() {
+    is "$(lines "$err")" 1 "$1: one line on stderr"
+    like "$err" "^profil: .*$2" "$1: says '$2'"
+}
+# no_hang DESC CMD...: CMD gives up on its own (not killed by timeout).
+no_hang() {
+    _d=$1
+    shift
+    run timeout 5 "$@" </dev/null
+    isnt "$rc" 124 "$_d: does not hang"
+    isnt "$rc" 0 "$_d: fails"
+}
+
+prof -o s.PRF "$SIEVE" 20
+is "$rc" 0 "a session to work on"
+S_SUM=$(sum s.PRF)
+
+# ---------------------------------------------------------------------------
+# The output is the input: refused, exit 2, nothing written.
+run "$PROFIL" --export classic s.PRF -o s.PRF </dev/null
+is "$rc" 2 "export onto its input: exit 2"
+one_line "export onto its input" "s.PRF: the output is the input file"
+is "$(sum s.PRF)" "$S_SUM" "export onto its input: the session is untouched"
+is "$(ls -a | grep -c '^s\.PRF\.\|^\.s\.PRF')" 0 "export onto its input: no .old, .new or temporary file"
+ln -s s.PRF link.PRF
+run "$PROFIL" --export classic s.PRF -o link.PRF </dev/null
+is "$rc" 2 "export onto a symbolic link to its input: exit 2"
+one_line "export onto a symbolic link to its input" "link.PRF: the output is the input file"
+ok "export onto a symbolic link to its input: the link stays" test -L link.PRF
+ln s.PRF hard.PRF
+run "$PROFIL" --export=speedscope hard.PRF -o "$T/w/s.PRF" </dev/null
+is "$rc" 2 "export from a hard link onto its input: exit 2"
+is "$(sum s.PRF)" "$S_SUM" "export onto its input by another name: the session is untouched"
+run "$PROFIL" --export classic s -o s.PRF </dev/null
+is "$rc" 2 "export of NAME (found as NAME.PRF) onto NAME.PRF: exit 2"
+run "$PROFIL" --list sieve.c s.PRF -o s.PRF </dev/null
+is "$rc" 2 "a listing onto its session: exit 2"
+one_line "a listing onto its session" "s.PRF: the output is the input file"
+is "$(sum s.PRF)" "$S_SUM" "a listing onto its session: the session is untouched"
+printf 'int main(void) { return 0; }\n' >here.c
+run "$PROFIL" --list here.c s.PRF -o here.c </dev/null
+is "$rc $(cat here.c)" "2 int main(void) { return 0; }" "a listing onto its source file: exit 2, the source untouched"
+
+# The output is the program: refused before it runs.
+cp "$SIEVE" sieve.PRF
+prof ./sieve.PRF 20
+is "$rc" 2 "a program named sieve.PRF (its default output): exit 2"
+one_line "a program named sieve.PRF" "sieve.PRF: the output is the program"
+ok "a program named sieve.PRF: it is untouched" cmp -s sieve.PRF "$SIEVE"
+hasnt "$out" "sieve: 20 rounds" "a program named sieve.PRF: it was not run"
+cp "$SIEVE" sieve
+prof -o sieve ./sieve 20
+is "$rc" 2 "-o sieve ./sieve: exit 2"
+one_line "-o sieve ./sieve" "sieve: the output is the program"
+ok "-o sieve ./sieve: the program is untouched" cmp -s sieve "$SIEVE"
+hasnt "$out" "sieve: 20 rounds" "-o sieve ./sieve: it was not run"
+prof -o "$T/w/sieve" "$T/w/../w/sieve" 20
+is "$rc" 2 "-o the program by another path: exit 2"
+printf '#!/bin/sh\nexit 0\n' >script.sh
+chmod +x script.sh
+prof -o script.sh ./script.sh
+is "$rc" 2 "-o a script that is the program: exit 2"
+ok "-o a script that is the program: it is untouched" grep -q 'exit 0' script.sh
+
+# An empty name is refused at once.
+prof -o '' "$SIEVE" 20
+is "$rc" 2 "-o '': exit 2"
+one_line "-o ''" "-o: the output file name is empty"
+hasnt "$out" "sieve: 20 rounds" "-o '': the program was not run"
+prof --output= "$SIEVE" 20
+is "$rc" 2 "--output=: exit 2"
+run "$PROFIL" --export classic s.PRF -o '' </dev/null
+is "$rc" 2 "--export -o '': exit 2"
+
+done_testing
