@@ -59,7 +59,8 @@ int launcher_list(const struct options *o);
  * --help/--version, 2 after a usage error, printed to stderr). */
 int options_parse(int argc, char **argv, struct options *o);
 
-/* Find PROGRAM as a shell would: a name with a slash as is, else along PATH.
+/* Find PROGRAM as a shell would: a name with a slash as is, else along PATH
+ * only (never in the current directory unless PATH has an empty entry).
  * The caller owns the result; NULL when there is no such file. */
 char *launcher_resolve(const char *program);
 

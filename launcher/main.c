@@ -34,20 +34,20 @@ char *launcher_resolve(const char *program)
     const char *path = getenv("PATH");
     if (path == NULL || *path == '\0')
         path = "/usr/local/bin:/usr/bin:/bin";
-    char *copy = xstrdup(path), *save = NULL;
-    for (char *dir = strtok_r(copy, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save)) {
-        char *cand = xasprintf("%s/%s", *dir ? dir : ".", program);
-        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
-            free(copy);
+    /* PATH only, as the shell looks (PROFIL also ran NAME from the current
+     * directory, so that a mistyped command ran a file planted there); an
+     * empty entry is the current directory, as it is for the shell. */
+    for (const char *dir = path;;) {
+        size_t n = strcspn(dir, ":");
+        char *cand =
+            n == 0 ? xasprintf("./%s", program) : xasprintf("%.*s/%s", (int)n, dir, program);
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
             return cand;
-        }
         free(cand);
+        if (dir[n] == '\0')
+            return NULL;
+        dir += n + 1;
     }
-    free(copy);
-    /* As PROFIL did on DOS, a program in the current directory is found too. */
-    if (stat(program, &st) == 0)
-        return xasprintf("./%s", program);
-    return NULL;
 }
 
 char *launcher_output_name(const struct options *o, const char *program, long pid)
@@ -445,7 +445,12 @@ int main(int argc, char **argv)
     debuginfo_set_progress(launcher_debuginfo_progress, NULL, NULL, NULL);
     char *path = launcher_resolve(o.target);
     if (path == NULL) {
-        fprintf(stderr, "profil: %s: File not found\n", o.target);
+        struct stat here;
+        if (strchr(o.target, '/') == NULL && stat(o.target, &here) == 0)
+            fprintf(stderr, "profil: %s: not found in PATH; did you mean ./%s?\n", o.target,
+                    o.target);
+        else
+            fprintf(stderr, "profil: %s: File not found\n", o.target);
         return 1;
     }
     char *cause = NULL;

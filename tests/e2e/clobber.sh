@@ -6,7 +6,7 @@
 # FIFO is never opened blocking; a bare name runs what the shell would run.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-mkdir "$T/w"
+mkdir "$T/w" "$T/bin"
 cd "$T/w" || exit 1
 SIEVE=$PROGS/sieve
 # No fallback save of a test may land in the real home.
@@ -92,5 +92,23 @@ prof --output= "$SIEVE" 20
 is "$rc" 2 "--output=: exit 2"
 run "$PROFIL" --export classic s.PRF -o '' </dev/null
 is "$rc" 2 "--export -o '': exit 2"
+
+# ---------------------------------------------------------------------------
+# A bare name is looked for along PATH only, as the shell does.
+cp "$SIEVE" "mysieve$$"
+prof "mysieve$$" 20
+is "$rc" 1 "a bare name here, not in PATH: exit 1"
+is "$err" "profil: mysieve$$: not found in PATH; did you mean ./mysieve$$?" \
+    "a bare name here, not in PATH: says what to type"
+hasnt "$out" "sieve: 20 rounds" "a bare name here, not in PATH: it is not run"
+prof "./mysieve$$" 20
+is "$rc" 0 "./NAME runs it"
+cp "$SIEVE" "$T/bin/mysieve$$"
+run env PATH="$T/bin:$PATH" "$PROFIL" --no-tui -b 1 -t 1000 -o b.PRF "mysieve$$" 20 </dev/null
+is "$rc" 0 "a bare name in PATH runs"
+ok "a bare name in PATH: its session is saved" test -f b.PRF
+rm "$T/bin/mysieve$$"
+run env PATH=":$PATH" "$PROFIL" --no-tui -b 1 -t 1000 -o e.PRF "mysieve$$" 20 </dev/null
+is "$rc" 0 "an empty PATH entry is the current directory, as for the shell"
 
 done_testing
