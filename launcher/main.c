@@ -203,16 +203,23 @@ static int main_diff(const struct options *o)
  * a 1983 PROFIL file (no magic: its size gives it away). */
 static bool main_is_session(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Only a regular file can be one; a FIFO would block the open. */
+    struct stat st;
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return false;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return false;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return false;
+    }
     uint8_t head[PRF_MAGIC_LEN];
     bool yes = read(fd, head, sizeof head) == (ssize_t)sizeof head &&
                memcmp(head, PRF_MAGIC, PRF_MAGIC_LEN) == 0;
     size_t n = strlen(path);
     if (!yes && n > 4 && strcasecmp(path + n - 4, ".PRF") == 0) {
-        struct stat st;
-        if (fstat(fd, &st) == 0 && st.st_size < (1 << 20)) {
+        if (st.st_size < (1 << 20)) {
             uint8_t *data = xmalloc((size_t)st.st_size + 1);
             ssize_t r = pread(fd, data, (size_t)st.st_size, 0);
             yes = r > 0 && classic_detect(data, (size_t)r);
@@ -454,9 +461,15 @@ int main(int argc, char **argv)
         return 1;
     }
     char *cause = NULL;
+    /* A FIFO would block every open of it from here on. */
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "profil: %s: is a directory, not a program\n", o.target);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "profil: %s: not a regular file (%s)\n", o.target,
+                S_ISDIR(st.st_mode)                          ? "a directory"
+                : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                             : "not a program");
         free(path);
         return 1;
     }

@@ -94,6 +94,35 @@ run "$PROFIL" --export classic s.PRF -o '' </dev/null
 is "$rc" 2 "--export -o '': exit 2"
 
 # ---------------------------------------------------------------------------
+# Not a regular file: never opened blocking, said in one line.
+mkfifo f f.PRF
+mkdir adir
+no_hang "a FIFO as the program" "$PROFIL" --no-tui -b 1 -t 1000 ./f
+one_line "a FIFO as the program" "f: not a regular file"
+no_hang "a FIFO named by a bare name" "$PROFIL" --no-tui -b 1 -t 1000 f
+no_hang "a device as the program" "$PROFIL" --no-tui -b 1 -t 1000 /dev/null
+one_line "a device as the program" "/dev/null: not a regular file"
+no_hang "a directory as the program" "$PROFIL" --no-tui -b 1 -t 1000 ./adir
+one_line "a directory as the program" "adir: not a regular file"
+no_hang "--report FIFO" "$PROFIL" --report f
+one_line "--report FIFO" "f: not a regular file"
+no_hang "--report NAME finding a FIFO NAME.PRF" "$PROFIL" --report "$T/w/f"
+one_line "--report NAME finding a FIFO NAME.PRF" "f(\\.PRF)?: not a regular file"
+no_hang "--hist FIFO" "$PROFIL" --hist f
+no_hang "--replay FIFO" "$PROFIL" --replay f
+one_line "--replay FIFO" "f: not a regular file"
+no_hang "replay of a FIFO" "$PROFIL" f.PRF
+no_hang "--export FIFO" "$PROFIL" --export classic f -o x.PRF
+one_line "--export FIFO" "f: not a regular file"
+no_hang "--list from a FIFO" "$PROFIL" --list sieve.c f
+one_line "--list from a FIFO" "f: not a regular file"
+no_hang "--diff FIFO s.PRF" "$PROFIL" --diff f s.PRF
+no_hang "--diff s.PRF FIFO" "$PROFIL" --diff s.PRF f
+one_line "--diff s.PRF FIFO" "f: not a regular file"
+no_hang "--report directory" "$PROFIL" --report adir
+one_line "--report directory" "adir: not a regular file"
+
+# ---------------------------------------------------------------------------
 # A bare name is looked for along PATH only, as the shell does.
 cp "$SIEVE" "mysieve$$"
 prof "mysieve$$" 20
