@@ -281,6 +281,28 @@ static int main_replay(const struct options *o)
     return status;
 }
 
+/* Write LEN bytes of DATA to the file OUT, replaced whole or not at all
+ * (keeping the previous one as OUT.old when KEEP_OLD): 0, or 1 after one
+ * line.  In a sticky directory where another user had taken the name, the
+ * file goes to another one, which is said. */
+static int main_save(const char *out, const uint8_t *data, size_t len, bool keep_old)
+{
+    bool kept;
+    char *as = NULL, *cause = NULL;
+    int r = prf_write_save(out, data, len, keep_old ? PRF_SAVE_KEEP_OLD : 0, &kept, &as, &cause);
+    if (kept)
+        fprintf(stderr, "profil: kept the previous %s as %s.old\n", out, out);
+    if (r < 0) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        return 1;
+    }
+    if (strcmp(as, out) != 0)
+        fprintf(stderr, "profil: %s was taken: written to %s\n", out, as);
+    free(as);
+    return 0;
+}
+
 /* Write LEN bytes of DATA to -o: '-' is standard output, a file is
  * replaced whole or not at all. */
 static int main_export_write(const struct options *o, const uint8_t *data, size_t len)
@@ -292,13 +314,7 @@ static int main_export_write(const struct options *o, const uint8_t *data, size_
         }
         return 0;
     }
-    char *cause = NULL;
-    if (prf_write_atomic(o->output, data, len, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
-        return 1;
-    }
-    return 0;
+    return main_save(o->output, data, len, false);
 }
 
 /* Write a text export of S to -o, as main_export_write. */
@@ -365,23 +381,16 @@ static int main_export(const struct options *o)
     size_t len;
     const char *saturated;
     classic_write_buffer(s, &data, &len, &saturated);
-    bool kept;
-    int r = prf_write_atomic_keep(o->output, data, len, true, &kept, &cause);
+    int r = main_save(o->output, data, len, true);
     free(data);
-    if (kept)
-        fprintf(stderr, "profil: kept the previous %s as %s.old\n", o->output, o->output);
     if (r == 0 && saturated != NULL)
         fprintf(stderr, "profil: %s: %s and perhaps other values did not fit in 16 bits: "
                         "saturated at 65535\n", o->output, saturated);
     if (r == 0 && s->nbuckets > 65535)
         fprintf(stderr, "profil: %s: only the first 65535 of %zu buckets fit\n", o->output,
                 s->nbuckets);
-    if (r < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
-    }
     session_free(s);
-    return r < 0 ? 1 : 0;
+    return r;
 }
 
 /* The parameters: from --args or the command line, else asked for. */

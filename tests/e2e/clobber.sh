@@ -94,6 +94,63 @@ run "$PROFIL" --export classic s.PRF -o '' </dev/null
 is "$rc" 2 "--export -o '': exit 2"
 
 # ---------------------------------------------------------------------------
+# The file's mode: the umask, and an existing file's mode kept.
+(umask 077 && "$PROFIL" --no-tui -b 1 -t 1000 -o m.PRF "$SIEVE" 5 </dev/null >/dev/null 2>&1)
+is "$(stat -c %a m.PRF)" 600 "umask 077: the session is 0600"
+(umask 022 && "$PROFIL" --no-tui -b 1 -t 1000 -o m.PRF "$SIEVE" 5 </dev/null >/dev/null 2>&1)
+is "$(stat -c %a m.PRF)" 600 "umask 022 over a 0600 file: it stays 0600"
+rm -f m.PRF m.PRF.old
+(umask 022 && "$PROFIL" --no-tui -b 1 -t 1000 -o m.PRF "$SIEVE" 5 </dev/null >/dev/null 2>&1)
+is "$(stat -c %a m.PRF)" 644 "umask 022: the session is 0644"
+(umask 027 && "$PROFIL" --export classic s.PRF -o c.PRF </dev/null >/dev/null 2>&1)
+is "$(stat -c %a c.PRF)" 640 "umask 027: an export is 0640"
+
+# ---------------------------------------------------------------------------
+# A shared sticky PROFDIR: another user plants the name; the run is saved
+# under another one and the planted file is left alone.
+if [ "$(id -u)" -ne 0 ]; then
+    skip "sticky PROFDIR: a planted name does not lose the run" "needs root to add a second user"
+elif ! command -v useradd >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1 ||
+    ! command -v pgrep >/dev/null 2>&1; then
+    skip "sticky PROFDIR: a planted name does not lose the run" "needs useradd, setpriv and pgrep"
+elif ! useradd -M -N -s /bin/sh "pt$$" 2>"$T/useradd.err"; then
+    skip "sticky PROFDIR: a planted name does not lose the run" "useradd failed: $(head -n 1 "$T/useradd.err")"
+else
+    trap 'userdel "pt$$" 2>/dev/null; tm kill-server 2>/dev/null; umount "$MNT" 2>/dev/null
+cd /; rm -rf "$T"' EXIT
+    chmod 711 "$T"
+    mkdir -m 1777 "$T/shared"
+    chmod 1777 "$T/shared"
+    printf '#!/bin/sh\nwhile [ ! -e "$1" ]; do sleep 0.05; done\n' >"$T/bin/waiter"
+    chmod 755 "$T/bin" "$T/bin/waiter"
+    env HOME="$T/shared" XDG_STATE_HOME="$T/shared/state" PROFDIR="$T/shared" \
+        setpriv --reuid="pt$$" --regid="$(id -g "pt$$")" --clear-groups \
+        "$PROFIL" --no-tui -b 1 -t 1000 "$T/bin/waiter" "$T/shared/go" </dev/null \
+        >"$T/v.out" 2>"$T/v.err" &
+    vpid=$!
+    child=
+    n=100
+    while [ -z "$child" ] && [ "$n" -gt 0 ]; do
+        child=$(pgrep -P "$vpid" -f "^/bin/sh $T/bin/waiter" | head -n 1)
+        [ -n "$child" ] || sleep 0.1
+        n=$((n - 1))
+    done
+    : >"$T/shared/$child.waiter.PRF" # root's, in the victim's way
+    : >"$T/shared/$child.waiter.PRF.new"
+    : >"$T/shared/go"
+    wait "$vpid"
+    rc=$?
+    is "$rc" 0 "sticky PROFDIR, planted name: exits as the program did"
+    is "$(stat -c '%U %s' "$T/shared/$child.waiter.PRF")" "root 0" "sticky PROFDIR: the planted file is left alone"
+    saved=$(find "$T/shared" -maxdepth 1 -name "$child.waiter.?*.PRF" ! -name '*.new' | head -n 1)
+    is "$(stat -c %U "$saved" 2>/dev/null)" "pt$$" "sticky PROFDIR: the run is saved under another name"
+    like "$(cat "$T/v.err")" "written to $saved \\($T/shared/$child\\.waiter\\.PRF was taken\\)" \
+        "sticky PROFDIR: and says where"
+    run "$PROFIL" --report "$saved" </dev/null
+    is "$rc" 0 "sticky PROFDIR: it is a good session"
+fi
+
+# ---------------------------------------------------------------------------
 # Not a regular file: never opened blocking, said in one line.
 mkfifo f f.PRF
 mkdir adir
