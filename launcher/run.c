@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -195,6 +196,63 @@ void launcher_debuginfo_progress(void *arg, const struct debuginfo_progress *p)
     fflush(stderr);
 }
 
+/* Make DIR and the directories above it that are missing, private (0700),
+ * as a state directory should be. */
+static void run_mkdirs(const char *dir)
+{
+    char *copy = xstrdup(dir);
+    for (char *p = copy + 1; *p != '\0'; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(copy, 0700);
+            *p = '/';
+        }
+    }
+    mkdir(copy, 0700);
+    free(copy);
+}
+
+/* The session could not be written as NAME (a full disk, a name taken in a
+ * shared directory): save it under NAME's file name in the first place that
+ * takes it, replacing nothing there: $XDG_STATE_HOME/profil, else
+ * ~/.local/state/profil, else $TMPDIR, else /tmp.  0 with *WHERE (owned),
+ * or -1 with *CAUSE (owned) the last place's failure. */
+static int run_fallback(struct session *s, const char *name, char **where, char **cause)
+{
+    const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    const char *tmpdir = getenv("TMPDIR");
+    char *dirs[4];
+    size_t n = 0;
+    if (state != NULL && state[0] == '/')
+        dirs[n++] = xasprintf("%s/profil", state);
+    if (home != NULL && home[0] == '/')
+        dirs[n++] = xasprintf("%s/.local/state/profil", home);
+    if (tmpdir != NULL && tmpdir[0] == '/')
+        dirs[n++] = xstrdup(tmpdir);
+    dirs[n++] = xstrdup("/tmp");
+    size_t states = (state != NULL && state[0] == '/') + (home != NULL && home[0] == '/');
+    uint8_t *data;
+    size_t len;
+    prf_write_buffer(s, &data, &len);
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    int r = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (r < 0) {
+            if (i < states)
+                run_mkdirs(dirs[i]);
+            char *path = xasprintf("%s/%s", dirs[i], base);
+            bool kept;
+            free(*cause);
+            *cause = NULL;
+            r = prf_write_save(path, data, len, PRF_SAVE_NEW, &kept, where, cause);
+            free(path);
+        }
+        free(dirs[i]);
+    }
+    free(data);
+    return r < 0 ? -1 : 0;
+}
+
 /* Say where the session went and how many samples it holds, with WHY
  * (may be NULL) at the end of the line. */
 static void run_say_written(const struct session *s, const char *where, const char *why)
@@ -313,17 +371,37 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     char msg[160];
     printf("%s\n", report_termination(s, msg, sizeof msg));
     fflush(stdout);
-    if (run_save(&rs, s, &cause) < 0) {
+    bool failed = run_save(&rs, s, &cause) < 0;
+    if (failed) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
-        goto out;
+        cause = NULL;
+    } else {
+        char *why = rs.taken != NULL ? xasprintf(" (%s was taken)", rs.taken) : NULL;
+        run_say_written(s, rs.name, why);
+        free(why);
     }
-    char *why = rs.taken != NULL ? xasprintf(" (%s was taken)", rs.taken) : NULL;
-    run_say_written(s, rs.name, why);
-    free(why);
+    /* The report first: it is the run, whatever becomes of the file. */
     if (!screen)
         report_text(s, NULL, stdout, 20);
+    fflush(stdout);
     status = run_status(s);
+    if (failed) {
+        char *where = NULL;
+        if (run_fallback(s, rs.name, &where, &cause) == 0) {
+            char *why = xasprintf(" instead of %s", rs.name);
+            run_say_written(s, where, why);
+            free(why);
+            free(where);
+        } else {
+            fprintf(stderr,
+                    "profil: %s: nowhere else could take the session either: this run "
+                    "is not saved\n",
+                    cause);
+            free(cause);
+        }
+        status = 1;
+    }
 out:
     if (master >= 0)
         close(master);

@@ -94,6 +94,68 @@ run "$PROFIL" --export classic s.PRF -o '' </dev/null
 is "$rc" 2 "--export -o '': exit 2"
 
 # ---------------------------------------------------------------------------
+# The save fails at the end: the report is printed, the session goes to a
+# fallback, and one line says where; exit 1.  The program plants a
+# directory where the session should go.
+printf '#!/bin/sh\nmkdir "$1"\n' >"$T/bin/planter"
+chmod 755 "$T/bin/planter"
+prof -o p.PRF "$T/bin/planter" p.PRF
+is "$rc" 1 "save fails: exit 1"
+like "$err" '^profil: p\.PRF: cannot write the profile: Is a directory$' "save fails: says why"
+like "$out" '^Counter +Samples' "save fails: the report is printed all the same"
+like "$err" "^profil: [0-9]+ samples .*written to $T/state/profil/p\\.PRF instead of p\\.PRF\$" \
+    "save fails: saved in \$XDG_STATE_HOME/profil, and says so"
+run "$PROFIL" --report "$T/state/profil/p.PRF" </dev/null
+is "$rc" 0 "save fails: the fallback file is a good session"
+rmdir p.PRF
+prof -o p.PRF "$T/bin/planter" p.PRF
+like "$err" "written to $T/state/profil/p\\.[A-Za-z0-9]{6}\\.PRF instead of p\\.PRF\$" \
+    "save fails again: the earlier fallback is not replaced"
+rmdir p.PRF
+run env XDG_STATE_HOME= "$PROFIL" --no-tui -b 1 -t 1000 -o p.PRF "$T/bin/planter" p.PRF </dev/null
+like "$err" "written to $T/home/\\.local/state/profil/p\\.PRF instead" \
+    "save fails, no XDG_STATE_HOME: saved in ~/.local/state/profil"
+rmdir p.PRF
+: >"$T/afile"
+XDG_STATE_HOME=$T/afile HOME=$T/afile TMPDIR=$T/tmpd
+mkdir "$T/tmpd"
+export TMPDIR
+prof -o p.PRF "$T/bin/planter" p.PRF
+like "$err" "written to $T/tmpd/p\\.PRF instead" "save fails, no state directory: saved in \$TMPDIR"
+XDG_STATE_HOME=$T/state HOME=$T/home
+unset TMPDIR
+rmdir p.PRF
+
+# A full disk: a small tmpfs, filled up (root only).
+MNT=$T/full
+if [ "$(id -u)" -eq 0 ] && mkdir "$MNT" && mount -t tmpfs -o size=64k tmpfs "$MNT" 2>/dev/null; then
+    trap 'umount "$MNT" 2>/dev/null; cd /; rm -rf "$T"' EXIT
+    dd if=/dev/zero of="$MNT/fill" bs=4k 2>/dev/null
+    prof -o "$MNT/d.PRF" "$SIEVE" 20
+    is "$rc" 1 "disk full: exit 1"
+    like "$err" "d\\.PRF: cannot write the profile: No space left on device" "disk full: says why"
+    like "$out" '^Counter +Samples' "disk full: the report is printed"
+    like "$err" "written to $T/state/profil/d\\.PRF instead of $MNT/d\\.PRF\$" "disk full: saved in the fallback"
+    is "$(find "$MNT" -name '*.PRF*' | wc -l | tr -d ' ')" 0 "disk full: no temporary file left"
+    umount "$MNT"
+else
+    skip "disk full: the session goes to the fallback" "needs root and a tmpfs mount"
+fi
+
+# On the live screen: the fallback, said once the screen has closed.
+use_tmux
+trap 'tm kill-server 2>/dev/null; umount "$MNT" 2>/dev/null; cd /; rm -rf "$T"' EXIT
+tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' sh"
+tm send-keys -t s "cd '$T/w'; XDG_STATE_HOME='$T/live' $PROFIL -b 1 -t 1000 -o q.PRF $T/bin/planter q.PRF; echo EXIT=\$?" Enter
+ok "live: the program ends on the screen" wait_for 'Program terminated normally *$' 30
+tm send-keys -t s q
+ok "live: profil exits 1" wait_for '^EXIT=1' 10
+like "$(screen)" "written to $T/live/profil/q\\.PRF instead of q\\.PRF" "live: saved in the fallback, and says so"
+ok "live: the fallback file is there" test -f "$T/live/profil/q.PRF"
+tm kill-server 2>/dev/null
+rmdir q.PRF
+
+# ---------------------------------------------------------------------------
 # The file's mode: the umask, and an existing file's mode kept.
 (umask 077 && "$PROFIL" --no-tui -b 1 -t 1000 -o m.PRF "$SIEVE" 5 </dev/null >/dev/null 2>&1)
 is "$(stat -c %a m.PRF)" 600 "umask 077: the session is 0600"
