@@ -166,6 +166,10 @@ rm -f m.PRF m.PRF.old
 is "$(stat -c %a m.PRF)" 644 "umask 022: the session is 0644"
 (umask 027 && "$PROFIL" --export classic s.PRF -o c.PRF </dev/null >/dev/null 2>&1)
 is "$(stat -c %a c.PRF)" 640 "umask 027: an export is 0640"
+(umask 077 && "$PROFIL" --list sieve.c s.PRF -o l.list </dev/null >/dev/null 2>&1)
+(umask 022 && "$PROFIL" --list sieve.c s.PRF -o l.list </dev/null >/dev/null 2>&1)
+is "$(stat -c %a l.list 2>&1)" 600 "umask 022 over a 0600 listing: it stays 0600"
+is "$(ls -a | grep -c '^l\.list.')" 0 "a listing leaves no temporary file"
 
 # ---------------------------------------------------------------------------
 # A shared sticky PROFDIR: another user plants the name; the run is saved
