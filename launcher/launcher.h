@@ -64,7 +64,8 @@ int launcher_list(const struct options *o);
  * --help/--version, 2 after a usage error, printed to stderr). */
 int options_parse(int argc, char **argv, struct options *o);
 
-/* Find PROGRAM as a shell would: a name with a slash as is, else along PATH.
+/* Find PROGRAM as a shell would: a name with a slash as is, else along PATH
+ * only (never in the current directory unless PATH has an empty entry).
  * The caller owns the result; NULL when there is no such file. */
 char *launcher_resolve(const char *program);
 
@@ -81,6 +82,14 @@ char *launcher_output_name(const struct options *o, const char *program, long pi
 
 /* Whether a file can be created where PATH would go.  0, or -errno. */
 int launcher_check_output(const char *path);
+
+/* Whether the names A and B lead to one file (the same device and inode:
+ * another spelling of the path, a symbolic or a hard link). */
+bool launcher_same_file(const char *a, const char *b);
+
+/* Refuse to write OUTPUT over INPUT, a file this command reads (ROLE names
+ * it in the message): 2 after one line when they are one file, else 0. */
+int launcher_refuse_same(const char *output, const char *input, const char *role);
 
 /* Run the program under the clock, on the live screen when standard input
  * and output are terminals and --no-tui is not given, else on this terminal

@@ -96,9 +96,18 @@ static char *list_output_name(const char *source)
 int launcher_list(const struct options *o)
 {
     char *cause = NULL, *path = o->target ? xstrdup(o->target) : list_find_session(o->list, &cause);
+    char *out_name = o->output != NULL ? xstrdup(o->output) : list_output_name(o->list);
+    /* The listing never replaces what it is made from. */
+    if (path != NULL && (launcher_refuse_same(out_name, path, "the input file") != 0 ||
+                         launcher_refuse_same(out_name, o->list, "the source file") != 0)) {
+        free(out_name);
+        free(path);
+        return 2;
+    }
     long file = -1;
     struct session *s = path != NULL ? list_open(path, o->list, &file, &cause) : NULL;
     if (s == NULL) {
+        free(out_name);
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
         free(path);
@@ -114,30 +123,39 @@ int launcher_list(const struct options *o)
         free(again);
     }
     struct listing_opts lo = {path, where, o->exclude, o->line_length, o->from, o->to};
-    char *out_name = o->output != NULL ? xstrdup(o->output) : list_output_name(o->list);
     bool to_stdout = strcmp(out_name, "-") == 0;
-    char *tmp = to_stdout ? NULL : xasprintf("%s.tmp%ld", out_name, (long)getpid());
-    FILE *out = to_stdout ? stdout : fopen(tmp, "w");
+    /* A file is written as a session is: whole or not at all, with the mode
+     * of the listing it replaces, never over another user's in /tmp. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = to_stdout ? stdout : open_memstream(&text, &len);
     int status = 0;
     if (out == NULL) {
         fprintf(stderr, "profil: cannot write %s: %s\n", out_name, strerror(errno));
         status = 1;
     } else {
         report_listing(s, (uint32_t)file, src, &lo, out);
+        char *as = NULL;
+        bool kept;
         if (to_stdout) {
             status = fflush(stdout) == 0 ? 0 : 1;
-        } else if (ferror(out) | (fclose(out) != 0) || rename(tmp, out_name) < 0) {
+        } else if (fclose(out) != 0) {
             fprintf(stderr, "profil: cannot write %s: %s\n", out_name, strerror(errno));
-            unlink(tmp);
+            status = 1;
+        } else if (prf_write_save(out_name, (const uint8_t *)text, len, 0, &kept, &as, &cause) <
+                   0) {
+            fprintf(stderr, "profil: %s\n", cause);
+            free(cause);
             status = 1;
         } else {
             fprintf(stderr, "profil: listing of %s written to %s\n", lines_file(s, (uint32_t)file),
-                    out_name);
+                    as);
         }
+        free(as);
     }
+    free(text);
     if (src == NULL && status == 0)
         fprintf(stderr, "profil: source %s\n", where ? where : "not found");
-    free(tmp);
     free(out_name);
     free(where);
     free(path);

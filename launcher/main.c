@@ -36,20 +36,20 @@ char *launcher_resolve(const char *program)
     const char *path = getenv("PATH");
     if (path == NULL || *path == '\0')
         path = "/usr/local/bin:/usr/bin:/bin";
-    char *copy = xstrdup(path), *save = NULL;
-    for (char *dir = strtok_r(copy, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save)) {
-        char *cand = xasprintf("%s/%s", *dir ? dir : ".", program);
-        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
-            free(copy);
+    /* PATH only, as the shell looks (PROFIL also ran NAME from the current
+     * directory, so that a mistyped command ran a file planted there); an
+     * empty entry is the current directory, as it is for the shell. */
+    for (const char *dir = path;;) {
+        size_t n = strcspn(dir, ":");
+        char *cand =
+            n == 0 ? xasprintf("./%s", program) : xasprintf("%.*s/%s", (int)n, dir, program);
+        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
             return cand;
-        }
         free(cand);
+        if (dir[n] == '\0')
+            return NULL;
+        dir += n + 1;
     }
-    free(copy);
-    /* As PROFIL did on DOS, a program in the current directory is found too. */
-    if (stat(program, &st) == 0)
-        return xasprintf("./%s", program);
-    return NULL;
 }
 
 char *launcher_output_name(const struct options *o, const char *program, long pid)
@@ -84,6 +84,27 @@ int launcher_check_output(const char *path)
     }
     free(probe);
     return -err;
+}
+
+bool launcher_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int launcher_refuse_same(const char *output, const char *input, const char *role)
+{
+    if (strcmp(output, "-") == 0 || !launcher_same_file(output, input))
+        return 0;
+    if (strcmp(output, input) == 0)
+        fprintf(stderr, "profil: %s: the output is %s: refusing to replace it (name another -o)\n",
+                output, role);
+    else
+        fprintf(stderr,
+                "profil: %s: the output is %s (%s): refusing to replace it (name another -o)\n",
+                output, role, input);
+    return 2;
 }
 
 /* Read the session file PATH, or say in one line why not. */
@@ -233,16 +254,23 @@ done:
  * a 1983 PROFIL file (no magic: its size gives it away). */
 static bool main_is_session(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Only a regular file can be one; a FIFO would block the open. */
+    struct stat st;
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return false;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return false;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return false;
+    }
     uint8_t head[PRF_MAGIC_LEN];
     bool yes = read(fd, head, sizeof head) == (ssize_t)sizeof head &&
                memcmp(head, PRF_MAGIC, PRF_MAGIC_LEN) == 0;
     size_t n = strlen(path);
     if (!yes && n > 4 && strcasecmp(path + n - 4, ".PRF") == 0) {
-        struct stat st;
-        if (fstat(fd, &st) == 0 && st.st_size < (1 << 20)) {
+        if (st.st_size < (1 << 20)) {
             uint8_t *data = xmalloc((size_t)st.st_size + 1);
             ssize_t r = pread(fd, data, (size_t)st.st_size, 0);
             yes = r > 0 && classic_detect(data, (size_t)r);
@@ -305,6 +333,28 @@ static int main_replay(const struct options *o)
     return status;
 }
 
+/* Write LEN bytes of DATA to the file OUT, replaced whole or not at all
+ * (keeping the previous one as OUT.old when KEEP_OLD): 0, or 1 after one
+ * line.  In a sticky directory where another user had taken the name, the
+ * file goes to another one, which is said. */
+static int main_save(const char *out, const uint8_t *data, size_t len, bool keep_old)
+{
+    bool kept;
+    char *as = NULL, *cause = NULL;
+    int r = prf_write_save(out, data, len, keep_old ? PRF_SAVE_KEEP_OLD : 0, &kept, &as, &cause);
+    if (kept)
+        fprintf(stderr, "profil: kept the previous %s as %s.old\n", out, out);
+    if (r < 0) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        return 1;
+    }
+    if (strcmp(as, out) != 0)
+        fprintf(stderr, "profil: %s was taken: written to %s\n", out, as);
+    free(as);
+    return 0;
+}
+
 /* Write LEN bytes of DATA to -o: '-' is standard output, a file is
  * replaced whole or not at all. */
 static int main_export_write(const struct options *o, const uint8_t *data, size_t len)
@@ -316,13 +366,7 @@ static int main_export_write(const struct options *o, const uint8_t *data, size_
         }
         return 0;
     }
-    char *cause = NULL;
-    if (prf_write_atomic(o->output, data, len, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
-        return 1;
-    }
-    return 0;
+    return main_save(o->output, data, len, false);
 }
 
 /* Write a text export of S to -o, as main_export_write. */
@@ -348,6 +392,8 @@ static int main_export_text(const struct options *o, struct session *s,
 static int main_export(const struct options *o)
 {
     char *cause = NULL;
+    if (launcher_refuse_same(o->output, o->target, "the input file") != 0)
+        return 2;
     struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
@@ -387,23 +433,16 @@ static int main_export(const struct options *o)
     size_t len;
     const char *saturated;
     classic_write_buffer(s, &data, &len, &saturated);
-    bool kept;
-    int r = prf_write_atomic_keep(o->output, data, len, true, &kept, &cause);
+    int r = main_save(o->output, data, len, true);
     free(data);
-    if (kept)
-        fprintf(stderr, "profil: kept the previous %s as %s.old\n", o->output, o->output);
     if (r == 0 && saturated != NULL)
         fprintf(stderr, "profil: %s: %s and perhaps other values did not fit in 16 bits: "
                         "saturated at 65535\n", o->output, saturated);
     if (r == 0 && s->nbuckets > 65535)
         fprintf(stderr, "profil: %s: only the first 65535 of %zu buckets fit\n", o->output,
                 s->nbuckets);
-    if (r < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
-    }
     session_free(s);
-    return r < 0 ? 1 : 0;
+    return r;
 }
 
 /* The parameters: from --args or the command line, else asked for. */
@@ -492,13 +531,24 @@ int main(int argc, char **argv)
     debuginfo_set_progress(launcher_debuginfo_progress, NULL, NULL, NULL);
     char *path = launcher_resolve(o.target);
     if (path == NULL) {
-        fprintf(stderr, "profil: %s: File not found\n", o.target);
+        struct stat here;
+        if (strchr(o.target, '/') == NULL && stat(o.target, &here) == 0)
+            fprintf(stderr, "profil: %s: not found in PATH; did you mean ./%s?\n", o.target,
+                    o.target);
+        else
+            fprintf(stderr, "profil: %s: File not found\n", o.target);
         return 1;
     }
     char *cause = NULL;
+    /* A FIFO would block every open of it from here on. */
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "profil: %s: is a directory, not a program\n", o.target);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "profil: %s: not a regular file (%s)\n", o.target,
+                S_ISDIR(st.st_mode)                          ? "a directory"
+                : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                             : "not a program");
         free(path);
         return 1;
     }
@@ -515,14 +565,26 @@ int main(int argc, char **argv)
     }
     if (access(path, X_OK) != 0) {
         fprintf(stderr, "profil: %s: not executable (%s)\n", o.target, strerror(errno));
+        free(interp);
         free(path);
         return 1;
     }
     char *output = launcher_output_name(&o, path, 0);
+    /* PROFIL wrote X.PRF over a program named X.PRF; -o X ./X replaced X. */
+    r = launcher_refuse_same(output, path, "the program");
+    if (r == 0 && interp != NULL)
+        r = launcher_refuse_same(output, interp, "the program's interpreter");
+    if (r != 0) {
+        free(output);
+        free(interp);
+        free(path);
+        return r;
+    }
     r = launcher_check_output(output);
     if (r < 0) {
         fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
         free(output);
+        free(interp);
         free(path);
         return 1;
     }

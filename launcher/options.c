@@ -215,6 +215,10 @@ static int options_scan(int argc, char **argv, struct options *o)
             o->have_args = true;
             break;
         case 'o':
+            if (*optarg == '\0') { /* caught now, not when the run is over */
+                fprintf(stderr, "profil: -o: the output file name is empty\n");
+                return 2;
+            }
             o->output = optarg;
             break;
         case 'd':

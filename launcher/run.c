@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -134,19 +135,35 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, double until_s
 }
 
 struct run_save {
-    const char *name;
-    bool saved; /* once this run has saved, NAME is its own: no more .old */
+    char *name;  /* where the session goes (owned) */
+    char *taken; /* the name first meant, when another user had taken it (owned) */
+    bool saved;  /* once this run has saved, NAME is its own: no more .old */
 };
 
 /* The 's' key, the end of the program and the end of profil: write the file
- * now.  The first save keeps a file left by an earlier run as NAME.old. */
+ * now.  The first save keeps a file left by an earlier run as NAME.old; in a
+ * sticky directory it may choose another name, which later saves keep. */
 static int run_save(void *arg, struct session *s, char **cause)
 {
     struct run_save *rs = arg;
+    uint8_t *data;
+    size_t len;
+    prf_write_buffer(s, &data, &len);
     bool kept;
-    int r = prf_write_file_keep(s, rs->name, !rs->saved, &kept, cause);
-    if (r == 0)
+    char *as = NULL;
+    int r =
+        prf_write_save(rs->name, data, len, rs->saved ? 0 : PRF_SAVE_KEEP_OLD, &kept, &as, cause);
+    free(data);
+    if (r == 0) {
         rs->saved = true;
+        if (strcmp(as, rs->name) != 0) {
+            free(rs->taken);
+            rs->taken = rs->name;
+            rs->name = as;
+        } else {
+            free(as);
+        }
+    }
     if (kept)
         fprintf(stderr, "profil: kept the previous %s as %s.old\n", rs->name, rs->name);
     return r;
@@ -177,6 +194,77 @@ void launcher_debuginfo_progress(void *arg, const struct debuginfo_progress *p)
                     p->error);
     }
     fflush(stderr);
+}
+
+/* Make DIR and the directories above it that are missing, private (0700),
+ * as a state directory should be. */
+static void run_mkdirs(const char *dir)
+{
+    char *copy = xstrdup(dir);
+    for (char *p = copy + 1; *p != '\0'; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(copy, 0700);
+            *p = '/';
+        }
+    }
+    mkdir(copy, 0700);
+    free(copy);
+}
+
+/* The session could not be written as NAME (a full disk, a name taken in a
+ * shared directory): save it under NAME's file name in the first place that
+ * takes it, replacing nothing there: $XDG_STATE_HOME/profil, else
+ * ~/.local/state/profil, else $TMPDIR, else /tmp.  0 with *WHERE (owned),
+ * or -1 with *CAUSE (owned) the last place's failure. */
+static int run_fallback(struct session *s, const char *name, char **where, char **cause)
+{
+    const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    const char *tmpdir = getenv("TMPDIR");
+    char *dirs[4];
+    size_t n = 0;
+    if (state != NULL && state[0] == '/')
+        dirs[n++] = xasprintf("%s/profil", state);
+    if (home != NULL && home[0] == '/')
+        dirs[n++] = xasprintf("%s/.local/state/profil", home);
+    if (tmpdir != NULL && tmpdir[0] == '/')
+        dirs[n++] = xstrdup(tmpdir);
+    dirs[n++] = xstrdup("/tmp");
+    size_t states = (state != NULL && state[0] == '/') + (home != NULL && home[0] == '/');
+    uint8_t *data;
+    size_t len;
+    prf_write_buffer(s, &data, &len);
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    int r = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (r < 0) {
+            if (i < states)
+                run_mkdirs(dirs[i]);
+            char *path = xasprintf("%s/%s", dirs[i], base);
+            bool kept;
+            free(*cause);
+            *cause = NULL;
+            r = prf_write_save(path, data, len, PRF_SAVE_NEW, &kept, where, cause);
+            free(path);
+        }
+        free(dirs[i]);
+    }
+    free(data);
+    return r < 0 ? -1 : 0;
+}
+
+/* Say where the session went and how many samples it holds, with WHY
+ * (may be NULL) at the end of the line. */
+static void run_say_written(const struct session *s, const char *where, const char *why)
+{
+    struct counters run = session_run_counters(s); /* a clear on the screen kept them */
+    if (run.lost > 0)
+        fprintf(stderr, "profil: %llu samples (%llu lost, %.2f%% of the ticks) written to %s%s\n",
+                (unsigned long long)run.total, (unsigned long long)run.lost, report_lost_pct(&run),
+                where, why ? why : "");
+    else
+        fprintf(stderr, "profil: %llu samples (0 lost) written to %s%s\n",
+                (unsigned long long)run.total, where, why ? why : "");
 }
 
 /* The title line of the screen: the program and its parameters. */
@@ -215,8 +303,8 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     struct launch l = { path, argv, a->stdin_path, a->stdout_path, a->stdout_append,
                         a->stderr_path, -1 };
     int master = -1, slave = -1, status = 1;
-    struct run_save rs = {NULL, false};
-    char *cause = NULL, *name = NULL, *title = NULL, *note = NULL;
+    struct run_save rs = {NULL, NULL, false};
+    char *cause = NULL, *title = NULL, *note = NULL;
     if (screen) {
         struct winsize ws;
         if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0)
@@ -253,11 +341,9 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     if (d->note != NULL && !screen)
         fprintf(stderr, "profil: %s\n", d->note);
     s->pid = (uint32_t)d->pid;
-    name = o->output == NULL && getenv("PROFDIR") != NULL && *getenv("PROFDIR") != '\0'
-               ? launcher_output_name(o, path, (long)s->pid)
-               : xstrdup(output);
-
-    rs.name = name;
+    rs.name = o->output == NULL && getenv("PROFDIR") != NULL && *getenv("PROFDIR") != '\0'
+                  ? launcher_output_name(o, path, (long)s->pid)
+                  : xstrdup(output);
     if (screen) {
         title = run_title(s);
         struct tui_config tc = {o->delay ? o->delay * 100 : 100,
@@ -290,28 +376,44 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     char msg[160];
     printf("%s\n", report_termination(s, msg, sizeof msg));
     fflush(stdout);
-    if (run_save(&rs, s, &cause) < 0) {
+    bool failed = run_save(&rs, s, &cause) < 0;
+    if (failed) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
-        goto out;
+        cause = NULL;
+    } else {
+        char *why = rs.taken != NULL ? xasprintf(" (%s was taken)", rs.taken) : NULL;
+        run_say_written(s, rs.name, why);
+        free(why);
     }
-    struct counters run = session_run_counters(s); /* a clear on the screen kept them */
-    if (run.lost > 0)
-        fprintf(stderr, "profil: %llu samples (%llu lost, %.2f%% of the ticks) written to %s\n",
-                (unsigned long long)run.total, (unsigned long long)run.lost, report_lost_pct(&run),
-                name);
-    else
-        fprintf(stderr, "profil: %llu samples (0 lost) written to %s\n",
-                (unsigned long long)run.total, name);
+    /* The report first: it is the run, whatever becomes of the file. */
     if (!screen)
         report_text(s, NULL, stdout, 20);
+    fflush(stdout);
     status = run_status(s);
+    if (failed) {
+        char *where = NULL;
+        if (run_fallback(s, rs.name, &where, &cause) == 0) {
+            char *why = xasprintf(" instead of %s", rs.name);
+            run_say_written(s, where, why);
+            free(why);
+            free(where);
+        } else {
+            fprintf(stderr,
+                    "profil: %s: nowhere else could take the session either: this run "
+                    "is not saved\n",
+                    cause);
+            free(cause);
+        }
+        status = 1;
+    }
 out:
     if (master >= 0)
         close(master);
     free(note);
     free(title);
-    free(name);
+    free(rs.name);
+    free(rs.taken);
     free(argv);
     return status;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The kernel reads this much of a file for its #! line (BINPRM_BUF_SIZE). */
@@ -21,9 +22,16 @@
 static int script_line(const char *path, char **interp, char **arg)
 {
     char buf[SCRIPT_LINE_MAX + 1];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    /* Not blocking: a FIFO put in place of a regular file is not read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return 1;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return 1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     ssize_t n = read(fd, buf, SCRIPT_LINE_MAX);
     close(fd);
     if (n < 2 || buf[0] != '#' || buf[1] != '!')
@@ -82,6 +90,13 @@ int launcher_interpreter(const char *path, char **interp, char **cause)
         free(arg);
         if (access(next, X_OK) != 0) {
             *cause = xasprintf("%s: its interpreter %s: %s", path, next, strerror(errno));
+            free(next);
+            r = -1;
+            break;
+        }
+        struct stat st;
+        if (stat(next, &st) == 0 && !S_ISREG(st.st_mode)) {
+            *cause = xasprintf("%s: its interpreter %s: not a regular file", path, next);
             free(next);
             r = -1;
             break;

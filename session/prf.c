@@ -771,8 +771,14 @@ fail:
 
 struct session *prf_read_file(const char *path, char **cause)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* A FIFO (or a device) would block the open, or do worse: it is looked
+     * at first, and opened without blocking in case it was swapped in. */
     struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        *cause = xasprintf("%s: not a regular file", path);
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) < 0) {
         *cause = xasprintf("%s: %s", path, strerror(errno));
         if (fd >= 0)
@@ -784,6 +790,7 @@ struct session *prf_read_file(const char *path, char **cause)
         close(fd);
         return NULL;
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     size_t len = (size_t)st.st_size, done = 0;
     uint8_t *data = xmalloc(len);
     while (done < len) {

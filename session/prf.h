@@ -21,7 +21,8 @@
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len);
 
 /* Write S to PATH atomically (temp file in the same directory, fsync,
- * rename).  0 or -errno with *cause an owned one-line explanation. */
+ * rename), as prf_write_save without flags.  0 or -errno with *cause an owned one-line explanation.
+ */
 int prf_write_file(struct session *s, const char *path, char **cause);
 
 /* Write DATA to PATH atomically. */
@@ -33,6 +34,22 @@ int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **c
  * loses neither file: the previous one stays at PATH or at PATH.old. */
 int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, bool keep_old,
                           bool *kept, char **cause);
+
+/* How prf_write_save places the file. */
+enum {
+    PRF_SAVE_KEEP_OLD = 1, /* keep a file already at PATH as PATH.old */
+    PRF_SAVE_NEW = 2,      /* replace nothing: PATH, else PATH with a random part */
+};
+
+/* Write DATA to PATH atomically, as FLAGS say, with the mode of the file it
+ * replaces, else 0666 less the umask, and the directory flushed after the
+ * rename.  In a sticky directory (/tmp, a shared PROFDIR) a name that is not
+ * already a file of ours is taken as PRF_SAVE_NEW does, so that another
+ * user who made a file there first cannot make the save fail.  0 with
+ * *SAVED_AS (owned; NULL: not wanted) the name written, or -errno with
+ * *CAUSE, as prf_write_atomic_keep. */
+int prf_write_save(const char *path, const uint8_t *data, size_t len, unsigned flags, bool *kept,
+                   char **saved_as, char **cause);
 
 /* prf_write_file with prf_write_atomic_keep's KEEP_OLD and *KEPT. */
 int prf_write_file_keep(struct session *s, const char *path, bool keep_old, bool *kept,

@@ -20,7 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -565,24 +568,128 @@ static int prf_keep_old(const char *path, const char *tmp, bool *kept, bool *mov
 int prf_write_atomic(const char *path, const uint8_t *data, size_t len, char **cause)
 {
     bool kept;
-    return prf_write_atomic_keep(path, data, len, false, &kept, cause);
+    return prf_write_save(path, data, len, 0, &kept, NULL, cause);
 }
 
 int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, bool keep_old,
                           bool *kept, char **cause)
 {
+    return prf_write_save(path, data, len, keep_old ? PRF_SAVE_KEEP_OLD : 0, kept, NULL, cause);
+}
+
+/* The mode of the file about to be written at PATH: that of the regular file
+ * it REPLACEs (a 0600 session stays private), else what the umask leaves of
+ * 0666, as for any file a program creates. */
+static mode_t prf_file_mode(const char *path, bool replace)
+{
+    struct stat st;
+    if (replace && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        return st.st_mode & 0777;
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
+/* Whether another user could take PATH's name before this one: its
+ * directory DIR is sticky (/tmp, a shared PROFDIR), where a file that user
+ * made at the name could neither be replaced nor removed, and PATH is not
+ * already a file of ours. */
+static bool prf_name_contested(const char *dir, const char *path)
+{
+    struct stat st;
+    if (stat(dir, &st) < 0 || !(st.st_mode & S_ISVTX))
+        return false;
+    return lstat(path, &st) < 0 || st.st_uid != geteuid();
+}
+
+/* PATH with a random part before its .PRF (or at its end): NAME.x7Kq2b.PRF.
+ * The caller frees. */
+static char *prf_random_name(const char *path)
+{
+    static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    unsigned char r[6];
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        uint64_t x = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20) ^ (uintptr_t)r;
+        for (size_t i = 0; i < sizeof r; i++, x = x * 6364136223846793005u + 1442695040888963407u)
+            r[i] = (unsigned char)(x >> 33);
+    }
+    char part[sizeof r + 1];
+    for (size_t i = 0; i < sizeof r; i++)
+        part[i] = set[r[i] % (sizeof set - 1)];
+    part[sizeof r] = '\0';
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t n = strlen(path);
+    if (strlen(base) > 4 && strcasecmp(path + n - 4, ".PRF") == 0)
+        return xasprintf("%.*s.%s%s", (int)(n - 4), path, part, path + n - 4);
+    return xasprintf("%s.%s", path, part);
+}
+
+/* Give the written temporary file TMP a name of its own that no other file
+ * has: PATH, else PATH with a random part, never replacing a file.  A hard
+ * link takes the name as O_EXCL would, with the whole file already there;
+ * where there are no links, the name is taken with O_EXCL and the file
+ * renamed onto it.  0 with *CHOSEN (owned), or an errno. */
+#define PRF_NAME_TRIES 100
+static int prf_place_new(const char *tmp, const char *path, char **chosen)
+{
+    for (int i = 0; i < PRF_NAME_TRIES; i++) {
+        char *cand = i == 0 ? xstrdup(path) : prf_random_name(path);
+        int err = link(tmp, cand) == 0 ? 0 : errno;
+        if (err == 0) {
+            unlink(tmp);
+        } else if (err != EEXIST) {
+            int fd = open(cand, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            err = fd < 0 ? errno : 0;
+            if (fd >= 0) {
+                close(fd);
+                if (rename(tmp, cand) < 0) {
+                    err = errno;
+                    unlink(cand);
+                }
+            }
+        }
+        if (err == 0) {
+            *chosen = cand;
+            return 0;
+        }
+        free(cand);
+        if (err != EEXIST)
+            return err;
+    }
+    return EEXIST;
+}
+
+/* Make a rename in DIR last: the directory's own entry is flushed too. */
+static void prf_sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+int prf_write_save(const char *path, const uint8_t *data, size_t len, unsigned flags, bool *kept,
+                   char **saved_as, char **cause)
+{
     bool moved = false;
     *kept = false;
+    if (saved_as != NULL)
+        *saved_as = NULL;
     char *copy = xstrdup(path);
-    char *tmp = xasprintf("%s/.%s.XXXXXX", dirname(copy),
-                          strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+    char *dir = xstrdup(dirname(copy));
     free(copy);
+    char *tmp = xasprintf("%s/.%s.XXXXXX", dir, strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+    /* Never over a file another user may have put in our way. */
+    bool place_new = (flags & PRF_SAVE_NEW) || prf_name_contested(dir, path);
+    mode_t mode = prf_file_mode(path, !place_new);
     int err = 0;
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         err = errno;
         *cause = xasprintf("%s: Cannot open output file (%s)", path, strerror(err));
         free(tmp);
+        free(dir);
         return -err;
     }
     size_t done = 0;
@@ -596,13 +703,19 @@ int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, boo
         }
         done += (size_t)w;
     }
-    if (err == 0 && fchmod(fd, 0644) < 0)
+    if (err == 0 && fchmod(fd, mode) < 0)
         err = errno;
     if (err == 0 && fsync(fd) < 0)
         err = errno;
     if (close(fd) < 0 && err == 0)
         err = errno;
-    if (err == 0 && keep_old && (err = prf_keep_old(path, tmp, kept, &moved)) != 0) {
+    char *chosen = NULL;
+    if (err == 0 && place_new) {
+        err = prf_place_new(tmp, path, &chosen);
+        goto out;
+    }
+    if (err == 0 && (flags & PRF_SAVE_KEEP_OLD) &&
+        (err = prf_keep_old(path, tmp, kept, &moved)) != 0) {
         /* Neither file may be lost: the new one goes beside the old, as .new. */
         char *fresh = xasprintf("%s.new", path);
         if (link(tmp, fresh) == 0) {
@@ -615,8 +728,10 @@ int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, boo
                                "saved as %s",
                                path, path, strerror(err), tmp);
         }
+        prf_sync_dir(dir);
         free(fresh);
         free(tmp);
+        free(dir);
         return -err;
     }
     if (err == 0 && rename(tmp, path) < 0) {
@@ -628,11 +743,21 @@ int prf_write_atomic_keep(const char *path, const uint8_t *data, size_t len, boo
             *kept = false;
         }
     }
+    if (err == 0)
+        chosen = xstrdup(path);
+out:
     if (err != 0) {
         unlink(tmp);
         *cause = xasprintf("%s: cannot write the profile: %s", path, strerror(err));
+    } else {
+        prf_sync_dir(dir);
     }
+    if (saved_as != NULL)
+        *saved_as = chosen;
+    else
+        free(chosen);
     free(tmp);
+    free(dir);
     return -err;
 }
 

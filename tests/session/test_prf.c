@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -284,6 +285,49 @@ static void test_keep_old(void)
     ok(rmdir(dir) == 0, ".old: and the directory is left empty");
 }
 
+/* PRF_SAVE_NEW replaces nothing: a taken name gets a random part; a new
+ * file has the umask's mode, a replaced one keeps its own. */
+static void test_save_new(void)
+{
+    char dir[] = "/tmp/profil-test-XXXXXX";
+    if (mkdtemp(dir) == NULL)
+        exit(1);
+    char path[128];
+    snprintf(path, sizeof path, "%s/s.PRF", dir);
+    char *cause = NULL, *as = NULL, *text;
+    bool kept;
+    mode_t mask = umask(077);
+    ok(prf_write_save(path, (const uint8_t *)"one", 3, PRF_SAVE_NEW, &kept, &as, &cause) == 0 &&
+           as != NULL && strcmp(as, path) == 0,
+       "new: a free name is taken as it is");
+    free(as);
+    struct stat st;
+    ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "new: umask 077 gives 0600");
+    ok(prf_write_save(path, (const uint8_t *)"two", 3, PRF_SAVE_NEW, &kept, &as, &cause) == 0 &&
+           as != NULL && strlen(as) == strlen(path) + 7 &&
+           strncmp(as, path, strlen(path) - 4) == 0 && strcmp(as + strlen(as) - 4, ".PRF") == 0,
+       "new: a taken name gets a random part: %s", as ? as : "");
+    is_str(text = slurp(path), "one", "new: and the file there is left alone");
+    free(text);
+    is_str(text = as != NULL ? slurp(as) : strdup(""), "two", "new: the new file is under it");
+    free(text);
+    if (as != NULL)
+        unlink(as);
+    free(as);
+    umask(022);
+    ok(prf_write_save(path, (const uint8_t *)"three", 5, 0, &kept, &as, &cause) == 0 &&
+           stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
+       "mode: a 0600 file replaced under umask 022 stays 0600");
+    free(as);
+    unlink(path);
+    ok(prf_write_save(path, (const uint8_t *)"four", 4, 0, &kept, NULL, &cause) == 0 &&
+           stat(path, &st) == 0 && (st.st_mode & 0777) == 0644,
+       "mode: a new file under umask 022 is 0644");
+    umask(mask);
+    unlink(path);
+    ok(rmdir(dir) == 0, "new: no temporary file is left behind");
+}
+
 /* Segments read from a file are not trusted: one that wraps past the top of
  * the address space is refused; ones in a hostile order (a bucket's start at a
  * higher offset than its end) still label every bucket without a crash. */
@@ -330,6 +374,7 @@ int main(void)
     test_round_trip();
     test_files();
     test_keep_old();
+    test_save_new();
     test_hostile_segments();
     return tap_done();
 }
