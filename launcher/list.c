@@ -8,6 +8,7 @@
 #include "launcher/launcher.h"
 #include "session/lines.h"
 #include "session/prf.h"
+#include "session/quote.h"
 #include "session/report.h"
 #include "session/source.h"
 #include "xmalloc.h"
@@ -99,7 +100,7 @@ int launcher_list(const struct options *o)
     long file = -1;
     struct session *s = path != NULL ? list_open(path, o->list, &file, &cause) : NULL;
     if (s == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         free(path);
         return 1;
@@ -131,12 +132,12 @@ int launcher_list(const struct options *o)
             unlink(tmp);
             status = 1;
         } else {
-            fprintf(stderr, "profil: listing of %s written to %s\n", lines_file(s, (uint32_t)file),
-                    out_name);
+            fprintf(stderr, "profil: listing of %s written to %s\n",
+                    quote(lines_file(s, (uint32_t)file)), quote(out_name));
         }
     }
     if (src == NULL && status == 0)
-        fprintf(stderr, "profil: source %s\n", where ? where : "not found");
+        fprintf(stderr, "profil: source %s\n", where ? quote(where) : "not found");
     free(tmp);
     free(out_name);
     free(where);

@@ -9,6 +9,7 @@
 #include "session/export.h"
 #include "session/annotate.h"
 #include "session/prf.h"
+#include "session/quote.h"
 #include "session/replay.h"
 #include "session/report.h"
 #include "tui/tui.h"
@@ -90,7 +91,7 @@ static struct session *main_read(const char *path, const struct options *o)
     char *cause = NULL;
     struct session *s = prf_read_file(path, &cause);
     if (s == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause)); /* it may quote the file */
         free(cause);
     } else {
         s->raw_names = o->no_demangle;
@@ -111,8 +112,8 @@ static int64_t main_find_func(struct session *s, const char *name, const char *f
             f = (int64_t)order[k];
     }
     if (f < 0)
-        fprintf(stderr, "profil: %s: no function %s has samples (the hottest: %s)\n", file, name,
-                n > 0 ? s->funcs[order[0]].name : "none");
+        fprintf(stderr, "profil: %s: no function %s has samples (the hottest: %s)\n", quote(file),
+                quote(name), n > 0 ? quote(s->funcs[order[0]].name) : "none");
     free(order);
     return f;
 }
@@ -244,7 +245,7 @@ static int main_replay(const struct options *o)
     struct tui_config tc = { o->delay ? o->delay * 100 : 100, title, NULL, NULL, 0 };
     int status = 0;
     if (tui_run_replay(r, &tc, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         status = 1;
     }
@@ -316,7 +317,7 @@ static int main_export(const struct options *o)
         int r = export_pprof(s, &data, &len, &cause);
         session_free(s);
         if (r < 0) {
-            fprintf(stderr, "profil: %s\n", cause);
+            fprintf(stderr, "profil: %s\n", quote(cause));
             free(cause);
             return 1;
         }
@@ -360,7 +361,7 @@ static int main_params(const struct options *o, struct args *a)
     char *cause = NULL;
     if (o->args != NULL) {
         if (args_split(o->args, a, &cause) < 0) {
-            fprintf(stderr, "profil: --args: %s\n", cause);
+            fprintf(stderr, "profil: --args: %s\n", quote(cause));
             free(cause);
             return 2;
         }
@@ -381,7 +382,7 @@ static int main_params(const struct options *o, struct args *a)
         free(line);
         if (r == 0)
             return 0;
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         cause = NULL;
     }
@@ -437,7 +438,7 @@ int main(int argc, char **argv)
     char *interp = NULL;
     if (launcher_interpreter(path, &interp, &cause) < 0 ||
         module_check_executable(interp ? interp : path, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         free(interp);
         free(path);
@@ -477,7 +478,7 @@ int main(int argc, char **argv)
     launcher_catch_early_signals(true);
     s = session_new(interp ? interp : path, o.bucket, o.interval, &cause);
     if (s == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         goto out;
     }

@@ -6,6 +6,7 @@
 #include "session/lines.h"
 #include "session/debuginfo.h"
 #include "session/prf.h"
+#include "session/quote.h"
 #include "session/report.h"
 #include "session/settle.h"
 #include "xmalloc.h"
@@ -161,9 +162,10 @@ void launcher_debuginfo_progress(void *arg, const struct debuginfo_progress *p)
             return;
         if (p->total > 0)
             fprintf(stderr, "\rprofil: downloading debug info for %s from debuginfod: %ld%%",
-                    p->name, p->done * 100 / p->total);
+                    quote(p->name), p->done * 100 / p->total);
         else
-            fprintf(stderr, "\rprofil: downloading debug info for %s from debuginfod...", p->name);
+            fprintf(stderr, "\rprofil: downloading debug info for %s from debuginfod...",
+                    quote(p->name));
         open_line = true;
     } else {
         if (open_line)
@@ -171,10 +173,10 @@ void launcher_debuginfo_progress(void *arg, const struct debuginfo_progress *p)
         open_line = false;
         if (p->found)
             fprintf(stderr, "profil: downloading debug info for %s from debuginfod: 100%%\n",
-                    p->name);
+                    quote(p->name));
         else if (p->error != NULL)
-            fprintf(stderr, "profil: no debug info for %s from debuginfod: %s\n", p->name,
-                    p->error);
+            fprintf(stderr, "profil: no debug info for %s from debuginfod: %s\n", quote(p->name),
+                    quote(p->error));
     }
     fflush(stderr);
 }
@@ -245,7 +247,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     if (slave >= 0)
         close(slave);
     if (d == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         goto out;
     }

@@ -1,0 +1,96 @@
+#!/bin/sh
+# hostile.sh - what a hostile file must not do (issue 16): a session whose
+# strings hold terminal escapes, carriage returns, newlines and bells must
+# not rewrite the terminal nor forge report lines.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+SHARES=$PROGS/shares
+ESC=$(printf '\033')
+C1=$(printf '\302\233') # U+009B, CSI to a terminal that takes C1 controls
+
+# no_c1 FILE: FILE holds no UTF-8-encoded C1 control (U+0080..U+009F).
+no_c1() {
+    if LC_ALL=C grep -q "$(printf '\302')[$(printf '\200')-$(printf '\237')]" "$1"; then
+        diag "$1 holds a C1 control:" "$(LC_ALL=C grep -n "$(printf '\302')" "$1" | od -c | head -n 4)"
+        return 1
+    fi
+    return 0
+}
+# clean FILE: neither control bytes (but tab and newline) nor C1 controls.
+clean() {
+    ctrl_free "$1" && no_c1 "$1"
+}
+
+# ---------------------------------------------------------------------------
+# What a file says cannot rewrite the terminal.
+# A copy of shares whose file name, one symbol, arguments and comment hold
+# ESC sequences (clear the screen, set the title), CR, LF, BEL and a C1 CSI.
+HOSTILE_NAME="x${ESC}[2J${ESC}]0;T$(printf '\007\r')y"
+HOSTILE_SYM="wo${ESC}[31mrk
+Total 99.99%$(printf '\r\007')a$C1"
+HOSTILE_ARG="a${ESC}[2Jb"
+HOSTILE_COMMENT="note${ESC}]0;title$(printf '\007\r')
+forged$C1"
+if ! command -v objcopy >/dev/null 2>&1; then
+    skip "a session with control bytes in its strings" "needs objcopy (binutils) to rename a symbol"
+else
+    objcopy --redefine-sym "work_a=$HOSTILE_SYM" "$SHARES" "$T/$HOSTILE_NAME"
+    run "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/h.PRF" -c "$HOSTILE_COMMENT" \
+        "./$HOSTILE_NAME" 20 "$HOSTILE_ARG" </dev/null
+    is "$rc" 0 "escapes: a program whose names hold control bytes is profiled"
+    ok "escapes: the report at the end of the run holds no control byte" clean "$T/.out"
+    ok "escapes: the messages at the end of the run hold no control byte" clean "$T/.err"
+    is "$(json "$T/h.PRF" .comment)" "$HOSTILE_COMMENT" \
+        "escapes: JSON keeps the comment as it is (JSON escapes it)"
+    is "$(json "$T/h.PRF" '.functions[0].name')" "$HOSTILE_SYM" \
+        "escapes: JSON keeps the routine's name as it is"
+
+    run "$PROFIL" --report "$T/h.PRF"
+    is "$rc" 0 "escapes: --report exits 0"
+    ok "escapes: --report holds no control byte" clean "$T/.out"
+    has "$out" 'wo\033[31mrk\nTotal 99.99%\r\aa\302\233' \
+        "escapes: --report writes the routine's name as ls -b and git do"
+    has "$out" ' Program: ./x\033[2J\033]0;T\a\ry 20 a\033[2Jb' \
+        "escapes: --report escapes the program and its arguments"
+    has "$out" ' Comment: note\033]0;title\a\r\nforged\302\233' "escapes: --report escapes the comment"
+    unlike "$out" '^Total 99' "escapes: a newline in a routine's name does not forge a report line"
+    unlike "$out" '^forged' "escapes: a newline in the comment does not forge a report line"
+
+    for opt in --hist --tree --lines; do
+        run "$PROFIL" --report "$opt" "$T/h.PRF"
+        ok "escapes: --report $opt holds no control byte (exit $rc)" clean "$T/.out"
+    done
+    run "$PROFIL" --export folded -o - "$T/h.PRF"
+    ok "escapes: --export folded holds no control byte" clean "$T/.out"
+    has "$out" ';wo\033[31mrk\nTotal 99.99%\r\aa\302\233' "escapes: --export folded escapes the name"
+    unlike "$out" '^Total 99' "escapes: a newline in a name does not forge a stack line"
+    run "$PROFIL" --diff "$T/h.PRF" "$T/h.PRF"
+    ok "escapes: --diff holds no control byte" clean "$T/.out"
+    has "$out" 'wo\033[31mrk\nTotal 99.99%' "escapes: --diff escapes the routine's name"
+    run "$PROFIL" --list shares.c -o - "$T/h.PRF"
+    ok "escapes: --list holds no control byte (exit $rc)" clean "$T/.out"
+    ok "escapes: --list's messages hold no control byte" clean "$T/.err"
+    run "$PROFIL" --report --annotate "$HOSTILE_SYM" "$T/h.PRF"
+    ok "escapes: --annotate holds no control byte (exit $rc)" clean "$T/.out"
+    has "$out" 'Annotated wo\033[31mrk\nTotal' "escapes: --annotate escapes the routine's name"
+    run "$PROFIL" --report --annotate no_such_function "$T/h.PRF"
+    is "$rc $(lines "$err")" "1 1" "escapes: a message quoting a routine's name is one line, exit 1"
+    ok "escapes: the message holds no control byte" clean "$T/.err"
+    has "$err" 'the hottest: wo\033[31mrk\nTotal' "escapes: the message escapes the name it quotes"
+
+    # The live screen, replaying the session: names drawn with '?', and no
+    # escape reached the terminal (the title tmux keeps is its own).
+    use_tmux
+    tm -f /dev/null new-session -d -s s -x 150 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 NO_COLOR=1 sh"
+    tm send-keys -t s "cd '$T'; $PROFIL h.PRF; echo EXIT=\$?" Enter
+    ok "escapes: the replay opens" wait_for '^ profil' 5
+    tm send-keys -t s 2
+    ok "escapes: the screen draws the routine's control bytes as '?'" wait_for 'wo\?\[31mrk\?Total' 5
+    tm send-keys -t s q
+    ok "escapes: the replay ends" wait_for 'EXIT=0' 5
+    isnt "$(tm display-message -p -t s '#{pane_title}')" "T" "escapes: no escape set the terminal's title"
+    isnt "$(tm display-message -p -t s '#{pane_title}')" "title" "escapes: nor the comment's"
+    tm kill-server 2>/dev/null
+fi
+
+done_testing
