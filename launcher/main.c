@@ -374,17 +374,27 @@ static int main_params(const struct options *o, struct args *a)
             a->argv[a->argc++] = xstrdup(o->argv_rest[i]);
         return 0;
     }
+    int wrong = 0;
     for (;;) {
         char *line;
-        if (prompt_line(PROMPT_PARAMS, true, &line) < 0)
-            return -1;
-        int r = args_split(line, a, &cause);
-        free(line);
-        if (r == 0)
+        int r = prompt_line(PROMPT_PARAMS, true, &line);
+        if (r < 0)
+            return r == PROMPT_GAVE_UP ? 2 : -1;
+        r = args_split(line, a, &cause);
+        if (r == 0) {
+            free(line);
             return 0;
-        fprintf(stderr, "profil: %s\n", quote(cause));
+        }
+        bool give_up = false;
+        if (isatty(STDIN_FILENO))
+            fprintf(stderr, "profil: %s\n", quote(cause));
+        else
+            give_up = prompt_refused(cause, line, &wrong);
+        free(line);
         free(cause);
         cause = NULL;
+        if (give_up)
+            return 2;
     }
 }
 
@@ -461,10 +471,14 @@ int main(int argc, char **argv)
     int status = 1;
     struct args a = { 0 };
     struct session *s = NULL;
-    if ((o.bucket == 0 && prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, BUCKET_MIN, BUCKET_MAX,
-                                        &o.bucket) < 0) ||
-        (o.interval == 0 && prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED, INTERVAL_MIN,
-                                          INTERVAL_MAX, &o.interval) < 0)) {
+    if ((o.bucket == 0 && (r = prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, BUCKET_MIN,
+                                             BUCKET_MAX, &o.bucket)) < 0) ||
+        (o.interval == 0 && (r = prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED,
+                                               INTERVAL_MIN, INTERVAL_MAX, &o.interval)) < 0)) {
+        if (r == PROMPT_GAVE_UP) { /* it said why */
+            status = 2;
+            goto out;
+        }
         fprintf(stderr, "profil: end of input: nothing was run\n");
         goto out;
     }

@@ -1,10 +1,12 @@
 #!/bin/sh
-# hostile.sh - what a hostile file must not do (issue 16): a session whose
-# strings hold terminal escapes, carriage returns, newlines and bells must
-# not rewrite the terminal nor forge report lines.
+# hostile.sh - what a hostile file or a careless pipe must not do (issue 16):
+# a session whose strings hold terminal escapes, carriage returns, newlines
+# and bells must not rewrite the terminal nor forge report lines; standard
+# input that is no terminal must not hang profil nor cost it minutes.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
 SHARES=$PROGS/shares
+ECHOER=$PROGS/echoer
 ESC=$(printf '\033')
 C1=$(printf '\302\233') # U+009B, CSI to a terminal that takes C1 controls
 
@@ -91,6 +93,66 @@ else
     isnt "$(tm display-message -p -t s '#{pane_title}')" "T" "escapes: no escape set the terminal's title"
     isnt "$(tm display-message -p -t s '#{pane_title}')" "title" "escapes: nor the comment's"
     tm kill-server 2>/dev/null
+fi
+
+# ---------------------------------------------------------------------------
+# Standard input that is no terminal: a line is capped, read in blocks, and
+# three wrong answers end profil with status 2; what comes after an answer
+# is left to the program.
+start=$(date +%s)
+head -c 30000000 /dev/zero | tr '\0' 1 | "$PROFIL" -o "$T/p.PRF" "$ECHOER" >"$T/.out" 2>"$T/.err"
+rc=$? end=$(date +%s) err=$(cat "$T/.err")
+is "$rc" 2 "stdin: a 30 MB answer line ends profil with status 2"
+cmp_ok "$((end - start))" "<=" 5 "stdin: at once (it took $((end - start)) s)"
+like "$err" '^profil: .*longer than 4096 bytes' "stdin: and says the line is too long"
+is "$(lines "$err")" 1 "stdin: in one line"
+ok "stdin: nothing was run" test ! -e "$T/p.PRF"
+
+yes x | timeout 20 "$PROFIL" -o "$T/p.PRF" "$ECHOER" >"$T/.out" 2>"$T/.err"
+rc=$? out=$(cat "$T/.out") err=$(cat "$T/.err")
+is "$rc" 2 "stdin: 'yes x' ends profil with status 2 (124: it hung)"
+is "$(count_of "$out" "$P_BUCKET")" 3 "stdin: after three wrong answers"
+is "$(printf '%s\n' "$err" | grep -c "^profil: answer 'x' refused ([123] of 3): not a whole number\$")" 3 \
+    "stdin: each says why it was refused"
+like "$err" '^profil: 3 wrong answers and standard input is not a terminal: nothing was run$' \
+    "stdin: the last line says why profil gives up"
+ok "stdin: nothing was run after wrong answers" test ! -e "$T/p.PRF"
+
+yes 5 | timeout 20 "$PROFIL" -b 1 -o "$T/p.PRF" "$ECHOER" >"$T/.out" 2>"$T/.err"
+rc=$? err=$(cat "$T/.err")
+is "$rc" 2 "stdin: three sample times too small end profil with status 2"
+like "$err" "^profil: answer '5' refused \(3 of 3\): too small\$" "stdin: saying why"
+
+yes "'" | timeout 20 "$PROFIL" -b 1 -t 1000 -o "$T/p.PRF" "$ECHOER" >"$T/.out" 2>"$T/.err"
+rc=$? err=$(cat "$T/.err")
+is "$rc" 2 "stdin: three unterminated quotes for the parameters end profil with status 2"
+like "$err" "^profil: answer ''' refused \(3 of 3\): .*unterminated" "stdin: saying why"
+
+printf '1\n1000\n%05000d\n' 0 | timeout 20 "$PROFIL" -o "$T/p.PRF" "$ECHOER" >"$T/.out" 2>"$T/.err"
+is "$?" 2 "stdin: parameters longer than 4096 bytes end profil with status 2"
+like "$(cat "$T/.err")" "^profil: .*longer than 4096 bytes.*--args" "stdin: and say where they may go"
+
+# The answers and the program's own lines, from a regular file, a pipe and a
+# socket: the program reads exactly what follows the answers.
+printf '1\n1000\n\nfirst line\nsecond\n' >"$T/in.txt"
+run "$PROFIL" -o "$T/p.PRF" "$ECHOER" <"$T/in.txt"
+is "$(printf '%s\n' "$out" | grep -E '^(FIRST LINE|SECOND)$' | tr '\n' ,)" "FIRST LINE,SECOND," \
+    "stdin: from a file, the program reads the lines after the answers"
+printf '1\n1000\n\nfirst line\nsecond\n' | "$PROFIL" -o "$T/p.PRF" "$ECHOER" >"$T/.out" 2>&1
+is "$(grep -E '^(FIRST LINE|SECOND)$' "$T/.out" | tr '\n' ,)" "FIRST LINE,SECOND," \
+    "stdin: from a pipe, the program reads the lines after the answers"
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$PROFIL" "$ECHOER" "$T/p.PRF" >"$T/.out" 2>&1 <<'EOF'
+import socket, subprocess, sys
+a, b = socket.socketpair()
+a.sendall(b'1\n1000\n\nfirst line\nsecond\n')
+a.shutdown(socket.SHUT_WR)
+subprocess.run([sys.argv[1], '-o', sys.argv[3], sys.argv[2]], stdin=b)
+EOF
+    is "$(grep -E '^(FIRST LINE|SECOND)$' "$T/.out" | tr '\n' ,)" "FIRST LINE,SECOND," \
+        "stdin: from a socket, the program reads the lines after the answers"
+else
+    skip "stdin: from a socket" "needs python3 to make a socket pair"
 fi
 
 done_testing
