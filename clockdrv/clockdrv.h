@@ -63,7 +63,10 @@ struct clockdrv_ops {
     const char *name;
     /* Whether the driver can run here for this user: 0, or -errno and *cause. */
     int (*probe)(const struct clockdrv_config *cfg, char **cause);
-    /* Start the program under the clock, enabled from its exec. */
+    /* Start the program under the clock, enabled from its exec.  The
+     * program dies with profil (clockdrv/spawn.c).  An attached process
+     * (-p, not implemented yet) must never be killed: no PTRACE_O_EXITKILL
+     * for it, and free() detaches it rather than killing it. */
     struct clockdrv *(*start)(const struct clockdrv_config *cfg, const struct launch *l,
                               char **cause);
     /* Hand every event gathered so far to EMIT.  Returns 1 once the program

@@ -155,4 +155,54 @@ else
     skip "stdin: from a socket" "needs python3 to make a socket pair"
 fi
 
+# ---------------------------------------------------------------------------
+# No orphan: a program that profil started does not outlive profil, even
+# when profil is killed by SIGKILL, with either driver.
+
+# child_of PID NAME [SECONDS]: the pid of PID's child called NAME, once it
+# runs (the ptrace probe's child and the child before its exec are not it).
+child_of() {
+    _n=$(( ${3:-5} * 10 ))
+    while [ "$_n" -gt 0 ]; do
+        _c=$(pgrep -P "$1" -x "$2" | head -n 1)
+        [ -n "$_c" ] && { echo "$_c"; return 0; }
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    return 1
+}
+# gone_within PID SECONDS: PID has ended (gone, or a zombie nobody reaped).
+gone_within() {
+    _n=$(( $2 * 10 ))
+    while [ "$_n" -gt 0 ]; do
+        _st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+        case $_st in "" | Z) return 0 ;; esac
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    diag "pid $1 still runs (state $_st)"
+    kill -KILL "$1" 2>/dev/null
+    return 1
+}
+SLEEP=$(command -v sleep)
+for drv in perf ptrace; do
+    why=""
+    [ "$drv" = perf ] && why=$(perf_refused)
+    if [ -n "$why" ]; then
+        skip "orphans: $drv" "$why"
+        continue
+    fi
+    "$PROFIL" --no-tui --driver "$drv" -b 1 -t 1000 -o "$T/k.PRF" "$SLEEP" 30 \
+        </dev/null >/dev/null 2>&1 &
+    ppid=$!
+    if cpid=$(child_of "$ppid" sleep); then
+        kill -KILL "$ppid"
+        wait "$ppid" 2>/dev/null
+        ok "orphans: $drv: the program dies with a profil killed by SIGKILL" gone_within "$cpid" 3
+    else
+        kill -KILL "$ppid" 2>/dev/null
+        _tap 1 "orphans: $drv: the program did not start"
+    fi
+done
+
 done_testing
