@@ -88,11 +88,21 @@ struct clockdrv {
     uint32_t threads;  /* threads alive now */
     uint32_t max_threads;
     bool paused;
+    uint64_t stop_at;  /* when clockdrv_stop last asked the program to end, or 0 */
     char *note;        /* owned: a remark for the user (e.g. kernel excluded), or NULL */
 };
 
 extern const struct clockdrv_ops clockdrv_perf_ops;
 extern const struct clockdrv_ops clockdrv_ptrace_ops;
+
+/* How soon a second request to stop must follow the first to kill the program. */
+#define CLOCKDRV_ESCALATE_NS 5000000000ull
+
+/* Ask the program to end with SIG (SIGTERM or SIGHUP, sent to profil, or
+ * profil's own request), then SIGCONT, so that a stopped program ends too.
+ * A second request within CLOCKDRV_ESCALATE_NS of the first sends SIGKILL
+ * instead, and returns true: the program ignored or caught the first. */
+bool clockdrv_stop(struct clockdrv *d, int sig);
 
 /* The driver named NAME ("perf", "ptrace"), or NULL. */
 const struct clockdrv_ops *clockdrv_find(const char *name);

@@ -91,7 +91,8 @@ static const struct clockdrv_ops *run_driver(const struct options *o,
 }
 
 /* Plain mode: the program keeps this terminal; Ctrl-C and Ctrl-\ are for it,
- * as they were under PROFIL; a TERM or HUP sent to profil is passed on. */
+ * as they were under PROFIL; a TERM or HUP sent to profil is passed on (and
+ * a second one soon after kills the program: clockdrv_stop). */
 static void run_plain_loop(struct session *s, struct clockdrv *d, double until_settled)
 {
     struct settle settle;
@@ -112,8 +113,14 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, double until_s
             break;
         if (sfd >= 0 && (pfd[1].revents & POLLIN)) {
             struct signalfd_siginfo si;
-            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-                kill(d->pid, (int)si.ssi_signo);
+            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+                if (clockdrv_stop(d, (int)si.ssi_signo))
+                    fprintf(stderr,
+                            "profil: %s again within %llu s: killing the program "
+                            "(SIGKILL)\n",
+                            si.ssi_signo == SIGHUP ? "SIGHUP" : "SIGTERM",
+                            CLOCKDRV_ESCALATE_NS / 1000000000ull);
+            }
         }
         if (d->ops->drain(d, run_emit, s) == 1)
             break;
@@ -124,7 +131,7 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, double until_s
             settled = true;
             fprintf(stderr, "profil: the top routines have kept their order for %.0f s "
                             "(--until-settled): stopping the program\n", until_settled);
-            kill(d->pid, SIGTERM);
+            clockdrv_stop(d, SIGTERM);
         }
     }
     if (sfd >= 0)

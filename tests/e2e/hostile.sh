@@ -205,4 +205,80 @@ for drv in perf ptrace; do
     fi
 done
 
+# ---------------------------------------------------------------------------
+# SIGTERM to profil while the program is stopped: the program is continued
+# so that it ends, and the session is saved; a second SIGTERM soon after the
+# first kills a program that ignores it.
+for drv in perf ptrace; do
+    why=""
+    [ "$drv" = perf ] && why=$(perf_refused)
+    if [ -n "$why" ]; then
+        skip "SIGTERM: $drv" "$why"
+        continue
+    fi
+    rm -f "$T/t.PRF"
+    "$PROFIL" --no-tui --driver "$drv" -b 1 -t 1000 -o "$T/t.PRF" "$SLEEP" 30 \
+        </dev/null >"$T/.out" 2>"$T/.err" &
+    ppid=$!
+    if cpid=$(child_of "$ppid" sleep); then
+        kill -STOP "$cpid"
+        sleep 0.3
+        kill -TERM "$ppid"
+        ok "SIGTERM: $drv: profil ends though the program was stopped" gone_within "$ppid" 5
+        kill -KILL "$cpid" 2>/dev/null
+        wait "$ppid"
+        is "$?" 143 "SIGTERM: $drv: profil exits as the program did (128+15)"
+        has "$(cat "$T/.out")" "Program aborted (SIGTERM" "SIGTERM: $drv: the program died of SIGTERM"
+        is "$(json "$T/t.PRF" .exit.signal 2>/dev/null)" SIGTERM "SIGTERM: $drv: the session was saved"
+    else
+        kill -KILL "$ppid" 2>/dev/null
+        _tap 1 "SIGTERM: $drv: the program did not start"
+    fi
+
+    # A program that ignores SIGTERM: the second one kills it.
+    rm -f "$T/t.PRF"
+    "$PROFIL" --no-tui --driver "$drv" -b 1 -t 1000 -o "$T/t.PRF" /bin/sh -c \
+        "trap '' TERM; exec $SLEEP 30" </dev/null >"$T/.out" 2>"$T/.err" &
+    ppid=$!
+    if cpid=$(child_of "$ppid" sleep); then
+        kill -TERM "$ppid"
+        sleep 0.5
+        ok "SIGTERM: $drv: a program that ignores SIGTERM goes on" test -d "/proc/$cpid"
+        kill -TERM "$ppid"
+        ok "SIGTERM: $drv: a second SIGTERM ends it" gone_within "$ppid" 5
+        kill -KILL "$cpid" 2>/dev/null
+        wait "$ppid"
+        is "$?" 137 "SIGTERM: $drv: killed (128+9)"
+        like "$(cat "$T/.err")" '^profil: SIGTERM again within 5 s: killing the program \(SIGKILL\)$' \
+            "SIGTERM: $drv: profil says why it killed the program"
+        is "$(json "$T/t.PRF" .exit.signal 2>/dev/null)" SIGKILL "SIGTERM: $drv: the session was saved"
+    else
+        kill -KILL "$ppid" 2>/dev/null
+        _tap 1 "SIGTERM: $drv: the program that ignores SIGTERM did not start"
+    fi
+done
+
+# The live screen: the same for a stopped program (it used to be killed
+# after the grace of two seconds).
+if [ -z "$(perf_refused)" ]; then
+    use_tmux
+    tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 NO_COLOR=1 sh"
+    tm send-keys -t s "cd '$T'; $PROFIL --driver perf -b 1 -t 1000 -o t2.PRF $SLEEP 30; echo EXIT=\$?" Enter
+    ok "SIGTERM: screen: the live screen is up" wait_for '^ profil ' 5
+    ppid=$(pgrep -f "o t2.PRF $SLEEP 30" | head -n 1)
+    if cpid=$(child_of "$ppid" sleep); then
+        kill -STOP "$cpid"
+        sleep 0.3
+        kill -TERM "$ppid"
+        ok "SIGTERM: screen: the program dies of the SIGTERM, not of the SIGKILL after the grace" \
+            wait_for 'EXIT=143' 5
+        kill -KILL "$cpid" 2>/dev/null
+    else
+        _tap 1 "SIGTERM: screen: the program did not start"
+    fi
+    tm kill-server 2>/dev/null
+else
+    skip "SIGTERM: screen" "$(perf_refused)"
+fi
+
 done_testing
