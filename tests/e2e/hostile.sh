@@ -281,4 +281,33 @@ else
     skip "SIGTERM: screen" "$(perf_refused)"
 fi
 
+# ---------------------------------------------------------------------------
+# The perf driver loses a process that executes a setuid program (the
+# kernel takes its events off): it says so rather than let the profile end
+# without a word.
+ENV=$(command -v env)
+if [ -n "$(perf_refused)" ]; then
+    skip "setuid: perf" "$(perf_refused)"
+elif [ "$(id -u)" -ne 0 ] || ! id -u nobody >/dev/null 2>&1; then
+    skip "setuid: perf" "needs root and a user nobody, to make a setuid program of another user"
+else
+    cp "$(command -v id)" "$T/suid-id"
+    chown nobody "$T/suid-id" && chmod 4755 "$T/suid-id"
+    if [ "$("$T/suid-id" -u 2>/dev/null)" != "$(id -u nobody)" ]; then
+        skip "setuid: perf" "the file system of $T is mounted nosuid"
+    else
+        cp "$SHARES" "$T/suid-shares"
+        chown nobody "$T/suid-shares" && chmod 4755 "$T/suid-shares"
+        run "$PROFIL" --no-tui --driver perf -b 1 -t 1000 -o "$T/su.PRF" "$ENV" "$T/suid-shares" 5 \
+            </dev/null
+        is "$rc" 0 "setuid: a program that executes a setuid program is profiled"
+        like "$err" '^profil: (.*; )?the program ran a setuid program: not profiled after exec' \
+            "setuid: perf says the setuid program was not profiled"
+        run "$PROFIL" --no-tui --driver perf -b 1 -t 1000 -o "$T/su.PRF" "$ENV" "$SHARES" 5 \
+            </dev/null
+        unlike "$err" 'setuid' "setuid: an exec of a plain program is not taken for one"
+        cmp_ok "$(json "$T/su.PRF" .counters.total)" ">" 20 "setuid: and is profiled after its exec"
+    fi
+fi
+
 done_testing
