@@ -3,6 +3,7 @@
 #include "clockdrv/clockdrv.h"
 #include "xmalloc.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,23 @@ void clockdrv_pause(struct clockdrv *d, bool paused)
     else
         d->ops->clock_on(d);
     d->paused = paused;
+}
+
+bool clockdrv_stop(struct clockdrv *d, int sig)
+{
+    if (d->pid <= 0 || d->ended)
+        return false;
+    uint64_t now = clockdrv_now_ns();
+    if (d->stop_at != 0 && now - d->stop_at < CLOCKDRV_ESCALATE_NS) {
+        kill(d->pid, SIGKILL);
+        return true;
+    }
+    kill(d->pid, sig);
+    /* A stopped program (SIGSTOP, Ctrl-Z) would hold SIG until someone
+     * continued it, and profil would wait with it. */
+    kill(d->pid, SIGCONT);
+    d->stop_at = now;
+    return false;
 }
 
 void clockdrv_jitter_init(struct clockdrv_jitter *j, uint64_t mean_ns, double frac)

@@ -63,7 +63,10 @@ struct clockdrv_ops {
     const char *name;
     /* Whether the driver can run here for this user: 0, or -errno and *cause. */
     int (*probe)(const struct clockdrv_config *cfg, char **cause);
-    /* Start the program under the clock, enabled from its exec. */
+    /* Start the program under the clock, enabled from its exec.  The
+     * program dies with profil (clockdrv/spawn.c).  An attached process
+     * (-p, not implemented yet) must never be killed: no PTRACE_O_EXITKILL
+     * for it, and free() detaches it rather than killing it. */
     struct clockdrv *(*start)(const struct clockdrv_config *cfg, const struct launch *l,
                               char **cause);
     /* Hand every event gathered so far to EMIT.  Returns 1 once the program
@@ -85,11 +88,21 @@ struct clockdrv {
     uint32_t threads;  /* threads alive now */
     uint32_t max_threads;
     bool paused;
+    uint64_t stop_at;  /* when clockdrv_stop last asked the program to end, or 0 */
     char *note;        /* owned: a remark for the user (e.g. kernel excluded), or NULL */
 };
 
 extern const struct clockdrv_ops clockdrv_perf_ops;
 extern const struct clockdrv_ops clockdrv_ptrace_ops;
+
+/* How soon a second request to stop must follow the first to kill the program. */
+#define CLOCKDRV_ESCALATE_NS 5000000000ull
+
+/* Ask the program to end with SIG (SIGTERM or SIGHUP, sent to profil, or
+ * profil's own request), then SIGCONT, so that a stopped program ends too.
+ * A second request within CLOCKDRV_ESCALATE_NS of the first sends SIGKILL
+ * instead, and returns true: the program ignored or caught the first. */
+bool clockdrv_stop(struct clockdrv *d, int sig);
 
 /* The driver named NAME ("perf", "ptrace"), or NULL. */
 const struct clockdrv_ops *clockdrv_find(const char *name);

@@ -63,6 +63,7 @@ struct perf_thread {
     uint32_t tid;
     uint32_t pid;
     bool blocked;       /* switched out voluntarily and not back yet */
+    bool exec_bare;     /* it executed a program of which no mapping was seen yet */
     uint64_t since;     /* when the blocked stretch not yet credited began */
     uint64_t carry;     /* nanoseconds of blocked time short of a tick */
     bool used;
@@ -129,6 +130,7 @@ struct clockdrv_perf {
     uint64_t samples;         /* samples handed over */
     char *note0;              /* the note as the start made it, or NULL */
     bool note0_kept;
+    bool setuid_said; /* the note says a setuid program went unseen */
 };
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -829,6 +831,8 @@ static uint32_t perf_ticks(struct clockdrv_perf *d, const struct perf_rec *r)
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+static void perf_note_setuid(struct clockdrv_perf *d);
+
 static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clockdrv_emit_fn emit,
                           void *arg)
 {
@@ -855,6 +859,9 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         emit(arg, &ev);
         break;
     case PERF_RECORD_MMAP:
+        t = perf_thread(d, r->tid, false);
+        if (t != NULL)
+            t->exec_bare = false;
         ev.type = EVENT_MMAP;
         ev.mmap.start = r->a;
         ev.mmap.len = r->b;
@@ -862,7 +869,10 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         ev.mmap.path = d->names + r->name;
         emit(arg, &ev);
         break;
-    case PERF_RECORD_COMM:
+    case PERF_RECORD_COMM: /* only an exec's (perf_parse) */
+        t = perf_thread(d, r->tid, false);
+        if (t != NULL)
+            t->exec_bare = true;
         ev.type = EVENT_EXEC;
         emit(arg, &ev);
         break;
@@ -880,6 +890,9 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         }
         break;
     case PERF_RECORD_EXIT:
+        t = perf_thread(d, r->tid, false);
+        if (t != NULL && t->exec_bare && !d->setuid_said)
+            perf_note_setuid(d);
         perf_thread_gone(d, r->tid);
         if (r->pid == r->tid) {
             ev.type = EVENT_EXIT;
@@ -940,22 +953,43 @@ static void perf_note_shed(struct clockdrv_perf *d)
     free(shed);
 }
 
-/* Jittered periods stopped: say so, beside what the start said. */
-static void perf_note_jitter(struct clockdrv_perf *d)
+/* Say MSG for good, beside what the start and earlier remarks said (and
+ * the samples kept without stacks, which perf_note_shed says anew). */
+static void perf_note_add(struct clockdrv_perf *d, const char *msg)
 {
     if (!d->note0_kept) {
         d->note0 = d->base.note != NULL ? xstrdup(d->base.note) : NULL;
         d->note0_kept = true;
     }
-    const char *msg = "the program started a thread or a process, so the sample periods stopped "
-                      "changing (each CPU keeps the random one it had: the kernel gives a new "
-                      "thread its parent's period of the moment for good); --driver ptrace "
-                      "keeps jittering";
     char *n = d->note0 != NULL ? xasprintf("%s; %s", d->note0, msg) : xstrdup(msg);
     free(d->note0);
     d->note0 = n;
     free(d->base.note);
     d->base.note = xstrdup(n);
+    if (d->shed > 0)
+        perf_note_shed(d);
+}
+
+/* Jittered periods stopped: say so. */
+static void perf_note_jitter(struct clockdrv_perf *d)
+{
+    perf_note_add(d, "the program started a thread or a process, so the sample periods stopped "
+                     "changing (each CPU keeps the random one it had: the kernel gives a new "
+                     "thread its parent's period of the moment for good); --driver ptrace "
+                     "keeps jittering");
+}
+
+/* A process of the program executed a setuid or setgid program (or one
+ * with file capabilities): the kernel takes the events off a process that
+ * is no longer dumpable (begin_new_exec: perf_event_exit_task), which
+ * writes an exit record right after the exec's comm record, before any
+ * mapping of the new program.  Its samples stop there, for good; say so
+ * rather than show a profile that silently ends.  (An exec that fails past
+ * its point of no return looks the same, but the process dies then.) */
+static void perf_note_setuid(struct clockdrv_perf *d)
+{
+    d->setuid_said = true;
+    perf_note_add(d, "the program ran a setuid program: not profiled after exec");
 }
 
 /* New periods for the clock events, every PERF_JITTER_PERIODS periods or so

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,9 +38,19 @@ static void spawn_child_redirect(int fd, const char *path, int flags, int target
     close(f);
 }
 
-/* The child's side: become what the program expects, wait, exec. */
-static void __attribute__((noreturn)) spawn_child(int go_fd, int err_fd, const struct launch *l)
+/* The child's side: become what the program expects, wait, exec.  PARENT
+ * is profil's pid, taken before the fork. */
+static void __attribute__((noreturn))
+spawn_child(int go_fd, int err_fd, const struct launch *l, pid_t parent)
 {
+    /* A program that profil started does not outlive it, whatever the
+     * driver: the kernel kills it when profil dies, even by SIGKILL or a
+     * crash, as PTRACE_O_EXITKILL does under ptrace.  The death signal
+     * survives exec (not the exec of a setuid or setgid program, nor one
+     * with file capabilities).  profil may have died before prctl: then
+     * the parent is another process already, and nothing is run. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+        _exit(127);
     static const int reset[] = { SIGINT, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU,
                                  SIGCHLD, SIGWINCH, SIGTERM, SIGHUP };
     for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
@@ -94,6 +105,7 @@ int spawn_prepare(struct spawn *sp, const struct launch *l, char **cause)
         *cause = xasprintf("cannot create a pipe: %s", strerror(e));
         return -e;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
@@ -107,7 +119,7 @@ int spawn_prepare(struct spawn *sp, const struct launch *l, char **cause)
     if (pid == 0) {
         close(go[1]);
         close(err[0]);
-        spawn_child(go[0], err[1], l);
+        spawn_child(go[0], err[1], l, parent);
     }
     close(go[0]);
     close(err[1]);

@@ -8,6 +8,7 @@
 #include "launcher/launcher.h"
 #include "session/lines.h"
 #include "session/prf.h"
+#include "session/quote.h"
 #include "session/report.h"
 #include "session/source.h"
 #include "xmalloc.h"
@@ -108,7 +109,7 @@ int launcher_list(const struct options *o)
     struct session *s = path != NULL ? list_open(path, o->list, &file, &cause) : NULL;
     if (s == NULL) {
         free(out_name);
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         free(path);
         return 1;
@@ -148,14 +149,14 @@ int launcher_list(const struct options *o)
             free(cause);
             status = 1;
         } else {
-            fprintf(stderr, "profil: listing of %s written to %s\n", lines_file(s, (uint32_t)file),
-                    as);
+            fprintf(stderr, "profil: listing of %s written to %s\n",
+                    quote(lines_file(s, (uint32_t)file)), quote(as));
         }
         free(as);
     }
     free(text);
     if (src == NULL && status == 0)
-        fprintf(stderr, "profil: source %s\n", where ? where : "not found");
+        fprintf(stderr, "profil: source %s\n", where ? quote(where) : "not found");
     free(out_name);
     free(where);
     free(path);

@@ -10,6 +10,7 @@
 #include "session/export.h"
 #include "session/annotate.h"
 #include "session/prf.h"
+#include "session/quote.h"
 #include "session/replay.h"
 #include "session/report.h"
 #include "tui/tui.h"
@@ -113,7 +114,7 @@ static struct session *main_read(const char *path, const struct options *o)
     char *cause = NULL;
     struct session *s = prf_read_file(path, &cause);
     if (s == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause)); /* it may quote the file */
         free(cause);
     } else {
         s->raw_names = o->no_demangle;
@@ -134,8 +135,8 @@ static int64_t main_find_func(struct session *s, const char *name, const char *f
             f = (int64_t)order[k];
     }
     if (f < 0)
-        fprintf(stderr, "profil: %s: no function %s has samples (the hottest: %s)\n", file, name,
-                n > 0 ? s->funcs[order[0]].name : "none");
+        fprintf(stderr, "profil: %s: no function %s has samples (the hottest: %s)\n", quote(file),
+                quote(name), n > 0 ? quote(s->funcs[order[0]].name) : "none");
     free(order);
     return f;
 }
@@ -324,7 +325,7 @@ static int main_replay(const struct options *o)
         o->delay ? o->delay * 100 : 100, title, NULL, NULL, 0, o->baseline_session, o->baseline};
     int status = 0;
     if (tui_run_replay(r, &tc, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         status = 1;
     }
@@ -414,7 +415,7 @@ static int main_export(const struct options *o)
         int r = export_pprof(s, &data, &len, &cause);
         session_free(s);
         if (r < 0) {
-            fprintf(stderr, "profil: %s\n", cause);
+            fprintf(stderr, "profil: %s\n", quote(cause));
             free(cause);
             return 1;
         }
@@ -451,7 +452,7 @@ static int main_params(const struct options *o, struct args *a)
     char *cause = NULL;
     if (o->args != NULL) {
         if (args_split(o->args, a, &cause) < 0) {
-            fprintf(stderr, "profil: --args: %s\n", cause);
+            fprintf(stderr, "profil: --args: %s\n", quote(cause));
             free(cause);
             return 2;
         }
@@ -464,17 +465,27 @@ static int main_params(const struct options *o, struct args *a)
             a->argv[a->argc++] = xstrdup(o->argv_rest[i]);
         return 0;
     }
+    int wrong = 0;
     for (;;) {
         char *line;
-        if (prompt_line(PROMPT_PARAMS, true, &line) < 0)
-            return -1;
-        int r = args_split(line, a, &cause);
-        free(line);
-        if (r == 0)
+        int r = prompt_line(PROMPT_PARAMS, true, &line);
+        if (r < 0)
+            return r == PROMPT_GAVE_UP ? 2 : -1;
+        r = args_split(line, a, &cause);
+        if (r == 0) {
+            free(line);
             return 0;
-        fprintf(stderr, "profil: %s\n", cause);
+        }
+        bool give_up = false;
+        if (isatty(STDIN_FILENO))
+            fprintf(stderr, "profil: %s\n", quote(cause));
+        else
+            give_up = prompt_refused(cause, line, &wrong);
+        free(line);
         free(cause);
         cause = NULL;
+        if (give_up)
+            return 2;
     }
 }
 
@@ -557,7 +568,7 @@ int main(int argc, char **argv)
     char *interp = NULL;
     if (launcher_interpreter(path, &interp, &cause) < 0 ||
         module_check_executable(interp ? interp : path, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         free(interp);
         free(path);
@@ -592,10 +603,14 @@ int main(int argc, char **argv)
     int status = 1;
     struct args a = { 0 };
     struct session *s = NULL;
-    if ((o.bucket == 0 && prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, BUCKET_MIN, BUCKET_MAX,
-                                        &o.bucket) < 0) ||
-        (o.interval == 0 && prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED, INTERVAL_MIN,
-                                          INTERVAL_MAX, &o.interval) < 0)) {
+    if ((o.bucket == 0 && (r = prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, BUCKET_MIN,
+                                             BUCKET_MAX, &o.bucket)) < 0) ||
+        (o.interval == 0 && (r = prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED,
+                                               INTERVAL_MIN, INTERVAL_MAX, &o.interval)) < 0)) {
+        if (r == PROMPT_GAVE_UP) { /* it said why */
+            status = 2;
+            goto out;
+        }
         fprintf(stderr, "profil: end of input: nothing was run\n");
         goto out;
     }
@@ -609,7 +624,7 @@ int main(int argc, char **argv)
     launcher_catch_early_signals(true);
     s = session_new(interp ? interp : path, o.bucket, o.interval, &cause);
     if (s == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         goto out;
     }

@@ -21,15 +21,34 @@
 #define INTERVAL_MIN 60
 #define INTERVAL_MAX 1000000
 
+/* Without a terminal, an answer is a line of at most this many bytes ... */
+#define PROMPT_LINE_MAX 4096
+/* ... and after this many wrong answers to one prompt profil gives up. */
+#define PROMPT_TRIES 3
+/* What the prompts return when they gave up (after saying why in one line
+ * on stderr); profil then exits 2.  -1 is the end of input. */
+#define PROMPT_GAVE_UP  (-2)
+#define PROMPT_TOO_LONG (-3) /* internal: a line past PROMPT_LINE_MAX */
+
 /* A whole decimal number in [MIN, MAX], blanks around it allowed; nothing else. */
 bool prompt_parse_number(const char *s, unsigned long min, unsigned long max, uint32_t *out);
 
+/* The same, saying why not: NULL when S is such a number (in *OUT), else
+ * "an empty answer", "not a whole number", "too small" or "too large". */
+const char *prompt_number_why(const char *s, unsigned long min, unsigned long max, uint32_t *out);
+
 /* Ask TEXT until the answer is such a number, saying WANTED on its own line
- * after each wrong answer.  0, or -1 at end of input. */
+ * after each wrong answer.  0, -1 at end of input, or PROMPT_GAVE_UP. */
 int prompt_number(const char *text, const char *wanted, unsigned long min, unsigned long max,
                   uint32_t *out);
 
-/* Ask TEXT once; *LINE is owned by the caller.  0, or -1 at end of input.
+/* ANSWER was refused because WHY: without a terminal, say so on stderr,
+ * count it in *WRONG, and return true, after one line more, when that was
+ * the PROMPT_TRIES-th (the caller gives up).  On a terminal, false. */
+bool prompt_refused(const char *why, const char *answer, int *wrong);
+
+/* Ask TEXT once; *LINE is owned by the caller.  0, -1 at end of input, or
+ * PROMPT_GAVE_UP (a line too long without a terminal).
  * On a terminal each prompt has its own readline history, kept between runs
  * in $XDG_STATE_HOME/profil/history/ (default ~/.local/state/profil/history/),
  * one file per prompt; failing to keep it is silently ignored. */

@@ -6,6 +6,7 @@
 #include "session/lines.h"
 #include "session/debuginfo.h"
 #include "session/prf.h"
+#include "session/quote.h"
 #include "session/report.h"
 #include "session/settle.h"
 #include "xmalloc.h"
@@ -91,7 +92,8 @@ static const struct clockdrv_ops *run_driver(const struct options *o,
 }
 
 /* Plain mode: the program keeps this terminal; Ctrl-C and Ctrl-\ are for it,
- * as they were under PROFIL; a TERM or HUP sent to profil is passed on. */
+ * as they were under PROFIL; a TERM or HUP sent to profil is passed on (and
+ * a second one soon after kills the program: clockdrv_stop). */
 static void run_plain_loop(struct session *s, struct clockdrv *d, double until_settled)
 {
     struct settle settle;
@@ -112,8 +114,14 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, double until_s
             break;
         if (sfd >= 0 && (pfd[1].revents & POLLIN)) {
             struct signalfd_siginfo si;
-            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-                kill(d->pid, (int)si.ssi_signo);
+            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+                if (clockdrv_stop(d, (int)si.ssi_signo))
+                    fprintf(stderr,
+                            "profil: %s again within %llu s: killing the program "
+                            "(SIGKILL)\n",
+                            si.ssi_signo == SIGHUP ? "SIGHUP" : "SIGTERM",
+                            CLOCKDRV_ESCALATE_NS / 1000000000ull);
+            }
         }
         if (d->ops->drain(d, run_emit, s) == 1)
             break;
@@ -124,7 +132,7 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, double until_s
             settled = true;
             fprintf(stderr, "profil: the top routines have kept their order for %.0f s "
                             "(--until-settled): stopping the program\n", until_settled);
-            kill(d->pid, SIGTERM);
+            clockdrv_stop(d, SIGTERM);
         }
     }
     if (sfd >= 0)
@@ -178,9 +186,10 @@ void launcher_debuginfo_progress(void *arg, const struct debuginfo_progress *p)
             return;
         if (p->total > 0)
             fprintf(stderr, "\rprofil: downloading debug info for %s from debuginfod: %ld%%",
-                    p->name, p->done * 100 / p->total);
+                    quote(p->name), p->done * 100 / p->total);
         else
-            fprintf(stderr, "\rprofil: downloading debug info for %s from debuginfod...", p->name);
+            fprintf(stderr, "\rprofil: downloading debug info for %s from debuginfod...",
+                    quote(p->name));
         open_line = true;
     } else {
         if (open_line)
@@ -188,10 +197,10 @@ void launcher_debuginfo_progress(void *arg, const struct debuginfo_progress *p)
         open_line = false;
         if (p->found)
             fprintf(stderr, "profil: downloading debug info for %s from debuginfod: 100%%\n",
-                    p->name);
+                    quote(p->name));
         else if (p->error != NULL)
-            fprintf(stderr, "profil: no debug info for %s from debuginfod: %s\n", p->name,
-                    p->error);
+            fprintf(stderr, "profil: no debug info for %s from debuginfod: %s\n", quote(p->name),
+                    quote(p->error));
     }
     fflush(stderr);
 }
@@ -333,7 +342,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     if (slave >= 0)
         close(slave);
     if (d == NULL) {
-        fprintf(stderr, "profil: %s\n", cause);
+        fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         goto out;
     }

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/annotate.h"
+#include "session/quote.h"
 #include "session/disasm.h"
 #include "session/internal.h"
 #include "session/lines.h"
@@ -425,13 +426,13 @@ static double annotate_pct(uint64_t part, uint64_t whole)
 void annotate_print(struct session *s, const struct annotation *a, FILE *out)
 {
     const struct func *fn = &s->funcs[a->func];
-    fprintf(out, "Annotated %s (%s)%s: %" PRIu64 " samples, %.2f%% of %" PRIu64 "\n", fn->name,
-            s->modules[fn->module]->name, fn->inlined ? ", inlined" : "", a->self,
-            annotate_pct(a->self, a->total), a->total);
+    fprintf(out, "Annotated %s (%s)%s: %" PRIu64 " samples, %.2f%% of %" PRIu64 "\n",
+            quote(fn->name), quote(s->modules[fn->module]->name), fn->inlined ? ", inlined" : "",
+            a->self, annotate_pct(a->self, a->total), a->total);
     if (a->lines_why != NULL)
-        fprintf(out, "  no source lines: %s\n", a->lines_why);
+        fprintf(out, "  no source lines: %s\n", quote(a->lines_why));
     if (a->disasm_why != NULL)
-        fprintf(out, "  no disassembly: %s\n", a->disasm_why);
+        fprintf(out, "  no disassembly: %s\n", quote(a->disasm_why));
     bool calls = s->has_stacks && a->insns == NULL;
     fprintf(out, "%9s %7s %7s %-4s %s%6s  %s\n", "Samples", "%func", "%total", "", calls ? "  Total " : "",
             "Line", "Source");
@@ -440,9 +441,9 @@ void annotate_print(struct session *s, const struct annotation *a, FILE *out)
         const struct annotate_row *r = &a->rows[i];
         if (r->kind == ANNOTATE_FILE) {
             const struct annotate_file *af = annotate_file_of(a, r->file);
-            fprintf(out, "%*s%s%s%s\n", pad, "", lines_file(s, r->file),
+            fprintf(out, "%*s%s%s%s\n", pad, "", quote(lines_file(s, r->file)),
                     af && af->src == NULL ? "  -- source " : "",
-                    af && af->src == NULL && af->where ? af->where : "");
+                    af && af->src == NULL && af->where ? quote(af->where) : "");
             continue;
         }
         if (r->kind == ANNOTATE_GAP) {
@@ -462,14 +463,24 @@ void annotate_print(struct session *s, const struct annotation *a, FILE *out)
         if (r->kind == ANNOTATE_INSN) {
             char target[160];
             annotate_target(s, a, r->insn, target, sizeof target);
-            fprintf(out, "%6s  %8" PRIx64 ":  %s%s\n", "", r->insn->addr, r->insn->text, target);
+            fprintf(out, "%6s  %8" PRIx64 ":  %s%s\n", "", r->insn->addr, quote(r->insn->text),
+                    quote(target));
             continue;
         }
         size_t len;
         const char *text = annotate_text(a, r->file, r->line, &len);
         fprintf(out, "%6u  ", r->line);
-        for (size_t k = 0; text != NULL && k < len; k++)
-            fputc((unsigned char)text[k] < 32 && text[k] != '\t' ? '?' : text[k], out);
+        /* Tabs kept; what session/quote.h would escape becomes '?', so that
+         * the source keeps its columns.  A line ends in '\n' or '\0', which
+         * no character runs past. */
+        for (size_t k = 0; text != NULL && k < len;) {
+            size_t n = text[k] == '\t' ? 1 : quote_safe_len(text + k);
+            if (n == 0)
+                fputc('?', out);
+            else
+                fwrite(text + k, 1, n, out);
+            k += n > 0 ? n : 1;
+        }
         fputc('\n', out);
     }
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "session/export.h"
+#include "session/quote.h"
 #include "session/report.h"
 #include "session/stacks.h"
 #include "xmalloc.h"
@@ -27,9 +28,10 @@ static void tree_print(struct session *s, const struct calltree *t, FILE *out, u
         const struct func *f = &s->funcs[n->func];
         const char *mod = s->modules[f->module]->name;
         fprintf(out,
-                mod[0] == '[' ? "%7.2f%% %7.2f%%  %*s%s  %s%s\n" : "%7.2f%% %7.2f%%  %*s%s  [%s]%s\n",
+                mod[0] == '[' ? "%7.2f%% %7.2f%%  %*s%s  %s%s\n"
+                              : "%7.2f%% %7.2f%%  %*s%s  [%s]%s\n",
                 tree_pct(n->total, whole), tree_pct(n->self, whole), (int)(2 * (n->depth - 1)), "",
-                f->name, mod, f->inlined ? " (inlined)" : "");
+                quote(f->name), quote(mod), f->inlined ? " (inlined)" : "");
     }
     size_t hidden = 0;
     uint64_t hidden_total = 0;
@@ -65,11 +67,12 @@ void report_tree(struct session *s, FILE *out, bool inverted, double percent_lim
     calltree_free(t);
 }
 
-/* NAME as a folded frame: no ';' (the separator) and no newline. */
+/* NAME as a folded frame: no ';' (the separator), no control byte (a
+ * newline would forge a line; session/quote.h). */
 static void folded_name(FILE *out, const char *name)
 {
-    for (const char *p = name; *p; p++)
-        fputc(*p == ';' ? ':' : *p == '\n' ? ' ' : *p, out);
+    for (const char *p = quote(name); *p; p++)
+        fputc(*p == ';' ? ':' : *p, out);
 }
 
 /* One folded line: the frames' names and the samples of every stack that

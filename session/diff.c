@@ -2,6 +2,7 @@
 
 #include "session/diff.h"
 #include "session/module.h"
+#include "session/quote.h"
 #include "xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -177,11 +178,11 @@ static void diff_p_text(char *buf, size_t size, double p)
 
 void diff_print(const struct diff *d, const char *before, const char *after, FILE *out)
 {
-    fprintf(out, "profil diff of %s (%" PRIu64 " samples) and %s (%" PRIu64 " samples)\n", before,
-            d->before_total, after, d->after_total);
+    fprintf(out, "profil diff of %s (%" PRIu64 " samples) and %s (%" PRIu64 " samples)\n",
+            quote(before), d->before_total, quote(after), d->after_total);
     int namew = 32;
     for (size_t i = 0; i < d->n; i++) {
-        int len = (int)strlen(d->rows[i].name);
+        int len = (int)strlen(quote(d->rows[i].name));
         if (len > namew)
             namew = len > 80 ? 80 : len;
     }
@@ -192,8 +193,8 @@ void diff_print(const struct diff *d, const char *before, const char *after, FIL
         char p[16];
         diff_p_text(p, sizeof p, r->p_adjusted);
         fprintf(out, "%-*.*s %-16.16s %7.2f%% %7.2f%% %+8.2f %+8.3fs %8s %s\n", namew, namew,
-                r->name, r->module, r->before_pct, r->after_pct, r->change, r->after_s - r->before_s,
-                p, diff_stars(r->stars));
+                quote(r->name), quote(r->module), r->before_pct, r->after_pct, r->change,
+                r->after_s - r->before_s, p, diff_stars(r->stars));
     }
     fprintf(out,
             "Before, After: the routine's own samples, in %% of each session's total; Change: in "

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "session/lines.h"
+#include "session/quote.h"
 #include "session/report.h"
 #include "session/source.h"
 #include "xmalloc.h"
@@ -48,10 +49,11 @@ static struct line_count *linereport_hot(struct session *s, size_t *n)
     return l;
 }
 
+/* The last component of PATH, escaped (session/quote.h). */
 static const char *linereport_base(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    return slash != NULL && slash[1] != '\0' ? slash + 1 : path;
+    return quote(slash != NULL && slash[1] != '\0' ? slash + 1 : path);
 }
 
 static void linereport_missing(struct session *s, FILE *out);
@@ -64,7 +66,8 @@ void report_lines(struct session *s, FILE *out, size_t limit)
     fprintf(out, "\nHottest lines");
     if (n == 0) {
         const char *why = s->nmodules > 0 ? lines_module_why(s, 0) : NULL;
-        fprintf(out, ": none known (%s)\n", why ? why : "no sample fell on a line with debug information");
+        fprintf(out, ": none known (%s)\n",
+                why ? quote(why) : "no sample fell on a line with debug information");
         free(l);
         linereport_missing(s, out);
         return;
@@ -88,7 +91,7 @@ void report_lines(struct session *s, FILE *out, size_t limit)
         }
         char place[64];
         snprintf(place, sizeof place, "%s:%u", linereport_base(lines_file(s, l[i].file)), l[i].line);
-        const char *fn = l[i].func >= 0 ? s->funcs[l[i].func].name : "?";
+        const char *fn = l[i].func >= 0 ? quote(s->funcs[l[i].func].name) : "?";
         fprintf(out, "%-11s %-*s %-24.24s %9.2f%% %9" PRIu64 " %9.2f%%\n",
                 report_time(t, sizeof t, l[i].self, s->interval_us), placew, place, fn,
                 linereport_pct(l[i].self, total), l[i].self, linereport_pct(l[i].total, total));
@@ -116,8 +119,8 @@ static void linereport_missing(struct session *s, FILE *out)
                               ? "it had no line information when it was profiled"
                               : lines_module_why(s, (uint32_t)m);
         fprintf(out, "Without lines: %.2f%% of the samples, in %s (%s)\n",
-                linereport_pct(none[m], s->c.total), s->modules[m]->name,
-                why ? why : "its debug information has no line there");
+                linereport_pct(none[m], s->c.total), quote(s->modules[m]->name),
+                why ? quote(why) : "its debug information has no line there");
     }
     free(none);
 }
@@ -222,7 +225,7 @@ long report_list_file(struct session *s, const char *name, char **cause)
         /* The whole name, or its tail at a '/': "lines.c", "progs/lines.c". */
         bool match = strcmp(p, name) == 0 ||
                      (pl > len && strcmp(p + pl - len, name) == 0 && p[pl - len - 1] == '/');
-        char *more = xasprintf("%s%s%s", names ? names : "", names ? ", " : "", p);
+        char *more = xasprintf("%s%s%s", names ? names : "", names ? ", " : "", quote(p));
         free(names);
         names = more;
         if (match) {
@@ -236,12 +239,13 @@ long report_list_file(struct session *s, const char *name, char **cause)
         return found;
     }
     if (nfound > 1)
-        *cause = xasprintf("%s names %zu files of the session: give more of its path", name, nfound);
+        *cause = xasprintf("%s names %zu files of the session: give more of its path", quote(name),
+                           nfound);
     else if (names == NULL)
         *cause = xasprintf("no source line of the session has samples (no debug information)");
     else
-        *cause = xasprintf("no sample fell in %s (the files with samples: %.400s%s)", name, names,
-                           strlen(names) > 400 ? "..." : "");
+        *cause = xasprintf("no sample fell in %s (the files with samples: %.400s%s)", quote(name),
+                           names, strlen(names) > 400 ? "..." : "");
     free(names);
     return -1;
 }
@@ -279,19 +283,19 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
     char t[32];
     /* The heading keeps to the line length too. */
     size_t at = 0;
-    linereport_put(buf, &at, width, "Profile listing of %s", lines_file(s, file));
+    linereport_put(buf, &at, width, "Profile listing of %s", quote(lines_file(s, file)));
     fprintf(out, "%s\n", buf);
     at = 0;
-    linereport_put(buf, &at, width, "   from %s (%s), %" PRIu64 " samples of %u us", lo->session,
-                   s->program ? s->program : "?", total, s->interval_us);
+    linereport_put(buf, &at, width, "   from %s (%s), %" PRIu64 " samples of %u us",
+                   quote(lo->session), s->program ? quote(s->program) : "?", total, s->interval_us);
     fprintf(out, "%s\n", buf);
     at = 0;
     if (src == NULL)
-        linereport_put(buf, &at, width, "   source %s", lo->where ? lo->where : "not found");
+        linereport_put(buf, &at, width, "   source %s", lo->where ? quote(lo->where) : "not found");
     else if (src->embedded)
         linereport_put(buf, &at, width, "   source embedded in the session");
     else if (strcmp(src->path, lines_file(s, file)) != 0)
-        linereport_put(buf, &at, width, "   source read from %s", src->path);
+        linereport_put(buf, &at, width, "   source read from %s", quote(src->path));
     if (at > 0)
         fprintf(out, "%s\n", buf);
     at = 0;
@@ -347,18 +351,26 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
             linereport_put(buf, &at, width, "%-4.*s ", report_stars(pct), "****");
         size_t len = 0;
         const char *text = src != NULL ? source_line(src, line, &len) : NULL;
-        /* Tabs to spaces, control bytes to '?': one listing line a line. */
+        /* Tabs to spaces, what session/quote.h would escape to '?': one
+         * listing line a line, in its columns.  A line ends in '\n' or
+         * '\0', which no character runs past. */
         linereport_put(buf, &at, width, " ");
         size_t start = at; /* tab stops count from the source text's first column */
-        for (size_t i = 0; text != NULL && i < len && at < width; i++) {
-            unsigned char c = (unsigned char)text[i];
-            if (c == '\t') {
+        for (size_t i = 0; text != NULL && i < len && at < width;) {
+            size_t cl = quote_safe_len(text + i);
+            if (text[i] == '\t') {
                 do
                     buf[at++] = ' ';
                 while (at < width && (at - start) % 8 != 0);
+            } else if (cl == 0) {
+                buf[at++] = '?';
+            } else if (at + cl <= width) {
+                memcpy(buf + at, text + i, cl);
+                at += cl;
             } else {
-                buf[at++] = c < 32 || c == 127 ? '?' : (char)c;
+                break; /* never half a character */
             }
+            i += cl > 0 ? cl : 1;
         }
         while (at > 0 && buf[at - 1] == ' ')
             at--;

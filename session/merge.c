@@ -3,6 +3,7 @@
 #include "session/merge.h"
 #include "session/internal.h"
 #include "session/lines.h"
+#include "session/quote.h"
 #include "xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -19,10 +20,11 @@ static void merge_hex(const uint8_t *id, size_t len, char *out)
     out[2 * len] = '\0';
 }
 
+/* PATH's last part, as a message may quote it (a file's text: escaped). */
 static const char *merge_base(const char *path)
 {
     const char *slash = path != NULL ? strrchr(path, '/') : NULL;
-    return slash != NULL ? slash + 1 : path != NULL ? path : "?";
+    return quote(slash != NULL ? slash + 1 : path != NULL ? path : "?");
 }
 
 /* Why RUN cannot be added to FIRST, or NULL. */

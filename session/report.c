@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/lines.h"
+#include "session/quote.h"
 #include "session/report.h"
 #include "session/stacks.h"
 #include "session/stats.h"
@@ -102,7 +103,8 @@ static void report_merged(const struct session *s, FILE *out)
         int k = 0;
         cJSON_ArrayForEach (r, runs) {
             const cJSON *file = cJSON_GetObjectItemCaseSensitive(r, "file");
-            fprintf(out, "%s %s", k++ ? "," : "", cJSON_IsString(file) ? file->valuestring : "?");
+            fprintf(out, "%s %s", k++ ? "," : "",
+                    cJSON_IsString(file) ? quote(file->valuestring) : "?");
         }
         fprintf(out, "\n");
     }
@@ -118,23 +120,24 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     uint64_t total = s->c.total;
 
     if (title != NULL)
-        fprintf(out, "profil report of %s\n", title);
+        fprintf(out, "profil report of %s\n", quote(title));
     if (s->classic) {
         /* A 1983 file holds the clock grain, the area, the counters and the buckets. */
         fprintf(out, " Program: unknown (a 1983 PROFIL file)\n");
         fprintf(out, "  Driver: unknown, clock unknown\n");
     } else {
-        fprintf(out, " Program: %s", s->program ? s->program : "?");
+        fprintf(out, " Program: %s", s->program ? quote(s->program) : "?");
         for (size_t i = 0; i < s->nargs; i++)
-            fprintf(out, " %s", s->args[i]);
+            fprintf(out, " %s", quote(s->args[i]));
         fprintf(out, "\n");
         if (s->interpreter != NULL)
-            fprintf(out, "     Run: by %s, whose code is the program area\n", s->interpreter);
+            fprintf(out, "     Run: by %s, whose code is the program area\n",
+                    quote(s->interpreter));
     }
     if (s->comment != NULL)
-        fprintf(out, " Comment: %s\n", s->comment);
+        fprintf(out, " Comment: %s\n", quote(s->comment));
     if (!s->classic) {
-        fprintf(out, "  Driver: %s, %s clock", s->driver ? s->driver : "?",
+        fprintf(out, "  Driver: %s, %s clock", s->driver ? quote(s->driver) : "?",
                 s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
         if (s->jitter_known && s->jitter_pct > 0)
             fprintf(out, ", periods jittered +-%g %%", s->jitter_pct);
@@ -148,7 +151,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     for (size_t i = 0; i < s->nmodules; i++) {
         if (s->modules[i]->kind == MODULE_KERNEL && s->modules[i]->load_error != NULL)
             fprintf(out, "  Kernel: %s: its samples rank as one routine, [kernel]\n",
-                    s->modules[i]->load_error);
+                    quote(s->modules[i]->load_error));
     }
     if (s->has_stacks) {
         struct stack_stats st = session_stack_stats(s);
@@ -186,7 +189,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
      * longer one (C++) keeps its start and its end. */
     int namew = 32;
     for (size_t k = 0; k < n && (limit == 0 || k < limit); k++) {
-        size_t len = strlen(s->funcs[order[k]].name);
+        size_t len = strlen(quote(s->funcs[order[k]].name));
         if ((int)len > namew)
             namew = len > REPORT_NAME_MAX ? REPORT_NAME_MAX : (int)len;
     }
@@ -206,12 +209,13 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
             break;
         }
         char name[REPORT_NAME_MAX + 1];
-        size_t len = strlen(f->name);
+        const char *shown = quote(f->name);
+        size_t len = strlen(shown);
         if (len > REPORT_NAME_MAX)
-            snprintf(name, sizeof name, "%.*s...%s", (REPORT_NAME_MAX - 3) / 2 + 1, f->name,
-                     f->name + len - (REPORT_NAME_MAX - 3) / 2);
+            snprintf(name, sizeof name, "%.*s...%s", (REPORT_NAME_MAX - 3) / 2 + 1, shown,
+                     shown + len - (REPORT_NAME_MAX - 3) / 2);
         else
-            snprintf(name, sizeof name, "%s", f->name);
+            snprintf(name, sizeof name, "%s", shown);
         char ci[16];
         snprintf(ci, sizeof ci, "+-%.2f%s", stats_halfwidth_pct(f->samples, total),
                  report_indistinct(s, order, n, k) ? " ~" : "");
@@ -219,13 +223,13 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
             fprintf(out, "%-11s %-*s %9.2f%% %-9s %12.2f%% %9" PRIu64 " %9.2f%%  %s%s\n",
                     report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
                     report_pct(f->samples, total), ci, report_pct(f->samples, accounted),
-                    f->samples, report_pct(f->total, total), s->modules[f->module]->name,
+                    f->samples, report_pct(f->total, total), quote(s->modules[f->module]->name),
                     f->inlined ? " (inlined)" : "");
         else
             fprintf(out, "%-11s %-*s %9.2f%% %-9s %12.2f%% %9" PRIu64 "  %s%s\n",
                     report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
                     report_pct(f->samples, total), ci, report_pct(f->samples, accounted),
-                    f->samples, s->modules[f->module]->name, f->inlined ? " (inlined)" : "");
+                    f->samples, quote(s->modules[f->module]->name), f->inlined ? " (inlined)" : "");
     }
     fprintf(out, "%-11s %-*s %9.2f%%\n", report_time(t, sizeof t, accounted, s->interval_us), namew,
             "Total", report_pct(accounted, total));
@@ -271,7 +275,7 @@ static void report_reliability(const struct session *s, FILE *out, const size_t 
     fprintf(out,
             "Too few samples to rely on: %" PRIu64 " in all, %s is %.2f%% +-%.2f; about %" PRIu64
             " samples would make it +-1 point (a longer run, or a shorter sample time).\n",
-            total, top->name, report_pct(top->samples, total), half, need);
+            total, quote(top->name), report_pct(top->samples, total), half, need);
 }
 
 uint64_t report_samples_wanted(const struct session *s)
@@ -541,7 +545,7 @@ void report_hist(struct session *s, FILE *out, bool all)
             fprintf(out, "0x%-16" PRIx64 " %10" PRIu64 " %s\n", addr, count, bar);
         else
             fprintf(out, "0x%-16" PRIx64 " %-32s %-24s %10" PRIu64 " %s\n", addr,
-                    report_label(&labels[i], name, sizeof name),
+                    quote(report_label(&labels[i], name, sizeof name)),
                     report_place_text(s, &places[i], place, sizeof place), count, bar);
     }
     free(places);

@@ -75,7 +75,7 @@ static void tui_stop_program(struct tui *t)
         return;
     if (t->d->paused)
         clockdrv_pause(t->d, false);
-    kill(t->d->pid, SIGTERM);
+    clockdrv_stop(t->d, SIGTERM);
     t->stopping = true;
     t->stop_at = clockdrv_now_ns();
     tui_status(t, "stopping the program...");

@@ -538,7 +538,7 @@ static void tui_drain(struct tui *t)
             t->dirty = true;
         t->settled_for = settled;
         if (t->cfg->until_settled > 0 && settled >= t->cfg->until_settled && !t->stopping) {
-            kill(t->d->pid, SIGTERM); /* as the TERM key would: the session is kept */
+            clockdrv_stop(t->d, SIGTERM); /* as the TERM key would: the session is kept */
             t->stopping = true;
             t->stop_at = clockdrv_now_ns();
         }
@@ -664,9 +664,12 @@ static int tui_run(struct tui *t0, char **cause)
                 } else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT) {
                     kill(d->pid, (int)si.ssi_signo);
                 } else { /* TERM, HUP: stop the program, keep the session */
-                    kill(d->pid, (int)si.ssi_signo);
+                    if (clockdrv_stop(d, (int)si.ssi_signo))
+                        tui_status(t, "%s again: the program was killed (SIGKILL)",
+                                   si.ssi_signo == SIGHUP ? "SIGHUP" : "SIGTERM");
+                    if (!t->stopping)
+                        t->stop_at = clockdrv_now_ns();
                     t->stopping = true;
-                    t->stop_at = clockdrv_now_ns();
                 }
             }
         }

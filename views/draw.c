@@ -1,8 +1,10 @@
 #include "config.h"
 
+#include "session/quote.h"
 #include "views/view.h"
 
 #include <langinfo.h>
+#include <stdio.h>
 #include <string.h>
 
 bool draw_utf8(void)
@@ -11,10 +13,14 @@ bool draw_utf8(void)
     return cs != NULL && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
 }
 
-/* Whether byte C starts a character (UTF-8 continuation bytes do not). */
-static bool draw_starts_char(unsigned char c, bool utf8)
+/* The bytes of the character at P, and whether it shows as itself: what
+ * session/quote.c calls safe, and outside a UTF-8 locale only ASCII.  Any
+ * other byte is one character of its own, drawn as '?'. */
+static size_t draw_char(const char *p, bool utf8, bool *shown)
 {
-    return !utf8 || (c & 0xc0) != 0x80;
+    size_t n = quote_safe_len(p);
+    *shown = n == 1 || (n > 1 && utf8);
+    return *shown ? n : 1;
 }
 
 const char *draw_fit(char *dst, size_t size, const char *text, int width)
@@ -23,6 +29,7 @@ const char *draw_fit(char *dst, size_t size, const char *text, int width)
     const char *ell = utf8 ? "\xe2\x80\xa6" : "...";
     int ellw = utf8 ? 1 : 3;
     size_t k = 0;
+    bool shown;
     if (size == 0)
         return dst;
     if (width < 0)
@@ -30,13 +37,12 @@ const char *draw_fit(char *dst, size_t size, const char *text, int width)
     /* Where WIDTH columns end, and whether anything but blanks follows. */
     const char *p = text, *cut = NULL;
     int cols = 0;
-    for (; *p != '\0'; p++) {
-        if (!draw_starts_char((unsigned char)*p, utf8))
-            continue;
+    while (*p != '\0') {
         if (cols == width - ellw && cut == NULL)
             cut = p;
         if (cols == width)
             break;
+        p += draw_char(p, utf8, &shown);
         cols++;
     }
     bool more = false;
@@ -44,14 +50,17 @@ const char *draw_fit(char *dst, size_t size, const char *text, int width)
         more |= *q != ' ';
     if (!more || width < ellw || cut == NULL)
         cut = p, ell = "";
-    for (const char *q = text; q < cut && k + 1 < size; q++) {
-        unsigned char c = (unsigned char)*q;
-        /* Control bytes, and bytes a single-byte locale cannot show, become '?'. */
-        dst[k++] = c < 32 || c == 127 || (c >= 128 && !utf8) ? '?' : (char)c;
-    }
-    if (utf8 && k + 1 >= size) { /* full: never leave half a character */
-        while (k > 0 && !draw_starts_char((unsigned char)dst[--k], utf8))
-            ;
+    /* Whole characters only: never half of one when DST is full. */
+    for (const char *q = text; q < cut;) {
+        size_t n = draw_char(q, utf8, &shown);
+        if (k + n + 1 > size)
+            break;
+        if (shown)
+            memcpy(dst + k, q, n);
+        else
+            dst[k] = '?'; /* a control byte, or one this locale cannot show */
+        k += shown ? n : 1;
+        q += n;
     }
     for (const char *q = ell; *q != '\0' && k + 1 < size; q++)
         dst[k++] = *q;
@@ -61,28 +70,22 @@ const char *draw_fit(char *dst, size_t size, const char *text, int width)
 
 const char *draw_fit_middle(char *dst, size_t size, const char *text, int width)
 {
-    bool utf8 = draw_utf8();
+    bool utf8 = draw_utf8(), shown;
     int ellw = utf8 ? 1 : 3, total = draw_width(text);
     if (total <= width || width < ellw + 2 || size < 8)
         return draw_fit(dst, size, text, width);
     /* The head and the tail, one column more to the head when odd. */
     int tail = (width - ellw) / 2, head = width - ellw - tail;
     const char *p = text, *tail_at = NULL;
-    int cols = 0;
-    for (; *p != '\0'; p++) {
-        if (!draw_starts_char((unsigned char)*p, utf8))
-            continue;
+    size_t hb = 0; /* bytes of the first HEAD columns */
+    for (int cols = 0; *p != '\0'; cols++) {
         if (cols == total - tail && tail_at == NULL)
             tail_at = p;
-        cols++;
+        if (cols == head)
+            hb = (size_t)(p - text);
+        p += draw_char(p, utf8, &shown);
     }
     char a[512], b[512];
-    size_t hb = 0, n = 0;
-    for (const char *q = text; *q != '\0'; q++) { /* bytes of the first HEAD columns */
-        if (draw_starts_char((unsigned char)*q, utf8) && n++ == (size_t)head)
-            break;
-        hb++;
-    }
     snprintf(a, sizeof a, "%.*s", (int)(hb < sizeof a ? hb : sizeof a - 1), text);
     draw_fit(b, sizeof b, tail_at ? tail_at : "", tail); /* control bytes become '?' */
     char headfit[512];
@@ -93,10 +96,10 @@ const char *draw_fit_middle(char *dst, size_t size, const char *text, int width)
 
 int draw_width(const char *text)
 {
-    bool utf8 = draw_utf8();
+    bool utf8 = draw_utf8(), shown;
     int n = 0;
-    for (const char *p = text; *p != '\0'; p++)
-        n += draw_starts_char((unsigned char)*p, utf8);
+    for (const char *p = text; *p != '\0'; n++)
+        p += draw_char(p, utf8, &shown);
     return n;
 }
 

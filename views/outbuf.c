@@ -71,10 +71,24 @@ void outbuf_feed(struct outbuf *ob, const char *data, size_t n)
     ob->total += n;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)data[i];
-        /* ESC [ ... final, ESC ] ... BEL/ST, ESC x: dropped whole. */
+        /* Dropped whole, as ECMA-48 shapes them: ESC [ ... final (CSI);
+         * ESC ] (OSC), ESC P (DCS), ESC X, ESC ^, ESC _ ... BEL or ST;
+         * ESC, intermediates (0x20-0x2f), final: ESC ( 0 picks the line
+         * drawing set, ESC ( B gives ASCII back, ESC # 8, ESC c. */
         if (ob->esc == 1) {
-            ob->esc = c == '[' ? 2 : c == ']' ? 3 : 0;
+            ob->esc = c == '['                                                   ? 2
+                      : c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_' ? 3
+                      : c >= 0x20 && c <= 0x2f                                   ? 4
+                                                                                 : 0;
             continue;
+        }
+        if (ob->esc == 4) {
+            if (c >= 0x20 && c <= 0x2f)
+                continue; /* more intermediates */
+            ob->esc = 0;
+            if (c >= 0x30 && c <= 0x7e)
+                continue; /* the final byte */
+            /* a control byte cuts the sequence short: it acts */
         }
         if (ob->esc == 2) {
             if (c >= 0x40 && c <= 0x7e)

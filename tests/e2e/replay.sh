@@ -60,6 +60,11 @@ ok "g inf is refused" wait_for "'inf' is not a time in seconds" 3
 tm send-keys -t s g n a n Enter
 ok "and so is g nan" wait_for "'nan' is not a time in seconds" 3
 like "$(screen)" ' 0\.5 / ' "the replay stays where it was"
+# A time past the end (past SIZE_MAX frames too) is the end, not the start.
+tm send-keys -t s g 1 e 3 0 8 Enter
+ok "g 1e308 goes to the end" wait_for 'replay end' 3
+tm send-keys -t s g 0 . 5 Enter
+ok "and g 0.5 back" wait_for ' 0\.5 / ' 3
 tm send-keys -t s ']' ']'
 ok "] doubles the speed" wait_for ' 4× *$' 3
 tm send-keys -t s '[' '[' '[' '[' '[' '['

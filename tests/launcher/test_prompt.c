@@ -21,5 +21,16 @@ int main(void)
     ok(prompt_parse_number("1000000", INTERVAL_MIN, INTERVAL_MAX, &v) && v == 1000000,
        "one second is allowed");
     ok(!prompt_parse_number("1000001", INTERVAL_MIN, INTERVAL_MAX, &v), "more is not");
+    /* Why an answer is refused, as a pipe's wrong answers are told. */
+    const struct {
+        const char *answer, *why;
+    } why[] = {{"", "an empty answer"},       {"  ", "an empty answer"},
+               {"abc", "not a whole number"}, {"-1", "not a whole number"},
+               {"1 2", "not a whole number"}, {"0", "too small"},
+               {"65536", "too large"},        {"99999999999999999999999", "too large"}};
+    for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
+        is_str(prompt_number_why(why[i].answer, BUCKET_MIN, BUCKET_MAX, &v), why[i].why,
+               "'%s' is refused as %s", why[i].answer, why[i].why);
+    ok(prompt_number_why("7", BUCKET_MIN, BUCKET_MAX, &v) == NULL && v == 7, "7 is not refused");
     return tap_done();
 }

@@ -39,6 +39,14 @@ static void test_outbuf(void)
     const char *esc = "\033[1;31mred\033[0m \033]0;title\007ok\r";
     outbuf_feed(ob, esc, strlen(esc));
     is_str(outbuf_line(ob, 2), "red ok", "escape sequences are dropped whole");
+    struct outbuf *charset = outbuf_new(3);
+    const char *g0 = "a\033(0b\033(Bc\033#8d\033)0e\033Pq#0\033\\f\033(\ng";
+    outbuf_feed(charset, g0, strlen(g0));
+    is_str(outbuf_line(charset, 0), "abcdef",
+           "ESC ( 0, ESC ( B, ESC # 8, ESC ) 0 and a DCS string leave nothing behind");
+    is_str(outbuf_line(charset, 1), "g",
+           "a newline cuts a sequence short, and still ends the line");
+    outbuf_free(charset);
     outbuf_feed(ob, "RE", 2);
     is_str(outbuf_line(ob, 2), "REd ok", "a carriage return writes over the line");
     outbuf_feed(ob, "\n\tx\bY\n", 6);
