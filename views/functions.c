@@ -228,6 +228,27 @@ static void functions_baseline(struct functions *f, struct view_ctx *ctx)
     diff_free(d);
 }
 
+/* Whether row ROW's share cannot be told from the row above or below it
+ * (their 95 % intervals overlap), as the report's '~' says; only while the
+ * rows are in the order of their own samples, where neighbours compete. */
+static bool functions_indistinct(const struct functions *f, const struct session *s, size_t row)
+{
+    if (f->col != SORT_TIME && f->col != SORT_SELF && f->col != SORT_SAMPLES &&
+        f->col != SORT_ACCOUNTED)
+        return false;
+    uint64_t me = s->funcs[f->order[row]].samples;
+    if (me == 0)
+        return false;
+    for (int d = -1; d <= 1; d += 2) {
+        if ((d < 0 && row == 0) || (d > 0 && row + 1 >= f->n))
+            continue;
+        uint64_t them = s->funcs[f->order[row + (size_t)(ptrdiff_t)d]].samples;
+        if (them > 0 && stats_overlap(me, them, s->c.total))
+            return true;
+    }
+    return false;
+}
+
 static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 {
     struct functions *f = state;
@@ -301,6 +322,8 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         functions_name_cell(line, sizeof line, fn->name, namew);
         snprintf(num, sizeof num, "%7.2f%%", pt);
         functions_cell(line, sizeof line, num, 8, true);
+        if (functions_indistinct(f, s, row))
+            line[strlen(line) - 1] = '~'; /* in the blank after the share */
         if (pm) {
             snprintf(num, sizeof num, "+-%.2f", stats_halfwidth_pct(fn->samples, s->c.total));
             functions_cell(line, sizeof line, num, 6, true);
