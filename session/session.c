@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/internal.h"
+#include "session/limits.h"
 #include "session/lines.h"
 #include "session/hitorder.h"
 #include "session/stacks.h"
@@ -349,8 +350,8 @@ static struct frame *session_frame(struct session *s, uint64_t i)
 struct frame *session_frame_at(struct session *s, uint64_t time)
 {
     uint64_t i = time > s->start_ns ? (time - s->start_ns) / SESSION_FRAME_NS : 0;
-    if (i > (1u << 26))
-        i = 1u << 26; /* a clock gone mad must not eat memory: 77 days of frames */
+    if (i >= LIMIT_FRAMES)
+        i = LIMIT_FRAMES - 1; /* a clock gone mad must not eat memory: 4.85 days of frames */
     if (i < s->clear_frame)
         i = s->clear_frame; /* counted after a clear: must come after it in a replay */
     return session_frame(s, i);
