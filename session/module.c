@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct module_elf {
@@ -118,13 +119,18 @@ bool module_exec_span(const struct module *m, uint64_t *low, uint64_t *high)
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *s = &m->segs[i];
-        if (!(s->flags & PF_X) || s->memsz == 0)
+        uint64_t size = s->filesz;
+        if (m->image_size > 0)
+            size = s->offset >= m->image_size         ? 0
+                   : size < m->image_size - s->offset ? size
+                                                      : m->image_size - s->offset;
+        if (!(s->flags & PF_X) || size == 0 || s->vaddr + size < s->vaddr)
             continue;
         found = true;
         if (s->vaddr < lo)
             lo = s->vaddr;
-        if (s->vaddr + s->memsz > hi)
-            hi = s->vaddr + s->memsz;
+        if (s->vaddr + size > hi)
+            hi = s->vaddr + size;
     }
     if (found) {
         *low = lo;
@@ -472,6 +478,8 @@ int module_load(struct module *m, char **cause)
         m->load_error = xstrdup(*cause);
         return -ENOEXEC;
     }
+    struct stat st;
+    m->image_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
     m->elf = xcalloc(1, sizeof *m->elf);
     m->elf->fd = fd;
     m->elf->elf = elf;
@@ -493,6 +501,7 @@ int module_load_memory(struct module *m, const void *image, size_t size, char **
         m->load_error = xstrdup(*cause);
         return -ENOEXEC;
     }
+    m->image_size = size;
     m->elf = xcalloc(1, sizeof *m->elf);
     m->elf->fd = -1;
     m->elf->elf = elf;

@@ -68,7 +68,25 @@ struct session *session_new(const char *program, uint32_t bucket_paragraphs, uin
         return NULL;
     }
     s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, bucket_paragraphs);
+    if (s->nbuckets > LIMIT_BUCKETS) {
+        /* The -b that brings the buckets under the limit, when there is one. */
+        uint64_t span = s->prog_high - s->prog_low, need = span / (16 * LIMIT_BUCKETS) + 1;
+        if (need <= 65535)
+            *cause = xasprintf("%s: its code spans %llu bytes: %zu buckets of %u paragraph%s, "
+                               "more than the %llu profil keeps; use -b %llu or more",
+                               program, (unsigned long long)span, s->nbuckets, bucket_paragraphs,
+                               bucket_paragraphs == 1 ? "" : "s", LIMIT_BUCKETS,
+                               (unsigned long long)need);
+        else
+            *cause = xasprintf("%s: its code spans %llu bytes, more than profil's buckets can "
+                               "cover",
+                               program, (unsigned long long)span);
+        session_free(s);
+        return NULL;
+    }
+    const char *was_for = xmalloc_for("the buckets");
     s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    xmalloc_for(was_for);
     return s;
 }
 
@@ -529,6 +547,11 @@ int session_rebucket(struct session *s, uint32_t paragraphs)
 {
     if (paragraphs == 0 || s->classic)
         return -1;
+    /* Zoomed in past the limit: the smallest buckets that stay under it. */
+    uint64_t span = s->prog_high > s->prog_low ? s->prog_high - s->prog_low : 0;
+    uint64_t least = span / (16 * LIMIT_BUCKETS) + 1;
+    if (session_bucket_count(s->prog_low, s->prog_high, paragraphs) > LIMIT_BUCKETS)
+        paragraphs = least < UINT32_MAX ? (uint32_t)least : UINT32_MAX;
     s->bucket_paragraphs = paragraphs;
     s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, paragraphs);
     free(s->buckets);

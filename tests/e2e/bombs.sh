@@ -1,8 +1,9 @@
 #!/bin/sh
 # bombs.sh - a small hostile file costs little (issue 16): .PRF files made to
 # inflate a thousandfold or to claim far more than their session needs are
-# refused in one line, within 200 MB and 10 s, and running out of memory is
-# one line.  The files are made here by tests/session/mkbomb (valid,
+# refused in one line, within 200 MB and 10 s; a program whose code segment
+# claims terabytes gets buckets for what its file holds; running out of memory
+# is one line.  The files are made here by tests/session/mkbomb (valid,
 # checksummed).
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
@@ -93,9 +94,42 @@ is "$rc" 0 "an unknown chunk inflating to 2 GiB ($size bytes) is skipped"
 cmp_ok "$rss" "<" 200000 "an unknown chunk: not inflated ($rss kB)"
 cmp_ok "$secs" "<" 10 "an unknown chunk: quickly ($secs s)"
 
+# Near the limits, real sessions still read (a file made by profil itself
+# inflates 2 to 5 times).
+made buckets buck4m.PRF 4194304
+measured "$PROFIL" --report --json buck4m.PRF
+is "$rc" 0 "4194304 buckets, the limit, still read"
+is "$(printf '%s\n' "$out" | jq '.buckets | length')" 4194304 "and all of them are reported"
+cmp_ok "$rss" "<" 200000 "as JSON text, not a cJSON node each ($rss kB; before 385 MB)"
+
 # A chunk that must be unique, twice (before: the second BUCK replaced the first).
 made dupbuck dup.PRF
 refused "a second BUCK chunk" dup.PRF 'a second BUCK chunk$'
+
+# ---------------------------------------------------------------------------
+# Program images: the program area is what the file holds of the code.
+cp "$PROGS/sieve" gig
+"$MKBOMB" memsz gig 0x40000000
+measured "$PROFIL" --no-tui -b 1 -t 1000 -o gig.PRF ./gig -- </dev/null
+is "$rc" 0 "a code segment claiming 1 GB in memory: the program runs"
+cmp_ok "$rss" "<" 200000 "its buckets cover the file's code, not the claim ($rss kB; before 1 GB)"
+cmp_ok "$(json gig.PRF .bucket_count)" "<" 100000 "a few buckets, as for sieve itself"
+cp "$PROGS/sieve" huge
+"$MKBOMB" memsz huge 0x800000000000
+measured "$PROFIL" --no-tui -b 1 -t 1000 -o huge.PRF ./huge -- </dev/null
+isnt "$rc" 134 "a code segment claiming 128 TB: profil does not abort (before: SIGABRT)"
+unlike "$err" 'out of memory|crashed' "and does not run out of memory"
+
+# Code that needs more buckets than the limit: a clear line, and which -b fits.
+cp "$PROGS/sieve" bigcode
+truncate -s 80M bigcode
+"$MKBOMB" filesz bigcode 0x4100000
+run "$PROFIL" --no-tui -b 1 -t 1000 -o big.PRF ./bigcode -- </dev/null
+is "$rc" 1 "65 MiB of code at 1 paragraph a bucket: exit status 1"
+like "$err" '^profil: .*bigcode: its code spans 68157440 bytes: 4259840 buckets of 1 paragraph, more than the 4194304' \
+    "it says how many buckets that makes"
+like "$err" 'use -b 2 or more$' "and which -b fits"
+is "$(lines "$err")" 1 "in one line"
 
 # Running out of memory is one line and exit status 1, never a core dump.
 if [ "$asan" = 1 ]; then
