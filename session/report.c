@@ -21,9 +21,14 @@
 
 const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t interval_us)
 {
-    uint64_t ms = (samples * (uint64_t)interval_us + 500) / 1000;
-    snprintf(buf, size, "%02" PRIu64 ":%02" PRIu64 ".%03" PRIu64, ms / 60000, ms / 1000 % 60,
-             ms % 1000);
+    /* Exact as long as the milliseconds fit 64 bits; past that (counts near
+     * 2^64 from a hostile file), the largest time, marked "+": not a product
+     * that wrapped round to a small one. */
+    unsigned __int128 exact = ((unsigned __int128)samples * interval_us + 500) / 1000;
+    bool saturated = exact > UINT64_MAX;
+    uint64_t ms = saturated ? UINT64_MAX : (uint64_t)exact;
+    snprintf(buf, size, "%02" PRIu64 ":%02" PRIu64 ".%03" PRIu64 "%s", ms / 60000, ms / 1000 % 60,
+             ms % 1000, saturated ? "+" : "");
     return buf;
 }
 
@@ -141,6 +146,9 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     } else if (!s->classic) {
         fprintf(out, "  Stacks: none (this session has no stacks)\n");
     }
+    if (session_saturated(s))
+        fprintf(out, " Warning: counts reached 2^64 - 1 and stopped there (saturated): the times "
+                     "and shares made of them are not exact\n");
     double lost_pct = report_lost_pct(&s->c);
     if (lost_pct > REPORT_LOST_WARN_PCT)
         fprintf(out,

@@ -266,10 +266,10 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
         s->nhits++;
         s->funcs_dirty = true;
     }
-    h->count += count;
+    h->count = session_sat_add(h->count, count);
     s->totals_dirty = true;
     if (h->func >= 0)
-        s->funcs[h->func].samples += count;
+        s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, count);
     if (s->cur_frame != NULL)
         frame_note(&s->cur_frame->hits, &s->cur_frame->nhits, &s->cur_frame->hits_alloc,
                    &s->cur_frame->compact, h->id, count);
@@ -569,8 +569,22 @@ uint64_t session_accounted(const struct session *s)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < s->nfuncs; i++)
-        sum += s->funcs[i].samples;
+        sum = session_sat_add(sum, s->funcs[i].samples);
     return sum;
+}
+
+bool session_saturated(const struct session *s)
+{
+    const struct counters *c = &s->c;
+    if (c->program == UINT64_MAX || c->dos == UINT64_MAX || c->io == UINT64_MAX ||
+        c->high == UINT64_MAX || c->total == UINT64_MAX || c->lost == UINT64_MAX ||
+        c->preempted == UINT64_MAX || session_accounted(s) == UINT64_MAX)
+        return true;
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        if (s->funcs[i].samples == UINT64_MAX || s->funcs[i].total == UINT64_MAX)
+            return true;
+    }
+    return false;
 }
 
 static const struct session *ranking_session;

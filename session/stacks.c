@@ -334,7 +334,7 @@ static void stack_inline_totals(struct session *s)
             if (dup)
                 continue;
             seen[nseen++] = f;
-            s->funcs[f].total += h->count;
+            s->funcs[f].total = session_sat_add(s->funcs[f].total, h->count);
         }
     }
 }
@@ -366,19 +366,19 @@ void session_totals(struct session *s)
         gen++;
         int64_t lf = s->stacks[id].func;
         if (lf >= 0)
-            leaf[lf] += c;
+            leaf[lf] = session_sat_add(leaf[lf], c);
         for (uint32_t j = (uint32_t)id; j != 0; j = s->stacks[j].parent) {
             int64_t f = s->stacks[j].func;
             if (f < 0 || s->funcs[f].mark == gen)
                 continue; /* once per sample, however deep the recursion */
             s->funcs[f].mark = gen;
-            s->funcs[f].total += c;
+            s->funcs[f].total = session_sat_add(s->funcs[f].total, c);
         }
     }
     for (size_t i = 0; i < s->nfuncs; i++) {
         struct func *fn = &s->funcs[i];
         if (fn->samples > leaf[i])
-            fn->total += fn->samples - leaf[i];
+            fn->total = session_sat_add(fn->total, fn->samples - leaf[i]);
     }
     free(leaf);
     if (!s->has_stacks && !s->no_inline)

@@ -2,8 +2,8 @@
 # bombs.sh - a small hostile file costs little (issue 16): .PRF files made to
 # inflate a thousandfold or to claim far more than their session needs are
 # refused in one line, within 200 MB and 10 s; a program whose code segment
-# claims terabytes gets buckets for what its file holds; running out of memory
-# is one line.  The files are made here by tests/session/mkbomb (valid,
+# claims terabytes gets buckets for what its file holds; counts near 2^64
+# saturate.  The files are made here by tests/session/mkbomb (valid,
 # checksummed).
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
@@ -105,6 +105,20 @@ cmp_ok "$rss" "<" 200000 "as JSON text, not a cJSON node each ($rss kB; before 3
 # A chunk that must be unique, twice (before: the second BUCK replaced the first).
 made dupbuck dup.PRF
 refused "a second BUCK chunk" dup.PRF 'a second BUCK chunk$'
+
+# ---------------------------------------------------------------------------
+# Counts near 2^64 saturate and the report says so (before: "Total 0.00%"
+# and a time that had wrapped round).
+"$MKBOMB" counters counters.PRF >/dev/null
+run "$PROFIL" --report counters.PRF
+is "$rc" 0 "counts near 2^64: reported"
+like "$out" '^ Warning: counts reached 2\^64 - 1 and stopped there \(saturated\)' \
+    "counts near 2^64: the report says they saturated"
+like "$out" '^[0-9:.]+ +Total +100\.00%$' "the functions' sum saturates: Total 100.00%, not 0.00%"
+like "$out" '^    Time: 307445734561825:51\.615$' "the time of 2^64 - 1 ms-ticks is exact"
+"$MKBOMB" counters counters-1s.PRF 1000000 >/dev/null
+run "$PROFIL" --report counters-1s.PRF
+like "$out" '^    Time: [0-9]+:[0-9]{2}\.[0-9]{3}\+$' "past 2^64 ms the time saturates, marked +"
 
 # ---------------------------------------------------------------------------
 # Program images: the program area is what the file holds of the code.
