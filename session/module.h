@@ -113,9 +113,20 @@ long module_find_named(struct module *m, const char *raw);
 /* Forget every symbol (a JIT's map read anew). */
 void module_clear_symbols(struct module *m);
 
-/* Add a symbol (used by the .PRF reader); keeps the table sorted. */
+/* Add a symbol (used by the .PRF reader); keeps the table sorted.  It
+ * costs a move of the symbols after it: to add many, module_add_symbols. */
 void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const char *name,
                        bool synthetic);
+
+/* Add the N symbols of ADD, sorted by start, in one merge; M takes their
+ * names (owned), ADD stays the caller's.  A start M has already keeps M's
+ * symbol (its end the larger). */
+void module_add_symbols(struct module *m, struct symbol *add, size_t n);
+
+/* The extent module_resolve would make up for stripped code at OFF, with
+ * nothing added: [*START, *END) between the named functions around it.
+ * False when OFF lies in no executable segment. */
+bool module_synthetic_range(const struct module *m, uint64_t off, uint64_t *start, uint64_t *end);
 
 /* Whether PATH names an ELF file profil can run: 0, or -errno with *cause. */
 int module_check_executable(const char *path, char **cause);

@@ -1,10 +1,10 @@
 #!/bin/sh
 # bombs.sh - a small hostile file costs little (issue 16): .PRF files made to
 # inflate a thousandfold or to claim far more than their session needs are
-# refused in one line, within 200 MB and 10 s; a program whose code segment
-# claims terabytes gets buckets for what its file holds; counts near 2^64
-# saturate.  The files are made here by tests/session/mkbomb (valid,
-# checksummed).
+# refused in one line, within 200 MB and 10 s; hits without symbols rank in
+# n log n; a program whose code segment claims terabytes gets buckets for
+# what its file holds; counts near 2^64 saturate.  The files are made here
+# by tests/session/mkbomb (valid, checksummed).
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
 : "${MKBOMB:=$PROGS/../session/mkbomb}"
@@ -105,6 +105,15 @@ cmp_ok "$rss" "<" 200000 "as JSON text, not a cJSON node each ($rss kB; before 3
 # A chunk that must be unique, twice (before: the second BUCK replaced the first).
 made dupbuck dup.PRF
 refused "a second BUCK chunk" dup.PRF 'a second BUCK chunk$'
+
+# ---------------------------------------------------------------------------
+# Hits without symbols: each makes its function up, in one sorted merge
+# (before: a backward scan and a memmove each: 600,000 did not finish in 60 s).
+made hits nosyms.PRF 600000
+measured "$PROFIL" --report nosyms.PRF
+is "$rc" 0 "600,000 hits without symbols ($size bytes): --report"
+cmp_ok "$secs" "<" 10 "600,000 hits without symbols: under 10 s ($secs s)"
+like "$out" '^[0-9:.]+ +libbomb\.so\+0x10000 ' "and each PC is a function of its own"
 
 # ---------------------------------------------------------------------------
 # Counts near 2^64 saturate and the report says so (before: "Total 0.00%"
