@@ -3,8 +3,8 @@
 # inflate a thousandfold or to claim far more than their session needs are
 # refused in one line, within 200 MB and 10 s; hits without symbols rank in
 # n log n; a program whose code segment claims terabytes gets buckets for
-# what its file holds; counts near 2^64 saturate.  The files are made here
-# by tests/session/mkbomb (valid, checksummed).
+# what its file holds; counts near 2^64 saturate; a text file is no 1983
+# file.  The files are made here by tests/session/mkbomb (valid, checksummed).
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
 : "${MKBOMB:=$PROGS/../session/mkbomb}"
@@ -128,6 +128,10 @@ like "$out" '^    Time: 307445734561825:51\.615$' "the time of 2^64 - 1 ms-ticks
 "$MKBOMB" counters counters-1s.PRF 1000000 >/dev/null
 run "$PROFIL" --report counters-1s.PRF
 like "$out" '^    Time: [0-9]+:[0-9]{2}\.[0-9]{3}\+$' "past 2^64 ms the time saturates, marked +"
+
+# A 24-byte text file is not a 1983 PROFIL file, though its size fits one.
+printf 'ab\003\000cdefghijklmnopqrstuv' >text24.PRF
+refused "a 24-byte text file" text24.PRF 'text24.PRF: not a profil session file$'
 
 # ---------------------------------------------------------------------------
 # Program images: the program area is what the file holds of the code.
