@@ -100,7 +100,9 @@ made buckets buck4m.PRF 4194304
 measured "$PROFIL" --report --json buck4m.PRF
 is "$rc" 0 "4194304 buckets, the limit, still read"
 is "$(printf '%s\n' "$out" | jq '.buckets | length')" 4194304 "and all of them are reported"
-cmp_ok "$rss" "<" 200000 "as JSON text, not a cJSON node each ($rss kB; before 385 MB)"
+# Under ASan the 32 MB buffers it frees stay in its quarantine: 185 MB, not 78.
+[ "$asan" = 1 ] && most=400000 || most=200000
+cmp_ok "$rss" "<" "$most" "as JSON text, not a cJSON node each ($rss kB; before 385 MB)"
 
 # A chunk that must be unique, twice (before: the second BUCK replaced the first).
 made dupbuck dup.PRF
