@@ -16,9 +16,25 @@ bool classic_detect(const uint8_t *data, size_t len)
 {
     if (len < CLASSIC_HEADER_LEN + 2)
         return false;
-    uint16_t grain = classic_word(data), num = classic_word(data + 2),
-             siz = classic_word(data + 4);
-    return grain > 0 && num > 0 && siz > 0 && len == CLASSIC_HEADER_LEN + 2 * (size_t)num;
+    uint16_t grain = classic_word(data), num = classic_word(data + 2), siz = classic_word(data + 4),
+             low = classic_word(data + 6), high = classic_word(data + 8),
+             dos = classic_word(data + 10);
+    if (num == 0 || siz == 0 || len != CLASSIC_HEADER_LEN + 2 * (size_t)num)
+        return false;
+    /* Without a magic, the words must make sense as PROFIL wrote them (and
+     * as --export classic does): a sample time PROFIL would take (>= 60 us),
+     * the I/O system below DOS below the program, and as many buckets as the
+     * program's paragraphs need, give or take the one a program that does not
+     * start on a paragraph adds.  A word that saturated at 65535 says nothing
+     * about the buckets.  Text rarely passes all of it. */
+    if (grain < CLASSIC_MIN_GRAIN || dos > low || low > high)
+        return false;
+    if (num == UINT16_MAX || high == UINT16_MAX)
+        return true;
+    uint32_t need = ((uint32_t)high - low + siz - 1) / siz;
+    if (need == 0)
+        need = 1;
+    return need == num || need == (uint32_t)num + 1;
 }
 
 struct session *classic_read(const uint8_t *data, size_t len, const char *name, char **cause)

@@ -51,6 +51,11 @@ uint64_t hit_hash(uint32_t module, uint64_t offset);
  * -1 for anonymous code no JIT has named yet (try again later). */
 int64_t session_resolve(struct session *s, uint32_t module, uint64_t offset);
 
+/* session_resolve of N (module, offset) KEYS at once, into OUT: the
+ * functions that must be made up for PCs no symbol names are made in one
+ * sorted pass per module, in O(n log n), not one insertion each. */
+void session_resolve_many(struct session *s, const struct hit_key *keys, size_t n, int64_t *out);
+
 /* Read a module's image the first time one of its PCs needs a name or a line. */
 void session_load_module(struct module *m);
 

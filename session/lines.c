@@ -133,14 +133,16 @@ static struct srcloc *lines_loc_slot(struct lines *l, uint32_t module, uint64_t 
     }
 }
 
-/* Make room for one more place. */
-static void lines_loc_reserve(struct lines *l)
+/* Make room for MORE more places. */
+static void lines_loc_reserve(struct lines *l, size_t more)
 {
-    if (2 * (l->nlocs + 1) <= l->locs_alloc)
+    if (2 * (l->nlocs + more) <= l->locs_alloc)
         return;
     struct srcloc *old = l->locs;
     size_t n = l->locs_alloc;
     l->locs_alloc = n ? 2 * n : 1024;
+    while (l->locs_alloc < 2 * (l->nlocs + more))
+        l->locs_alloc *= 2;
     l->locs = xcalloc(l->locs_alloc, sizeof *l->locs);
     for (size_t i = 0; i < l->locs_alloc; i++)
         l->locs[i].module = UINT32_MAX;
@@ -165,10 +167,15 @@ uint32_t lines_add_inline_func(struct session *s, uint32_t module, const char *r
     return (uint32_t)l->ninl_funcs++;
 }
 
+void lines_reserve_locs(struct session *s, size_t n)
+{
+    lines_loc_reserve(lines_get(s), n);
+}
+
 void lines_add_loc(struct session *s, const struct srcloc *loc, const struct inline_frame *chain)
 {
     struct lines *l = lines_get(s);
-    lines_loc_reserve(l);
+    lines_loc_reserve(l, 1);
     struct srcloc *e = lines_loc_slot(l, loc->module, loc->offset);
     if (e->module == UINT32_MAX)
         l->nlocs++;
@@ -1164,7 +1171,7 @@ void lines_merge(struct session *s, const struct session *from, const uint32_t *
         struct srcloc n = *loc;
         n.module = module_map[loc->module];
         n.file = loc->file <= f->nfiles ? fmap[loc->file] : 0;
-        lines_loc_reserve(l);
+        lines_loc_reserve(l, 1);
         if (lines_loc_slot(l, n.module, n.offset)->module != UINT32_MAX)
             continue; /* an earlier run's place of the same code */
         n.ninl = loc->ninl <= LINES_MAX_INLINE && loc->inl + (size_t)loc->ninl <= f->ninl_frames

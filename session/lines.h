@@ -117,6 +117,8 @@ const char *lines_module_why(struct session *s, uint32_t module);
 uint32_t lines_add_inline_func(struct session *s, uint32_t module, const char *raw, uint32_t file,
                                uint32_t line);
 void lines_add_loc(struct session *s, const struct srcloc *loc, const struct inline_frame *chain);
+/* Make room for N more places at once (a reader that knows how many come). */
+void lines_reserve_locs(struct session *s, size_t n);
 
 void lines_add_func_place(struct session *s, const struct func_place *p);
 /* Sort what lines_add_func_place added, once the file is read. */

@@ -236,8 +236,13 @@ int merge_sessions(struct session *out, struct session **runs, const char *const
     session_timeline_reset(out);
     out->start_ns = MERGE_T0;
     out->duration_s = 0;
-    size_t base = 0;
+    size_t end = 0;
     for (size_t i = 0; i < n; i++) {
+        /* Each run starts where the runs before it have taken their time
+         * (frames are sums: a run's last frame and the next one's first may
+         * share one), so the timeline is as long as the durations say, as
+         * the reader checks. */
+        size_t base = (size_t)(out->duration_s * (1e9 / (double)SESSION_FRAME_NS));
         struct session *run = runs[i];
         uint64_t before = session_run_counters(out).total;
         uint32_t *mmap = merge_modules(out, run);
@@ -255,7 +260,8 @@ int merge_sessions(struct session *out, struct session **runs, const char *const
                                names[i], (unsigned long long)got, (unsigned long long)want);
             return -1;
         }
-        base += run->nframes;
+        if (base + run->nframes > end)
+            end = base + run->nframes;
         out->duration_s += run->duration_s;
         if (run->max_threads > out->max_threads)
             out->max_threads = run->max_threads;
@@ -263,7 +269,7 @@ int merge_sessions(struct session *out, struct session **runs, const char *const
         out->exit_code = run->exit_code;
         out->exit_signal = run->exit_signal;
     }
-    out->end_ns = MERGE_T0 + base * SESSION_FRAME_NS;
+    out->end_ns = MERGE_T0 + end * SESSION_FRAME_NS;
     out->unwinds = 0;
     out->cur_frame = NULL;
     out->funcs_dirty = true;

@@ -2,9 +2,11 @@
 
 #include "session/meta.h"
 #include "session/internal.h"
+#include "session/limits.h"
 #include "xmalloc.h"
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -131,8 +133,53 @@ static int meta_get_kernel_note(struct session *s, const cJSON *obj)
     return 0;
 }
 
+/* Whether JSON is small enough to parse: at most LIMIT_META_DEPTH deep and
+ * LIMIT_META_VALUES values, counted before cJSON makes a node of each (a
+ * 4 MiB array of zeros is two million nodes, 160 MB).  0, or -1 with *cause. */
+static int meta_check_size(const char *json, char **cause)
+{
+    size_t depth = 0, values = 1;
+    bool in_string = false;
+    for (const char *p = json; *p != '\0'; p++) {
+        if (in_string) {
+            if (*p == '\\' && p[1] != '\0')
+                p++;
+            else if (*p == '"')
+                in_string = false;
+            continue;
+        }
+        switch (*p) {
+        case '"': in_string = true; break;
+        case '[':
+        case '{':
+            if (++depth > LIMIT_META_DEPTH) {
+                *cause =
+                    xasprintf("metadata chunk: JSON nested more than %d deep", LIMIT_META_DEPTH);
+                return -1;
+            }
+            values++;
+            break;
+        case ']':
+        case '}':
+            if (depth > 0)
+                depth--;
+            break;
+        case ',': values++; break;
+        default: break;
+        }
+    }
+    if (values > LIMIT_META_VALUES) {
+        *cause = xasprintf("metadata chunk: about %zu JSON values; the limit is %u", values,
+                           LIMIT_META_VALUES);
+        return -1;
+    }
+    return 0;
+}
+
 int meta_from_json(struct session *s, const char *json, char **cause)
 {
+    if (meta_check_size(json, cause) < 0)
+        return -1;
     cJSON *obj = cJSON_Parse(json);
     if (obj == NULL || !cJSON_IsObject(obj)) {
         cJSON_Delete(obj);

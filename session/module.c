@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct module_elf {
@@ -118,13 +119,18 @@ bool module_exec_span(const struct module *m, uint64_t *low, uint64_t *high)
     uint64_t lo = UINT64_MAX, hi = 0;
     for (size_t i = 0; i < m->nsegs; i++) {
         const struct segment *s = &m->segs[i];
-        if (!(s->flags & PF_X) || s->memsz == 0)
+        uint64_t size = s->filesz;
+        if (m->image_size > 0)
+            size = s->offset >= m->image_size         ? 0
+                   : size < m->image_size - s->offset ? size
+                                                      : m->image_size - s->offset;
+        if (!(s->flags & PF_X) || size == 0 || s->vaddr + size < s->vaddr)
             continue;
         found = true;
         if (s->vaddr < lo)
             lo = s->vaddr;
-        if (s->vaddr + s->memsz > hi)
-            hi = s->vaddr + s->memsz;
+        if (s->vaddr + size > hi)
+            hi = s->vaddr + size;
     }
     if (found) {
         *low = lo;
@@ -233,6 +239,35 @@ void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const cha
     m->syms[pos] = (struct symbol){
         .start = start, .end = end > start ? end : start + 1, .name = xstrdup(name), .synthetic = synthetic};
     m->nsyms++;
+}
+
+void module_add_symbols(struct module *m, struct symbol *add, size_t n)
+{
+    if (n == 0)
+        return;
+    /* One merge of two sorted lists, not one insertion (and memmove) each:
+     * a stripped program's thousands of unnamed PCs took minutes so. */
+    size_t alloc = m->nsyms + n, i = 0, j = 0, k = 0;
+    struct symbol *out = xcalloc(alloc, sizeof *out);
+    while (i < m->nsyms || j < n) {
+        bool take_old = j == n || (i < m->nsyms && m->syms[i].start <= add[j].start);
+        struct symbol next = take_old ? m->syms[i++] : add[j++];
+        if (!take_old && next.end <= next.start)
+            next.end = next.start + 1;
+        if (k > 0 && out[k - 1].start == next.start) {
+            /* One symbol per start, as module_add_symbol keeps it. */
+            if (next.end > out[k - 1].end)
+                out[k - 1].end = next.end;
+            free(next.name);
+            free(next.pretty);
+            continue;
+        }
+        out[k++] = next;
+    }
+    free(m->syms);
+    m->syms = out;
+    m->nsyms = k;
+    m->syms_alloc = alloc;
 }
 
 /* A symbol as read from the ELF tables, before ends and aliases are settled. */
@@ -472,6 +507,8 @@ int module_load(struct module *m, char **cause)
         m->load_error = xstrdup(*cause);
         return -ENOEXEC;
     }
+    struct stat st;
+    m->image_size = fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
     m->elf = xcalloc(1, sizeof *m->elf);
     m->elf->fd = fd;
     m->elf->elf = elf;
@@ -493,6 +530,7 @@ int module_load_memory(struct module *m, const void *image, size_t size, char **
         m->load_error = xstrdup(*cause);
         return -ENOEXEC;
     }
+    m->image_size = size;
     m->elf = xcalloc(1, sizeof *m->elf);
     m->elf->fd = -1;
     m->elf->elf = elf;
@@ -532,9 +570,8 @@ static size_t module_fde_after(const struct module *m, uint64_t off)
     return lo;
 }
 
-/* Stripped code still has unwind tables: one FDE is one whole function.
- * Where none covers OFF, the gap between the functions around it is one. */
-static const struct symbol *module_synthesize(struct module *m, uint64_t off)
+bool module_synthetic_range(const struct module *m, uint64_t off, uint64_t *start_out,
+                            uint64_t *end_out)
 {
     const struct segment *seg = NULL;
     for (size_t i = 0; i < m->nsegs; i++) {
@@ -543,7 +580,7 @@ static const struct symbol *module_synthesize(struct module *m, uint64_t off)
             seg = &m->segs[i];
     }
     if (seg == NULL)
-        return NULL;
+        return false;
     uint64_t start = seg->offset, end = seg->offset + seg->filesz;
     size_t f = module_fde_after(m, off);
     if (f > 0 && off < m->fdes[f - 1].end) {
@@ -562,6 +599,18 @@ static const struct symbol *module_synthesize(struct module *m, uint64_t off)
     if (a > 0 && m->syms[a - 1].end > start)
         start = m->syms[a - 1].end;
     if (start > off || end <= off)
+        return false;
+    *start_out = start;
+    *end_out = end;
+    return true;
+}
+
+/* Stripped code still has unwind tables: one FDE is one whole function.
+ * Where none covers OFF, the gap between the functions around it is one. */
+static const struct symbol *module_synthesize(struct module *m, uint64_t off)
+{
+    uint64_t start, end;
+    if (!module_synthetic_range(m, off, &start, &end))
         return NULL;
     char *name = xasprintf("%s+0x%" PRIx64, m->name, start);
     module_add_symbol(m, start, end, name, true);

@@ -58,6 +58,7 @@ struct module {
     uint8_t build_id[32];
     size_t build_id_len;
     struct module_elf *elf;
+    uint64_t image_size; /* bytes of the file (or image) read, 0 when unknown */
     uint32_t *by_name; /* owned: symbol indices sorted by name, for module_find_named */
     size_t by_name_n;  /* nsyms when it was made: stale once that changes */
 };
@@ -76,7 +77,10 @@ int module_load_memory(struct module *m, const void *image, size_t size, char **
 /* The vDSO of a live process on this kernel is the one mapped into profil. */
 int module_load_vdso(struct module *m, char **cause);
 
-/* The span of the executable PT_LOAD segments, in image addresses. */
+/* The span of the executable PT_LOAD segments, in image addresses: of what
+ * the file holds of them (p_filesz, and no further than the file's end), not
+ * of what they say they take in memory (p_memsz, which may claim terabytes;
+ * no sample lands past the file's bytes in a bucket anyway). */
 bool module_exec_span(const struct module *m, uint64_t *low, uint64_t *high);
 
 /* Turn a file offset into an image address; false if no segment holds it. */
@@ -109,9 +113,20 @@ long module_find_named(struct module *m, const char *raw);
 /* Forget every symbol (a JIT's map read anew). */
 void module_clear_symbols(struct module *m);
 
-/* Add a symbol (used by the .PRF reader); keeps the table sorted. */
+/* Add a symbol (used by the .PRF reader); keeps the table sorted.  It
+ * costs a move of the symbols after it: to add many, module_add_symbols. */
 void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const char *name,
                        bool synthetic);
+
+/* Add the N symbols of ADD, sorted by start, in one merge; M takes their
+ * names (owned), ADD stays the caller's.  A start M has already keeps M's
+ * symbol (its end the larger). */
+void module_add_symbols(struct module *m, struct symbol *add, size_t n);
+
+/* The extent module_resolve would make up for stripped code at OFF, with
+ * nothing added: [*START, *END) between the named functions around it.
+ * False when OFF lies in no executable segment. */
+bool module_synthetic_range(const struct module *m, uint64_t off, uint64_t *start, uint64_t *end);
 
 /* Whether PATH names an ELF file profil can run: 0, or -errno with *cause. */
 int module_check_executable(const char *path, char **cause);

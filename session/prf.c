@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/classic.h"
+#include "session/limits.h"
 #include "session/meta.h"
 #include "session/lines.h"
 #include "session/prf.h"
@@ -145,6 +146,11 @@ static int prf_parse_head(struct session *s, struct cursor *c, char **cause)
         *cause = xstrdup("header holds impossible values");
         return -1;
     }
+    if (nbuckets > LIMIT_BUCKETS) {
+        *cause = xasprintf("header chunk: %llu buckets; the limit is %llu",
+                           (unsigned long long)nbuckets, LIMIT_BUCKETS);
+        return -1;
+    }
     if (s->exit_signal < 0 || s->exit_signal > 128)
         s->exit_signal = 0;
     s->clock = (enum clock_kind)clock;
@@ -172,6 +178,10 @@ static int prf_parse_modules(struct session *s, struct cursor *c, char **cause)
     uint32_t n = cur_u32(c);
     if (!cur_fits(c, n, 13) || s->nmodules != 0) {
         *cause = xstrdup("module chunk is damaged");
+        return -1;
+    }
+    if (n > LIMIT_MODULES) {
+        *cause = xasprintf("module chunk: %u modules; the limit is %u", n, LIMIT_MODULES);
         return -1;
     }
     s->modules = xcalloc(n ? n : 1, sizeof *s->modules);
@@ -271,11 +281,61 @@ static int prf_parse_hits(struct session *s, struct cursor *c, char **cause)
     return 0;
 }
 
+/* The frames a session of S's duration may have: one per 100 ms, and the
+ * one being filled at the end; LIMIT_FRAMES when the file does not say how
+ * long it ran (0: a snapshot of a running program, a session made by a
+ * tool).  Claiming no duration buys a bomb no more than claiming days. */
+static uint64_t prf_frames_for(const struct session *s)
+{
+    if (!(s->duration_s > 0))
+        return LIMIT_FRAMES + LIMIT_FRAMES_SLACK;
+    double frames = s->duration_s * (1e9 / (double)SESSION_FRAME_NS);
+    if (!(frames < (double)LIMIT_FRAMES))
+        return LIMIT_FRAMES + LIMIT_FRAMES_SLACK;
+    return (uint64_t)frames + LIMIT_FRAMES_SLACK;
+}
+
+/* How many of the N frames at C are cleared (flagged, 1.0) or marked (1.1),
+ * read without keeping anything: each clear may add a frame of its own
+ * beyond the duration's.  A damaged chunk gives what was read before the
+ * damage; the parse then says what is wrong. */
+static uint64_t prf_scan_clears(struct cursor c, uint64_t n)
+{
+    uint64_t clears = 0;
+    for (uint64_t i = 0; i < n && !c.bad; i++) {
+        clears += cur_varint(&c) & 1;
+        for (int k = 0; k < 5; k++)
+            cur_varint(&c);
+        uint64_t nhits = cur_varint(&c);
+        if (!cur_fits(&c, nhits, 2))
+            return clears;
+        for (uint64_t k = 0; k < 2 * nhits && !c.bad; k++)
+            cur_varint(&c);
+    }
+    if (c.bad || c.left == 0)
+        return clears;
+    for (uint64_t i = 0; i < n && !c.bad; i++)
+        cur_varint(&c);
+    uint64_t marks = cur_varint(&c);
+    return c.bad ? clears : clears + (marks < n ? marks : n);
+}
+
 static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
 {
     uint64_t frame_ns = cur_u64(c), n = cur_u64(c);
     if (c->bad || frame_ns != SESSION_FRAME_NS || !cur_fits(c, n, 7) || s->nframes != 0) {
         *cause = xstrdup("timeline chunk is damaged");
+        return -1;
+    }
+    /* A frame is 100 ms of the run: no more than the run's, before any is made. */
+    uint64_t most = prf_frames_for(s);
+    if (n > most && n > most + prf_scan_clears(*c, n)) {
+        if (most > LIMIT_FRAMES)
+            *cause = xasprintf("timeline chunk: %llu frames; the limit is %llu",
+                               (unsigned long long)n, LIMIT_FRAMES);
+        else
+            *cause = xasprintf("timeline chunk: %llu frames for a %.9g s session",
+                               (unsigned long long)n, s->duration_s);
         return -1;
     }
     s->frames = xcalloc(n ? (size_t)n : 1, sizeof *s->frames);
@@ -296,7 +356,8 @@ static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
             *cause = xasprintf("timeline frame %llu is damaged", (unsigned long long)i);
             return -1;
         }
-        f->hits = xcalloc(nhits ? (size_t)nhits : 1, sizeof *f->hits);
+        /* An idle frame holds no list: most of a sleeper's frames are idle. */
+        f->hits = nhits ? xcalloc((size_t)nhits, sizeof *f->hits) : NULL;
         f->hits_alloc = (uint32_t)nhits;
         uint64_t id = 0;
         for (uint64_t k = 0; k < nhits; k++) {
@@ -398,6 +459,12 @@ static int prf_parse_lines(struct session *s, struct cursor *c, char **cause)
         *cause = xstrdup("line chunk has a damaged place table");
         return -1;
     }
+    if (nlocs > LIMIT_PLACES) {
+        *cause = xasprintf("line chunk: %llu places; the limit is %u", (unsigned long long)nlocs,
+                           LIMIT_PLACES);
+        return -1;
+    }
+    lines_reserve_locs(s, (size_t)nlocs); /* once: growing would hold two tables at a time */
     struct inline_frame chain[LINES_MAX_INLINE];
     for (uint64_t i = 0; i < nlocs; i++) {
         uint64_t mgap = cur_varint(c), ogap = cur_varint(c);
@@ -618,18 +685,18 @@ static int prf_check_end(const uint8_t *data, size_t at, struct cursor *c, uint1
     return 0;
 }
 
-/* Checked, inflated payload of one chunk; *owned is set when it was allocated. */
-static int prf_chunk_payload(const uint8_t *stored, uint64_t stored_len, uint32_t flags,
-                             uint32_t raw_len, uint32_t crc, const uint8_t **out, size_t *out_len,
-                             uint8_t **owned, char **cause)
+/* Whether the stored bytes of a chunk are what its header says: 0, or -1
+ * with *cause. */
+static int prf_chunk_check(const uint8_t *stored, uint64_t stored_len, uint32_t flags,
+                           uint32_t raw_len, uint32_t crc, char **cause)
 {
-    *owned = NULL;
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION /* let the fuzzer past the checksum */
-    if ((uint32_t)crc32(0, stored, (uInt)stored_len) != crc) {
+    if ((uint32_t)crc32_z(0, stored, (size_t)stored_len) != crc) {
         *cause = xstrdup("checksum mismatch");
         return -1;
     }
 #else
+    (void)stored;
     (void)crc;
 #endif
     if (!(flags & CHUNK_ZLIB)) {
@@ -637,14 +704,119 @@ static int prf_chunk_payload(const uint8_t *stored, uint64_t stored_len, uint32_
             *cause = xstrdup("its two lengths disagree");
             return -1;
         }
-        *out = stored;
-        *out_len = (size_t)stored_len;
         return 0;
     }
     /* zlib cannot expand more than about 1032:1, so a larger claim is a lie. */
     if (raw_len == 0 || (uint64_t)raw_len > stored_len * 1032 + 64) {
         *cause = xstrdup("compressed chunk claims an impossible size");
         return -1;
+    }
+    return 0;
+}
+
+/* The chunk types a reader knows, each of which a file holds at most once. */
+enum prf_kind {
+    K_HEAD,
+    K_BUCK,
+    K_MODS,
+    K_HITS,
+    K_META,
+    K_TIME,
+    K_LINE,
+    K_SRCE,
+    K_STCK,
+    K_END,
+    K_OTHER
+};
+
+/* How messages name each kind, as the parsers' own messages do. */
+static const char *const prf_kind_name[] = {"header",   "bucket", "module", "hit",    "metadata",
+                                            "timeline", "line",   "source", "stacks", "end"};
+
+static enum prf_kind prf_kind_of(const char type[4])
+{
+    static const char names[][5] = {"HEAD", "BUCK", "MODS", "HITS", "META",
+                                    "TIME", "LINE", "SRCE", "STCK", "END "};
+    for (int k = K_HEAD; k < K_OTHER; k++) {
+        if (memcmp(type, names[k], 4) == 0)
+            return (enum prf_kind)k;
+    }
+    return K_OTHER;
+}
+
+/* Whether a chunk of KIND may inflate to RAW bytes, out of *LEFT, what the
+ * file (LEN bytes) may still inflate to: 0, or -1 with *cause.  A chunk
+ * made to inflate a thousandfold would otherwise cost gigabytes (a million
+ * empty modules from 650 KB): BUCK and TIME are bounded by what the header
+ * says the session is, META by a size of its own, the rest by the file's
+ * size. */
+static int prf_chunk_budget(const struct session *s, enum prf_kind kind, uint64_t raw, size_t len,
+                            uint64_t *left, char **cause)
+{
+    uint64_t free_bytes = 0;
+    switch (kind) {
+    case K_BUCK: /* the header's buckets, and room for fields a newer format adds */
+        if (raw > 8 + 8 * (uint64_t)s->nbuckets + 65536) {
+            *cause = xasprintf("bucket chunk: %llu bytes for %zu buckets", (unsigned long long)raw,
+                               s->nbuckets);
+            return -1;
+        }
+        return 0;
+    case K_TIME: /* an idle frame takes 8 bytes, and compresses a thousandfold */
+        free_bytes = 64 + LIMIT_FRAME_BYTES * prf_frames_for(s);
+        break;
+    case K_META:
+        if (raw > LIMIT_META_BYTES) {
+            *cause = xasprintf("metadata chunk: %llu bytes of JSON; the limit is %u",
+                               (unsigned long long)raw, LIMIT_META_BYTES);
+            return -1;
+        }
+        break;
+    case K_SRCE:
+        if (raw > LIMIT_SOURCE_BYTES) {
+            *cause = xasprintf("source chunk: %llu bytes; the limit is %u", (unsigned long long)raw,
+                               LIMIT_SOURCE_BYTES);
+            return -1;
+        }
+        break;
+    case K_END:
+    case K_OTHER: /* never inflated */ return 0;
+    default: break;
+    }
+    if (raw <= free_bytes)
+        return 0;
+    if (raw - free_bytes > *left) {
+        uint64_t all = (uint64_t)len * LIMIT_INFLATE_RATIO;
+        if (all < LIMIT_INFLATE_FREE)
+            all = LIMIT_INFLATE_FREE;
+        if (kind == K_TIME && prf_frames_for(s) <= LIMIT_FRAMES)
+            *cause = xasprintf("timeline chunk: inflates to %llu bytes for a %.9g s session; the "
+                               "limit is %llu",
+                               (unsigned long long)raw, s->duration_s,
+                               (unsigned long long)(free_bytes + *left));
+        else
+            *cause = xasprintf("%s chunk: inflates to %llu bytes; a file of %zu bytes may inflate "
+                               "to %llu in all",
+                               prf_kind_name[kind], (unsigned long long)raw, len,
+                               (unsigned long long)all);
+        return -1;
+    }
+    raw -= free_bytes;
+    *left -= raw;
+    return 0;
+}
+
+/* The payload of a checked chunk, inflated when it is compressed; *owned is
+ * set when it was allocated. */
+static int prf_chunk_payload(const uint8_t *stored, uint64_t stored_len, uint32_t flags,
+                             uint32_t raw_len, const uint8_t **out, size_t *out_len,
+                             uint8_t **owned, char **cause)
+{
+    *owned = NULL;
+    if (!(flags & CHUNK_ZLIB)) {
+        *out = stored;
+        *out_len = (size_t)stored_len;
+        return 0;
     }
     uLongf n = raw_len;
     uint8_t *buf = xmalloc(raw_len);
@@ -682,6 +854,12 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
     s->lines = xcalloc(1, sizeof *s->lines);
     s->lines->from_file = true; /* its lines are what the file says: never the disk's */
     bool have_head = false, have_end = false, have_mods = false, have_buck = false;
+    unsigned seen = 0;                                   /* the kinds read so far, a bit each */
+    uint64_t left = (uint64_t)len * LIMIT_INFLATE_RATIO; /* what the file may still inflate to */
+    if (left < LIMIT_INFLATE_FREE)
+        left = LIMIT_INFLATE_FREE;
+    static char label[32]; /* what memory is for, should it run out */
+    const char *was_for = xmalloc_for(label);
     char *why = NULL;
     while (!have_end) {
         char type[5] = { 0 };
@@ -692,6 +870,7 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
         char shown[5]; /* the type as messages may print it: no control bytes */
         for (int i = 0; i < 5; i++)
             shown[i] = i < 4 ? (type[i] >= 32 && type[i] < 127 ? type[i] : '?') : '\0';
+        snprintf(label, sizeof label, "the %s chunk", shown);
         size_t chunk_at = len - file.left; /* where this chunk's header starts */
         uint32_t flags = cur_u32(&file);
         uint64_t stored_len = cur_u64(&file);
@@ -700,11 +879,34 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
             why = xasprintf("truncated %s chunk", shown);
             goto fail;
         }
+        if (prf_chunk_check(file.p, stored_len, flags, raw_len, crc, &why) < 0) {
+            char *w = xasprintf("%s chunk: %s", shown, why);
+            free(why);
+            why = w;
+            goto fail;
+        }
+        enum prf_kind kind = prf_kind_of(type);
+        if (!have_head && kind != K_HEAD && kind != K_END) {
+            why = xstrdup("the header chunk does not come first");
+            goto fail;
+        }
+        if (kind == K_OTHER) { /* skipped, never inflated: newer files open in older builds */
+            cur_take(&file, NULL, (size_t)stored_len);
+            continue;
+        }
+        if (kind != K_END && (seen & 1u << kind)) {
+            why = xasprintf("a second %s chunk", shown);
+            goto fail;
+        }
+        seen |= 1u << kind;
+        if (prf_chunk_budget(s, kind, flags & CHUNK_ZLIB ? raw_len : stored_len, len, &left, &why) <
+            0)
+            goto fail;
         const uint8_t *payload;
         size_t payload_len;
         uint8_t *owned;
-        if (prf_chunk_payload(file.p, stored_len, flags, raw_len, crc, &payload, &payload_len,
-                              &owned, &why) < 0) {
+        if (prf_chunk_payload(file.p, stored_len, flags, raw_len, &payload, &payload_len, &owned,
+                              &why) < 0) {
             char *w = xasprintf("%s chunk: %s", shown, why);
             free(why);
             why = w;
@@ -713,38 +915,38 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
         cur_take(&file, NULL, (size_t)stored_len);
         struct cursor c = { payload, payload_len, false };
         int r = 0;
-        if (memcmp(type, "HEAD", 4) == 0) {
-            r = have_head ? -1 : prf_parse_head(s, &c, &why);
+        switch (kind) {
+        case K_HEAD:
+            r = prf_parse_head(s, &c, &why);
             have_head = true;
-        } else if (!have_head && memcmp(type, "END ", 4) != 0) {
-            why = xstrdup("the header chunk does not come first");
-            r = -1;
-        } else if (memcmp(type, "BUCK", 4) == 0) {
+            break;
+        case K_BUCK:
             r = prf_parse_buckets(s, &c, &why);
             have_buck = true;
-        } else if (memcmp(type, "MODS", 4) == 0) {
+            break;
+        case K_MODS:
             r = prf_parse_modules(s, &c, &why);
             have_mods = true;
-        } else if (memcmp(type, "HITS", 4) == 0) {
-            r = have_mods ? prf_parse_hits(s, &c, &why) : -1;
-        } else if (memcmp(type, "META", 4) == 0) {
+            break;
+        case K_HITS: r = have_mods ? prf_parse_hits(s, &c, &why) : -1; break;
+        case K_META: {
             char *json = xstrndup((const char *)payload, payload_len);
             r = meta_from_json(s, json, &why);
             free(json);
-        } else if (memcmp(type, "TIME", 4) == 0) {
-            r = have_mods && s->nframes == 0 ? prf_parse_timeline(s, &c, &why) : -1;
-        } else if (memcmp(type, "LINE", 4) == 0) {
-            r = have_mods && !s->has_stacks ? prf_parse_lines(s, &c, &why) : -1;
-        } else if (memcmp(type, "SRCE", 4) == 0) {
-            r = prf_parse_sources(s, &c, &why);
-        } else if (memcmp(type, "STCK", 4) == 0) {
-            r = have_mods ? prf_parse_stacks(s, &c, &why) : -1;
-        } else if (memcmp(type, "END ", 4) == 0) {
+            break;
+        }
+        case K_TIME: r = have_mods ? prf_parse_timeline(s, &c, &why) : -1; break;
+        case K_LINE: r = have_mods && !s->has_stacks ? prf_parse_lines(s, &c, &why) : -1; break;
+        case K_SRCE: r = prf_parse_sources(s, &c, &why); break;
+        case K_STCK: r = have_mods ? prf_parse_stacks(s, &c, &why) : -1; break;
+        case K_END:
             have_end = true;
             if (flags != 0)
                 why = xstrdup("the end marker is damaged");
             r = flags != 0 ? -1 : prf_check_end(data, chunk_at - 4, &c, minor, &why);
-        } /* unknown chunks are skipped: newer files open in older builds */
+            break;
+        case K_OTHER: break;
+        }
         free(owned);
         if (r < 0) {
             if (why == NULL)
@@ -762,8 +964,10 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
     }
     if (s->nframes > 0 && prf_check_timeline(s, &why) < 0)
         goto fail;
+    xmalloc_for(was_for);
     return s;
 fail:
+    xmalloc_for(was_for);
     *cause = why;
     session_free(s);
     return NULL;

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,14 @@
 
 const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t interval_us)
 {
-    uint64_t ms = (samples * (uint64_t)interval_us + 500) / 1000;
-    snprintf(buf, size, "%02" PRIu64 ":%02" PRIu64 ".%03" PRIu64, ms / 60000, ms / 1000 % 60,
-             ms % 1000);
+    /* Exact as long as the milliseconds fit 64 bits; past that (counts near
+     * 2^64 from a hostile file), the largest time, marked "+": not a product
+     * that wrapped round to a small one. */
+    unsigned __int128 exact = ((unsigned __int128)samples * interval_us + 500) / 1000;
+    bool saturated = exact > UINT64_MAX;
+    uint64_t ms = saturated ? UINT64_MAX : (uint64_t)exact;
+    snprintf(buf, size, "%02" PRIu64 ":%02" PRIu64 ".%03" PRIu64 "%s", ms / 60000, ms / 1000 % 60,
+             ms % 1000, saturated ? "+" : "");
     return buf;
 }
 
@@ -163,6 +169,9 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     } else if (!s->classic) {
         fprintf(out, "  Stacks: none (this session has no stacks)\n");
     }
+    if (session_saturated(s))
+        fprintf(out, " Warning: counts reached 2^64 - 1 and stopped there (saturated): the times "
+                     "and shares made of them are not exact\n");
     double lost_pct = report_lost_pct(&s->c);
     if (lost_pct > REPORT_LOST_WARN_PCT)
         fprintf(out,
@@ -317,6 +326,99 @@ static void report_counters(const struct session *s, FILE *out, double lost_pct)
                      "waited for a CPU; neither samples nor lost.\n");
 }
 
+/* A JSON array as text, made an item at a time: millions of buckets as cJSON
+ * nodes took 100 bytes each (4 GB for a file's 4 million, with --hist=all);
+ * as text they take what they print as. */
+struct report_raw {
+    char *p;
+    size_t len, alloc;
+    bool open; /* the "[" is there */
+};
+
+static void report_raw_put(struct report_raw *r, const char *text, size_t n)
+{
+    r->p = xgrowarray(r->p, &r->alloc, r->len + n + 1, 1);
+    memcpy(r->p + r->len, text, n);
+    r->len += n;
+    r->p[r->len] = '\0';
+}
+
+/* Append ITEM (which this frees) as cJSON prints it in an array whose items'
+ * lines are indented DEPTH tabs. */
+static void report_raw_item(struct report_raw *r, cJSON *item, int depth)
+{
+    report_raw_put(r, r->open ? ", " : "[", r->open ? 2 : 1);
+    r->open = true;
+    char *text = cJSON_Print(item);
+    cJSON_Delete(item);
+    for (const char *p = text ? text : "null", *nl; *p != '\0'; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (nl == NULL) {
+            report_raw_put(r, p, strlen(p));
+            break;
+        }
+        report_raw_put(r, p, (size_t)(nl - p) + 1);
+        for (int i = 0; i < depth; i++)
+            report_raw_put(r, "\t", 1);
+    }
+    cJSON_free(text);
+}
+
+/* Append a count as cJSON prints one: "%d" up to INT_MAX, without making a
+ * node for it (millions of them under ASan filled its quarantine). */
+static void report_raw_count(struct report_raw *r, uint64_t v)
+{
+    if (v > INT_MAX) {
+        report_raw_item(r, cJSON_CreateNumber((double)v), 0);
+        return;
+    }
+    char text[16];
+    int n = snprintf(text, sizeof text, "%s%d", r->open ? ", " : "[", (int)v);
+    r->open = true;
+    report_raw_put(r, text, (size_t)n);
+}
+
+/* Close the array. */
+static void report_raw_close(struct report_raw *r)
+{
+    if (!r->open)
+        report_raw_put(r, "[", 1);
+    report_raw_put(r, "]", 1);
+}
+
+/* Close the array and add it to O as KEY. */
+static void report_raw_end(struct report_raw *r, cJSON *o, const char *key)
+{
+    report_raw_close(r);
+    cJSON_AddRawToObject(o, key, r->p);
+    free(r->p);
+}
+
+/* Start R as the text of O (which this frees) up to its raw "\001", where
+ * the array goes (no string of O holds that byte: cJSON escapes control
+ * characters), so that only the text is ever in memory, and once; the rest
+ * of O's text is returned, for report_raw_finish. */
+static char *report_raw_start(struct report_raw *r, cJSON *o)
+{
+    char *outer = cJSON_Print(o);
+    cJSON_Delete(o);
+    char *at = outer != NULL ? strchr(outer, '\001') : NULL;
+    char *tail = xstrdup(at != NULL ? at + 1 : "");
+    if (at != NULL)
+        report_raw_put(r, outer, (size_t)(at - outer));
+    cJSON_free(outer);
+    return tail;
+}
+
+/* Close the array R and end it with TAIL (which this frees): the text. */
+static char *report_raw_finish(struct report_raw *r, char *tail)
+{
+    report_raw_close(r);
+    report_raw_put(r, tail, strlen(tail));
+    free(tail);
+    return r->p;
+}
+
 /* Percentages rounded to 1/1000 of a point: enough, and stable to compare. */
 static cJSON *report_json_pct(uint64_t part, uint64_t whole)
 {
@@ -407,9 +509,10 @@ static cJSON *report_json_object(struct session *s)
     }
     free(order);
 
-    cJSON *buckets = cJSON_AddArrayToObject(o, "buckets");
+    struct report_raw buckets = {NULL, 0, 0, false};
     for (size_t i = 0; i < s->nbuckets; i++)
-        cJSON_AddItemToArray(buckets, cJSON_CreateNumber((double)s->buckets[i]));
+        report_raw_count(&buckets, s->buckets[i]);
+    report_raw_end(&buckets, o, "buckets");
 
     cJSON *notes = cJSON_AddArrayToObject(o, "notes");
     for (size_t i = 0; i < s->nmodules; i++) {
@@ -564,7 +667,9 @@ char *report_hist_json(struct session *s, bool all)
     cJSON_AddNumberToObject(o, "prog_low", (double)s->prog_low);
     cJSON_AddNumberToObject(o, "prog_high", (double)s->prog_high);
     cJSON_AddBoolToObject(o, "empty_shown", all);
-    cJSON *buckets = cJSON_AddArrayToObject(o, "buckets");
+    cJSON_AddRawToObject(o, "buckets", "\001"); /* where they go */
+    struct report_raw buckets = {NULL, 0, 0, false};
+    char *tail = report_raw_start(&buckets, o);
     for (size_t i = 0; i < s->nbuckets; i++) {
         if (s->buckets[i] == 0 && !all)
             continue;
@@ -581,13 +686,9 @@ char *report_hist_json(struct session *s, bool all)
             cJSON_AddNullToObject(b, "file");
             cJSON_AddNullToObject(b, "line");
         }
-        cJSON_AddItemToArray(buckets, b);
+        report_raw_item(&buckets, b, 2);
     }
     free(places);
     free(labels);
-    char *text = cJSON_Print(o);
-    cJSON_Delete(o);
-    char *copy = xstrdup(text ? text : "{}");
-    cJSON_free(text);
-    return copy;
+    return report_raw_finish(&buckets, tail);
 }

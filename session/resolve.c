@@ -11,6 +11,7 @@
 #include "xmalloc.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,23 +260,137 @@ int64_t session_resolve(struct session *s, uint32_t module, uint64_t offset)
     return f;
 }
 
+/* A PC that no symbol covers yet: a function must be made up for it. */
+struct resolve_pending {
+    uint32_t module;
+    uint64_t offset;
+    size_t index; /* into the caller's keys */
+};
+
+static int resolve_pending_cmp(const void *a, const void *b)
+{
+    const struct resolve_pending *x = a, *y = b;
+    if (x->module != y->module)
+        return x->module < y->module ? -1 : 1;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The function of (MODULE, OFFSET) when a symbol already names it, as
+ * session_resolve finds it; *PENDING when one must be made up. */
+static int64_t session_resolve_known(struct session *s, uint32_t module, uint64_t offset,
+                                     bool *pending)
+{
+    struct module *m = s->modules[module];
+    uint32_t named = module;
+    const struct symbol *sym;
+    *pending = false;
+    if (module == s->unknown_module || module == s->truncated_module || m->kind == MODULE_ANON)
+        return session_resolve(s, module, offset); /* never makes a symbol up */
+    if (m->kind == MODULE_KERNEL) {
+        sym = session_kernel_symbol(s, module, offset, &named);
+    } else {
+        session_load_module(m);
+        long k = module_find_symbol(m, offset);
+        sym = k >= 0 ? &m->syms[k] : NULL;
+    }
+    if (sym != NULL)
+        return session_func(s, named, sym->start, sym->end, sym->name);
+    *pending = true;
+    return -1;
+}
+
+/* Make up the functions of one module's PCs P[0..N), sorted by offset: the
+ * extents session_resolve would give them one at a time, added in one merge. */
+static void session_make_up(struct session *s, const struct resolve_pending *p, size_t n,
+                            int64_t *out)
+{
+    struct module *m = s->modules[p[0].module];
+    struct symbol *add = xcalloc(n, sizeof *add);
+    size_t nadd = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = p[i].offset, start, end;
+        if (nadd > 0 && off < add[nadd - 1].end)
+            continue; /* the one made for a PC before it covers it too */
+        if (m->kind == MODULE_KERNEL || !module_synthetic_range(m, off, &start, &end)) {
+            start = off; /* no code around it to measure: the one byte */
+            end = off + 1;
+        }
+        if (nadd > 0 && start < add[nadd - 1].end)
+            start = add[nadd - 1].end;
+        add[nadd++] = (struct symbol){.start = start,
+                                      .end = end,
+                                      .name = xasprintf("%s+0x%" PRIx64, m->name, start),
+                                      .synthetic = true};
+    }
+    module_add_symbols(m, add, nadd);
+    free(add);
+    for (size_t i = 0; i < n; i++) {
+        long k = module_find_symbol(m, p[i].offset);
+        out[p[i].index] =
+            k >= 0 ? session_func(s, p[i].module, m->syms[k].start, m->syms[k].end, m->syms[k].name)
+                   : -1;
+    }
+}
+
+void session_resolve_many(struct session *s, const struct hit_key *keys, size_t n, int64_t *out)
+{
+    struct resolve_pending *p = NULL;
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool pending;
+        out[i] = session_resolve_known(s, keys[i].module, keys[i].offset, &pending);
+        if (!pending)
+            continue;
+        if (p == NULL)
+            p = xcalloc(n - i, sizeof *p);
+        p[np++] = (struct resolve_pending){keys[i].module, keys[i].offset, i};
+    }
+    if (np > 1)
+        qsort(p, np, sizeof *p, resolve_pending_cmp);
+    for (size_t a = 0, b; a < np; a = b) {
+        for (b = a + 1; b < np && p[b].module == p[a].module; b++)
+            ;
+        session_make_up(s, p + a, b - a, out);
+    }
+    free(p);
+}
+
 void session_rank(struct session *s)
 {
     if (!s->funcs_dirty || s->nhits == 0)
         return;
     session_load_jit(s);
+    /* Every new hit at once: a file of 200,000 PCs without symbols took
+     * minutes when each made its function up alone. */
+    struct hit_key *keys = NULL;
+    struct hit **of = NULL;
+    size_t n = 0;
     for (size_t i = 0; i < s->hits_alloc; i++) {
         struct hit *h = &s->hits[i];
         if (h->module == UINT32_MAX || h->func != -1)
             continue;
-        h->func = session_resolve(s, h->module, h->offset);
+        if (keys == NULL) {
+            keys = xcalloc(s->nhits, sizeof *keys);
+            of = xcalloc(s->nhits, sizeof *of);
+        }
+        keys[n] = (struct hit_key){h->module, h->offset};
+        of[n++] = h;
+    }
+    int64_t *funcs = xcalloc(n ? n : 1, sizeof *funcs);
+    session_resolve_many(s, keys, n, funcs);
+    for (size_t i = 0; i < n; i++) {
+        struct hit *h = of[i];
+        h->func = funcs[i];
         if (h->func >= 0 && !s->no_inline) { /* its Self is the innermost inlined function's */
             const struct srcloc *loc = lines_lookup(s, h->module, h->offset);
             if (loc != NULL && loc->ninl > 0)
                 h->func = lines_level_func(s, loc, loc->ninl, h->func);
         }
         if (h->func >= 0)
-            s->funcs[h->func].samples += h->count;
+            s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, h->count);
     }
+    free(funcs);
+    free(keys);
+    free(of);
     s->funcs_dirty = false;
 }

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "session/internal.h"
+#include "session/limits.h"
 #include "session/lines.h"
 #include "session/hitorder.h"
 #include "session/stacks.h"
@@ -67,7 +68,25 @@ struct session *session_new(const char *program, uint32_t bucket_paragraphs, uin
         return NULL;
     }
     s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, bucket_paragraphs);
+    if (s->nbuckets > LIMIT_BUCKETS) {
+        /* The -b that brings the buckets under the limit, when there is one. */
+        uint64_t span = s->prog_high - s->prog_low, need = span / (16 * LIMIT_BUCKETS) + 1;
+        if (need <= 65535)
+            *cause = xasprintf("%s: its code spans %llu bytes: %zu buckets of %u paragraph%s, "
+                               "more than the %llu profil keeps; use -b %llu or more",
+                               program, (unsigned long long)span, s->nbuckets, bucket_paragraphs,
+                               bucket_paragraphs == 1 ? "" : "s", LIMIT_BUCKETS,
+                               (unsigned long long)need);
+        else
+            *cause = xasprintf("%s: its code spans %llu bytes, more than profil's buckets can "
+                               "cover",
+                               program, (unsigned long long)span);
+        session_free(s);
+        return NULL;
+    }
+    const char *was_for = xmalloc_for("the buckets");
     s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    xmalloc_for(was_for);
     return s;
 }
 
@@ -247,10 +266,10 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
         s->nhits++;
         s->funcs_dirty = true;
     }
-    h->count += count;
+    h->count = session_sat_add(h->count, count);
     s->totals_dirty = true;
     if (h->func >= 0)
-        s->funcs[h->func].samples += count;
+        s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, count);
     if (s->cur_frame != NULL)
         frame_note(&s->cur_frame->hits, &s->cur_frame->nhits, &s->cur_frame->hits_alloc,
                    &s->cur_frame->compact, h->id, count);
@@ -349,8 +368,8 @@ static struct frame *session_frame(struct session *s, uint64_t i)
 struct frame *session_frame_at(struct session *s, uint64_t time)
 {
     uint64_t i = time > s->start_ns ? (time - s->start_ns) / SESSION_FRAME_NS : 0;
-    if (i > (1u << 26))
-        i = 1u << 26; /* a clock gone mad must not eat memory: 77 days of frames */
+    if (i >= LIMIT_FRAMES)
+        i = LIMIT_FRAMES - 1; /* a clock gone mad must not eat memory: 4.85 days of frames */
     if (i < s->clear_frame)
         i = s->clear_frame; /* counted after a clear: must come after it in a replay */
     return session_frame(s, i);
@@ -528,6 +547,11 @@ int session_rebucket(struct session *s, uint32_t paragraphs)
 {
     if (paragraphs == 0 || s->classic)
         return -1;
+    /* Zoomed in past the limit: the smallest buckets that stay under it. */
+    uint64_t span = s->prog_high > s->prog_low ? s->prog_high - s->prog_low : 0;
+    uint64_t least = span / (16 * LIMIT_BUCKETS) + 1;
+    if (session_bucket_count(s->prog_low, s->prog_high, paragraphs) > LIMIT_BUCKETS)
+        paragraphs = least < UINT32_MAX ? (uint32_t)least : UINT32_MAX;
     s->bucket_paragraphs = paragraphs;
     s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, paragraphs);
     free(s->buckets);
@@ -545,8 +569,22 @@ uint64_t session_accounted(const struct session *s)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < s->nfuncs; i++)
-        sum += s->funcs[i].samples;
+        sum = session_sat_add(sum, s->funcs[i].samples);
     return sum;
+}
+
+bool session_saturated(const struct session *s)
+{
+    const struct counters *c = &s->c;
+    if (c->program == UINT64_MAX || c->dos == UINT64_MAX || c->io == UINT64_MAX ||
+        c->high == UINT64_MAX || c->total == UINT64_MAX || c->lost == UINT64_MAX ||
+        c->preempted == UINT64_MAX || session_accounted(s) == UINT64_MAX)
+        return true;
+    for (size_t i = 0; i < s->nfuncs; i++) {
+        if (s->funcs[i].samples == UINT64_MAX || s->funcs[i].total == UINT64_MAX)
+            return true;
+    }
+    return false;
 }
 
 static const struct session *ranking_session;

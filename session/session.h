@@ -305,6 +305,16 @@ void session_rank(struct session *s);
 /* Samples that fell in a function of some module: PROF's "accounted". */
 uint64_t session_accounted(const struct session *s);
 
+/* A + B, or UINT64_MAX when that would not fit: counts saturate, never wrap
+ * round to small ones (a file may hold counts near 2^64). */
+static inline uint64_t session_sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Whether a count stopped at 2^64 - 1: the report says so. */
+bool session_saturated(const struct session *s);
+
 /* Sort FUNCS indices by samples (Self), most first: every function with
  * samples of its own or on a stack (Total); the caller owns the array. */
 size_t *session_ranking(struct session *s, size_t *n);

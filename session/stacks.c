@@ -317,6 +317,40 @@ int64_t session_stack_func(struct session *s, uint32_t id)
     return f;
 }
 
+/* Name every frame of a stack with samples, all at once: frames in code no
+ * symbol names each make a function up, and one at a time that was
+ * quadratic (session_resolve_many). */
+static void stack_name_frames(struct session *s)
+{
+    uint32_t *ids = NULL;
+    size_t n = 0, alloc = 0;
+    for (size_t id = 1; id < s->nstacks; id++) {
+        if (s->stack_count[id] == 0)
+            continue;
+        for (uint32_t j = (uint32_t)id; j != 0 && s->stacks[j].func == -1;
+             j = s->stacks[j].parent) {
+            ids = xgrowarray(ids, &alloc, n + 1, sizeof *ids);
+            ids[n++] = j;
+            s->stacks[j].func = -2; /* listed: a frame shared by many stacks is named once */
+        }
+    }
+    struct hit_key *keys = xcalloc(n ? n : 1, sizeof *keys);
+    int64_t *funcs = xcalloc(n ? n : 1, sizeof *funcs);
+    for (size_t i = 0; i < n; i++)
+        keys[i] = (struct hit_key){s->stacks[ids[i]].module, s->stacks[ids[i]].offset};
+    session_resolve_many(s, keys, n, funcs);
+    for (size_t i = 0; i < n; i++) {
+        struct stack_node *node = &s->stacks[ids[i]];
+        int64_t f = funcs[i];
+        if (f >= 0 && node->level > 0)
+            f = lines_level_func(s, lines_lookup(s, node->module, node->offset), node->level, f);
+        s->stacks[ids[i]].func = f; /* -1 stays unresolved: a JIT may name it later */
+    }
+    free(keys);
+    free(funcs);
+    free(ids);
+}
+
 /* Without stacks, a sample in inlined code still counts in the Total of
  * every function it was inlined into. */
 static void stack_inline_totals(struct session *s)
@@ -340,7 +374,7 @@ static void stack_inline_totals(struct session *s)
             if (dup)
                 continue;
             seen[nseen++] = f;
-            s->funcs[f].total += h->count;
+            s->funcs[f].total = session_sat_add(s->funcs[f].total, h->count);
         }
     }
 }
@@ -351,12 +385,7 @@ void session_totals(struct session *s)
     if (!s->totals_dirty)
         return;
     /* Name every frame first: naming may add functions. */
-    for (size_t id = 1; id < s->nstacks; id++) {
-        if (s->stack_count[id] == 0)
-            continue;
-        for (uint32_t j = (uint32_t)id; j != 0 && s->stacks[j].func < 0; j = s->stacks[j].parent)
-            session_stack_func(s, j);
-    }
+    stack_name_frames(s);
     /* LEAF: samples that carry a stack and end in F, to tell how many of
      * F's own samples carry none (those count in its total too). */
     uint64_t *leaf = xcalloc(s->nfuncs + 1, sizeof *leaf);
@@ -372,19 +401,19 @@ void session_totals(struct session *s)
         gen++;
         int64_t lf = s->stacks[id].func;
         if (lf >= 0)
-            leaf[lf] += c;
+            leaf[lf] = session_sat_add(leaf[lf], c);
         for (uint32_t j = (uint32_t)id; j != 0; j = s->stacks[j].parent) {
             int64_t f = s->stacks[j].func;
             if (f < 0 || s->funcs[f].mark == gen)
                 continue; /* once per sample, however deep the recursion */
             s->funcs[f].mark = gen;
-            s->funcs[f].total += c;
+            s->funcs[f].total = session_sat_add(s->funcs[f].total, c);
         }
     }
     for (size_t i = 0; i < s->nfuncs; i++) {
         struct func *fn = &s->funcs[i];
         if (fn->samples > leaf[i])
-            fn->total += fn->samples - leaf[i];
+            fn->total = session_sat_add(fn->total, fn->samples - leaf[i]);
     }
     free(leaf);
     if (!s->has_stacks && !s->no_inline)

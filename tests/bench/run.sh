@@ -14,7 +14,8 @@
 #   BENCH_RUNS        runs per measurement (default 5, at least 5 for the docs)
 #   BENCH_SECONDS     length of one run of a workload (default 1)
 #   BENCH_ONLY        some of: overhead sleeper loaded frontend scale stacks
-#                     unwind (default: all)
+#                     unwind nosyms (default: all)
+#   MKBOMB            tests/session/mkbomb (nosyms' file, and its measures)
 #   BENCH_GEN         where generated programs are cached (default: a
 #                     directory in $TMPDIR named after gen.sh's checksum)
 #   BENCH_KEEP=1      keep the raw data and say where it is
@@ -25,7 +26,8 @@ export LC_ALL=C
 SRC=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$SRC/../.." && pwd)
 : "${PROFIL:=$TOP/profil}" "${PROGS:=$TOP/tests/progs}" "${BENCH_BIN:=$TOP/tests/bench}"
-: "${CC:=cc}" "${BENCH_RUNS:=5}" "${BENCH_SECONDS:=1}" "${BENCH_ONLY:=overhead sleeper loaded frontend scale stacks unwind}"
+: "${CC:=cc}" "${BENCH_RUNS:=5}" "${BENCH_SECONDS:=1}" "${BENCH_ONLY:=overhead sleeper loaded frontend scale stacks unwind nosyms}"
+: "${MKBOMB:=$TOP/tests/session/mkbomb}"
 RUNS=$BENCH_RUNS
 RUNSTAT=$BENCH_BIN/runstat
 SHARES=$BENCH_BIN/shares-timed
@@ -33,7 +35,7 @@ SLEEPER=$BENCH_BIN/sleeper-timed
 T8=$BENCH_BIN/threads8
 DEEPT=$BENCH_BIN/deep-timed
 for f in "$PROFIL" "$RUNSTAT" "$SHARES" "$SLEEPER" "$T8" "$BENCH_BIN/prfgen" \
-    "$BENCH_BIN/replaybench" "$BENCH_BIN/kfloor"; do
+    "$BENCH_BIN/replaybench" "$BENCH_BIN/kfloor" "$MKBOMB"; do
     if [ ! -x "$f" ]; then
         echo "bench: $f is not built (run make bench)" >&2
         exit 1
@@ -642,6 +644,23 @@ stacks() {
     done
 }
 
+# --- 8: symbols made up ---------------------------------------------------------
+
+# nosyms: profil --report of a 1 MB file (tests/session/mkbomb hits) whose
+# 600,000 PCs lie in a library with no symbols and no segments, so that each
+# makes its own function up: issue 16's quadratic insertion (it did not
+# finish in 120 s).  Lines of $D/nosyms: round seconds peak_kB exit.
+nosyms() {
+    "$MKBOMB" hits "$W/nosyms.PRF" 600000 >>"$LOG" 2>&1 || { say "nosyms: mkbomb failed (see log)"; return; }
+    wc -c <"$W/nosyms.PRF" | tr -d ' ' >"$D/nosyms-size"
+    say "nosyms: $RUNS runs"
+    local r kb s how n
+    for ((r = 1; r <= RUNS; r++)); do
+        "$MKBOMB" measure "$W/m" timeout 120 "$PROFIL" --report "$W/nosyms.PRF" >/dev/null 2>>"$LOG"
+        read -r kb s how n <"$W/m" && echo "$r $s $kb $how:$n" >>"$D/nosyms"
+    done
+}
+
 # --- the table ----------------------------------------------------------------
 
 TABLE=$W/table
@@ -830,6 +849,15 @@ table_scale() {
     done
 }
 
+table_nosyms() {
+    local f=$D/nosyms t
+    [ -s "$f" ] || return 0
+    t=$(medexpr "$f" '$2')
+    row "8" "--report of a $(awk '{ printf "%.2f", $1 / 1e6 }' "$D/nosyms-size") MB file whose 600,000 PCs have no symbol (each makes its function up): wall / peak memory" \
+        "$(fmt '%.2f' "$t") s / $(fmt '%.0f' "$(medexpr "$f" '$3 / 1024')") MB$(awk '$4 != "exit:0" { bad = 1 } END { if (bad) printf " (SOME RUNS FAILED)" }' "$f")" \
+        "-" "< 10 s (it did not finish in 120 s)" "$(verdict ok "$t" '<' 10)"
+}
+
 table_limit() {
     local drv us lost worst yield best desc all
     for drv in perf ptrace; do
@@ -995,7 +1023,7 @@ SLICES=$(awk -v s="$BENCH_SECONDS" 'BEGIN { n = int(10 * s + 0.5); print (n < 1 
 tm -f /dev/null new-session -d -s keep -x 120 -y 40 "sleep 100000"
 
 machine | tee "$W/machine" >&2
-for part in overhead sleeper loaded frontend scale stacks unwind; do
+for part in overhead sleeper loaded frontend scale stacks unwind nosyms; do
     if only "$part"; then
         t=$SECONDS
         "$part"
@@ -1014,13 +1042,14 @@ only frontend && table_frontend
 only scale && table_scale
 only stacks && table_stacks
 only overhead && table_limit
+only nosyms && table_nosyms
 
 echo
 cat "$W/machine"
 echo "took:      $((SECONDS - T_START)) s ($(awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $1, $2 }' "$D/durations"))"
 # The main table, unless only unwinding was measured.
 main_table=0
-for part in overhead sleeper loaded frontend scale stacks; do
+for part in overhead sleeper loaded frontend scale stacks nosyms; do
     only "$part" && main_table=1
 done
 [ "$main_table" = 1 ] || : >"$TABLE"

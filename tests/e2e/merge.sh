@@ -83,6 +83,17 @@ ok "it replays on the screen" wait_for '^[0-9:.]+ +work_a ' 10 || diag "$(screen
 tm send-keys -t s q
 ok "and q leaves it" wait_for '^EXIT=0' 5
 
+# Twenty runs: the timeline stays as long as their durations say (the reader
+# refuses more frames than a session's duration holds).
+set --
+for i in $(seq 1 20); do set -- "$@" "$T/r1.PRF"; done
+run "$PROFIL" --merge "$@" -o "$T/twenty.PRF"
+is "$rc" 0 "twenty runs merge"
+run "$PROFIL" --report --json "$T/twenty.PRF"
+is "$rc" 0 "and the merged file reads back" || diag "$err"
+is "$(printf '%s' "$out" | jq .counters.total)" "$((20 * $(json "$T/r1.PRF" .counters.total)))" \
+    "with twenty times the samples"
+
 # ---------------------------------------------------------------------------
 # Refused, with one line each, and nothing written.
 run "$PROFIL" --merge "$T/r1.PRF" "$T/r2.PRF" -o "$T/r2.PRF"

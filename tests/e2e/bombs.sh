@@ -1,0 +1,175 @@
+#!/bin/sh
+# bombs.sh - a small hostile file costs little (issue 16): .PRF files made to
+# inflate a thousandfold or to claim far more than their session needs are
+# refused in one line, within 200 MB and 10 s; hits without symbols rank in
+# n log n; a program whose code segment claims terabytes gets buckets for
+# what its file holds; counts near 2^64 saturate; a text file is no 1983
+# file.  The files are made here by tests/session/mkbomb (valid, checksummed).
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+: "${MKBOMB:=$PROGS/../session/mkbomb}"
+if [ ! -x "$MKBOMB" ]; then
+    echo "Bail out! $MKBOMB is not built"
+    exit 1
+fi
+# A regression must fail here, not take the machine: profil may use 3 GB of
+# address space at most, except under AddressSanitizer, which reserves
+# terabytes of it (then the peak memory measured below is the check).
+asan=0
+grep -qa __asan_init "$PROFIL" && asan=1
+capped() {
+    if [ "$asan" = 1 ]; then
+        "$@"
+    else
+        (ulimit -v 3000000 && "$@")
+    fi
+}
+
+# measured CMD...: run CMD capped, at most 60 s; sets $rc, $out, $err, and
+# $rss (peak kB) and $secs from mkbomb measure.
+measured() {
+    capped "$MKBOMB" measure "$T/.m" timeout 60 "$@" >"$T/.out" 2>"$T/.err"
+    rc=$?
+    out=$(cat "$T/.out")
+    err=$(cat "$T/.err")
+    read -r rss secs _how _n <"$T/.m" || { rss=nan secs=nan; }
+}
+
+# refused DESC FILE ERE [OPTION...]: profil --report [OPTION...] FILE fails
+# with status 1 and one line matching ERE, prints nothing, and takes less
+# than 200 MB and 10 s.
+refused() {
+    _d=$1 _f=$2 _re=$3
+    shift 3
+    measured "$PROFIL" --report "$@" "$_f"
+    is "$rc" 1 "$_d: exit status 1"
+    is "$(lines "$err")" 1 "$_d: one line on stderr"
+    like "$err" "^profil: .*$_re" "$_d: says '$_re'"
+    is "$out" "" "$_d: nothing on stdout"
+    cmp_ok "$rss" "<" 200000 "$_d: under 200 MB ($rss kB)"
+    cmp_ok "$secs" "<" 10 "$_d: under 10 s ($secs s)"
+}
+
+# made KIND FILE [N]: FILE made by mkbomb; its size in the test's name.
+made() {
+    "$MKBOMB" "$1" "$2" ${3:+"$3"} >/dev/null || echo "Bail out! mkbomb $1 failed"
+    size=$(wc -c <"$2" | tr -d ' ')
+}
+
+# ---------------------------------------------------------------------------
+# Decompression bombs: each inflates hundreds of megabytes from a few
+# hundred kilobytes (before: 5 GB and 16 s for the timeline, out of memory
+# past 8 GB for the modules and the metadata, 6 GB and 35 s for the
+# buckets' JSON).
+made timeline tl.PRF
+refused "a timeline of 38 million empty frames for a 1 s session ($size bytes)" tl.PRF \
+    'timeline chunk: inflates to [0-9]+ bytes for a 1 s session; the limit is [0-9]+$'
+made timeline tl500k.PRF 500000
+refused "half a million frames for a 1 s session, within the inflation bound ($size bytes)" \
+    tl500k.PRF 'timeline chunk: 500000 frames for a 1 s session$'
+made modules mods.PRF
+refused "38 million empty modules ($size bytes)" mods.PRF \
+    'module chunk: inflates to [0-9]+ bytes; a file of [0-9]+ bytes may inflate to [0-9]+ in all$'
+made modules mods100k.PRF 100000
+refused "100,000 modules ($size bytes)" mods100k.PRF 'module chunk: 100001 modules; the limit is 65536$'
+made meta meta.PRF
+refused "metadata: a JSON array of 100 million zeros ($size bytes)" meta.PRF \
+    'metadata chunk: 200000009 bytes of JSON; the limit is 4194304$'
+made meta meta15.PRF 1500000
+refused "metadata: 1.5 million JSON values in 3 MB ($size bytes)" meta15.PRF \
+    'metadata chunk: about 1500003 JSON values; the limit is 1048576$'
+made depth depth.PRF 100000
+refused "metadata: JSON nested 100,000 deep" depth.PRF 'metadata chunk: JSON nested more than 64 deep$'
+made buckets buck.PRF
+refused "64 million buckets, --report --json ($size bytes)" buck.PRF \
+    'header chunk: 67108864 buckets; the limit is 4194304$' --json
+made places places.PRF
+refused "100 million source places ($size bytes)" places.PRF \
+    'line chunk: inflates to [0-9]+ bytes; a file of [0-9]+ bytes may inflate to [0-9]+ in all$'
+
+# An unknown chunk is skipped without being inflated (before: 2 GB, 8 s).
+made unknown unknown.PRF
+measured "$PROFIL" --report unknown.PRF
+is "$rc" 0 "an unknown chunk inflating to 2 GiB ($size bytes) is skipped"
+cmp_ok "$rss" "<" 200000 "an unknown chunk: not inflated ($rss kB)"
+cmp_ok "$secs" "<" 10 "an unknown chunk: quickly ($secs s)"
+
+# Near the limits, real sessions still read (a file made by profil itself
+# inflates 2 to 5 times).
+made buckets buck4m.PRF 4194304
+measured "$PROFIL" --report --json buck4m.PRF
+is "$rc" 0 "4194304 buckets, the limit, still read"
+is "$(printf '%s\n' "$out" | jq '.buckets | length')" 4194304 "and all of them are reported"
+# Under ASan the 32 MB buffers it frees stay in its quarantine: 185 MB, not 78.
+[ "$asan" = 1 ] && most=400000 || most=200000
+cmp_ok "$rss" "<" "$most" "as JSON text, not a cJSON node each ($rss kB; before 385 MB)"
+
+# A chunk that must be unique, twice (before: the second BUCK replaced the first).
+made dupbuck dup.PRF
+refused "a second BUCK chunk" dup.PRF 'a second BUCK chunk$'
+
+# ---------------------------------------------------------------------------
+# Hits without symbols: each makes its function up, in one sorted merge
+# (before: a backward scan and a memmove each: 600,000 did not finish in 60 s).
+made hits nosyms.PRF 600000
+measured "$PROFIL" --report nosyms.PRF
+is "$rc" 0 "600,000 hits without symbols ($size bytes): --report"
+cmp_ok "$secs" "<" 10 "600,000 hits without symbols: under 10 s ($secs s)"
+like "$out" '^[0-9:.]+ +libbomb\.so\+0x10000 ' "and each PC is a function of its own"
+
+# ---------------------------------------------------------------------------
+# Counts near 2^64 saturate and the report says so (before: "Total 0.00%"
+# and a time that had wrapped round).
+"$MKBOMB" counters counters.PRF >/dev/null
+run "$PROFIL" --report counters.PRF
+is "$rc" 0 "counts near 2^64: reported"
+like "$out" '^ Warning: counts reached 2\^64 - 1 and stopped there \(saturated\)' \
+    "counts near 2^64: the report says they saturated"
+like "$out" '^[0-9:.]+ +Total +100\.00%$' "the functions' sum saturates: Total 100.00%, not 0.00%"
+like "$out" '^    Time: 307445734561825:51\.615$' "the time of 2^64 - 1 ms-ticks is exact"
+"$MKBOMB" counters counters-1s.PRF 1000000 >/dev/null
+run "$PROFIL" --report counters-1s.PRF
+like "$out" '^    Time: [0-9]+:[0-9]{2}\.[0-9]{3}\+$' "past 2^64 ms the time saturates, marked +"
+
+# A 24-byte text file is not a 1983 PROFIL file, though its size fits one.
+printf 'ab\003\000cdefghijklmnopqrstuv' >text24.PRF
+refused "a 24-byte text file" text24.PRF 'text24.PRF: not a profil session file$'
+
+# ---------------------------------------------------------------------------
+# Program images: the program area is what the file holds of the code.
+cp "$PROGS/sieve" gig
+"$MKBOMB" memsz gig 0x40000000
+measured "$PROFIL" --no-tui -b 1 -t 1000 -o gig.PRF ./gig -- </dev/null
+is "$rc" 0 "a code segment claiming 1 GB in memory: the program runs"
+cmp_ok "$rss" "<" 200000 "its buckets cover the file's code, not the claim ($rss kB; before 1 GB)"
+cmp_ok "$(json gig.PRF .bucket_count)" "<" 100000 "a few buckets, as for sieve itself"
+cp "$PROGS/sieve" huge
+"$MKBOMB" memsz huge 0x800000000000
+measured "$PROFIL" --no-tui -b 1 -t 1000 -o huge.PRF ./huge -- </dev/null
+isnt "$rc" 134 "a code segment claiming 128 TB: profil does not abort (before: SIGABRT)"
+unlike "$err" 'out of memory|crashed' "and does not run out of memory"
+
+# Code that needs more buckets than the limit: a clear line, and which -b fits.
+cp "$PROGS/sieve" bigcode
+truncate -s 80M bigcode
+"$MKBOMB" filesz bigcode 0x4100000
+run "$PROFIL" --no-tui -b 1 -t 1000 -o big.PRF ./bigcode -- </dev/null
+is "$rc" 1 "65 MiB of code at 1 paragraph a bucket: exit status 1"
+like "$err" '^profil: .*bigcode: its code spans 68157440 bytes: 4259840 buckets of 1 paragraph, more than the 4194304' \
+    "it says how many buckets that makes"
+like "$err" 'use -b 2 or more$' "and which -b fits"
+is "$(lines "$err")" 1 "in one line"
+
+# Running out of memory is one line and exit status 1, never a core dump.
+if [ "$asan" = 1 ]; then
+    skip "out of memory is one line" "AddressSanitizer reserves terabytes of address space: ulimit -v cannot cap it"
+else
+    truncate -s 16G huge.PRF
+    run sh -c "ulimit -v 1000000 && exec \"\$0\" --report huge.PRF" "$PROFIL"
+    is "$rc" 1 "out of memory: exit status 1 (before: SIGABRT, 134)"
+    like "$err" '^profil: out of memory \(17179869184 bytes' "out of memory: says how much"
+    is "$(lines "$err")" 1 "out of memory: one line"
+    rm -f huge.PRF
+fi
+
+done_testing
