@@ -49,7 +49,8 @@ for r in markbit testbit markall findnext; do
         "report: routine $r is listed, in module sieve"
 done
 like "$report" '^[0-9]{2}:[0-9]{2}\.[0-9]{3} +Total +[0-9]+\.[0-9]{2}%$' "report: a Total line"
-is "$(jq -r '.functions[0].name' "$J")" markbit "report: markbit is the top routine"
+# (markbit and markall are 34 and 30 % on some CPUs, 50 and 5 on others.)
+like "$(jq -r '.functions[0].name' "$J")" '^(markbit|markall)$' "report: markbit or markall is the top routine"
 is "$(jq -r '"\(.program) \(.args | length)"' "$J")" "$SIEVE 0" "report: the program as typed, no parameters"
 
 # ---------------------------------------------------------------------------
