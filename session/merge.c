@@ -4,6 +4,7 @@
 #include "session/internal.h"
 #include "session/lines.h"
 #include "session/quote.h"
+#include "session/replay.h"
 #include "xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -137,51 +138,9 @@ static void merge_frames(struct session *out, const struct session *run, const u
                          const uint32_t *smap, size_t base)
 {
     for (size_t i = 0; i < run->nframes; i++) {
-        const struct frame *f = &run->frames[i];
         uint64_t t = MERGE_T0 + (base + i) * SESSION_FRAME_NS;
         session_frame_at(out, t);
-        uint64_t kernel = 0;
-        for (uint32_t k = 0; k < f->nhits; k++) {
-            if (f->hits[k].id >= run->nkeys)
-                continue;
-            const struct hit_key *key = &run->hit_keys[f->hits[k].id];
-            if (key->module >= run->nmodules)
-                continue;
-            struct event ev = {.type = EVENT_HIT, .time_ns = t};
-            ev.hit.module = mmap[key->module];
-            ev.hit.offset = key->offset;
-            ev.hit.count = f->hits[k].count;
-            if (run->modules[key->module]->kind == MODULE_KERNEL)
-                kernel += f->hits[k].count;
-            session_ingest(out, &ev);
-        }
-        for (uint32_t k = 0; k < f->nstacks; k++) {
-            if (f->stacks[k].id >= run->nstacks)
-                continue;
-            struct event ev = {.type = EVENT_STACK, .time_ns = t};
-            ev.stack.id = smap[f->stacks[k].id];
-            ev.stack.count = f->stacks[k].count;
-            session_ingest(out, &ev);
-        }
-        if (f->io > kernel) { /* blocked: I/O without a PC */
-            struct event ev = {.type = EVENT_SAMPLE, .time_ns = t};
-            ev.sample.mode = SAMPLE_BLOCKED;
-            for (uint64_t left = f->io - kernel; left > 0;) {
-                ev.sample.count = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
-                left -= ev.sample.count;
-                session_ingest(out, &ev);
-            }
-        }
-        if (f->lost > 0) {
-            struct event ev = {.type = EVENT_LOST, .time_ns = t};
-            ev.lost.count = f->lost;
-            session_ingest(out, &ev);
-        }
-        if (f->preempted > 0) {
-            struct event ev = {.type = EVENT_PREEMPTED, .time_ns = t};
-            ev.lost.count = f->preempted;
-            session_ingest(out, &ev);
-        }
+        replay_feed_frame(out, run, i, t, mmap, smap);
     }
     for (size_t i = 0; i < run->tstacks_alloc; i++) {
         const struct thread_stack *t = &run->tstacks[i];

@@ -31,6 +31,54 @@ void replay_free(struct replay *r)
     free(r);
 }
 
+void replay_feed_frame(struct session *to, const struct session *from, size_t i, uint64_t t,
+                       const uint32_t *module_map, const uint32_t *stack_map)
+{
+    const struct frame *f = &from->frames[i];
+    uint64_t kernel = 0;
+    for (uint32_t k = 0; k < f->nhits; k++) {
+        if (f->hits[k].id >= from->nkeys)
+            continue;
+        const struct hit_key *key = &from->hit_keys[f->hits[k].id];
+        if (key->module >= from->nmodules)
+            continue;
+        struct event ev = {.type = EVENT_HIT, .time_ns = t};
+        ev.hit.module = module_map ? module_map[key->module] : key->module;
+        ev.hit.offset = key->offset;
+        ev.hit.count = f->hits[k].count;
+        if (from->modules[key->module]->kind == MODULE_KERNEL)
+            kernel += f->hits[k].count;
+        session_ingest(to, &ev);
+    }
+    for (uint32_t k = 0; k < f->nstacks; k++) {
+        if (f->stacks[k].id >= from->nstacks)
+            continue;
+        struct event ev = {.type = EVENT_STACK, .time_ns = t};
+        ev.stack.id = stack_map ? stack_map[f->stacks[k].id] : f->stacks[k].id;
+        ev.stack.count = f->stacks[k].count;
+        session_ingest(to, &ev);
+    }
+    if (f->io > kernel) { /* I/O without a PC: time blocked in a system call */
+        struct event ev = {.type = EVENT_SAMPLE, .time_ns = t};
+        ev.sample.mode = SAMPLE_BLOCKED;
+        for (uint64_t left = f->io - kernel; left > 0;) {
+            ev.sample.count = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+            left -= ev.sample.count;
+            session_ingest(to, &ev);
+        }
+    }
+    if (f->lost > 0) {
+        struct event ev = {.type = EVENT_LOST, .time_ns = t};
+        ev.lost.count = f->lost;
+        session_ingest(to, &ev);
+    }
+    if (f->preempted > 0) {
+        struct event ev = {.type = EVENT_PREEMPTED, .time_ns = t};
+        ev.lost.count = f->preempted;
+        session_ingest(to, &ev);
+    }
+}
+
 /* Feed frame I of the file into the replayed session. */
 static void replay_apply(struct replay *r, size_t i)
 {
@@ -54,43 +102,7 @@ static void replay_apply(struct replay *r, size_t i)
         nf->high = f->high;
         return;
     }
-    uint64_t kernel = 0;
-    for (uint32_t k = 0; k < f->nhits; k++) {
-        const struct hit_key *key = &file->hit_keys[f->hits[k].id];
-        struct event ev = { .type = EVENT_HIT, .time_ns = t };
-        ev.hit.module = key->module;
-        ev.hit.offset = key->offset;
-        ev.hit.count = f->hits[k].count;
-        if (key->module < file->nmodules && file->modules[key->module]->kind == MODULE_KERNEL)
-            kernel += f->hits[k].count;
-        session_ingest(now, &ev);
-    }
-    for (uint32_t k = 0; k < f->nstacks; k++) {
-        struct event ev = {.type = EVENT_STACK, .time_ns = t};
-        ev.stack.id = f->stacks[k].id;
-        ev.stack.count = f->stacks[k].count;
-        session_ingest(now, &ev);
-    }
-    /* I/O without a PC: time blocked in a system call. */
-    if (f->io > kernel) {
-        struct event ev = { .type = EVENT_SAMPLE, .time_ns = t };
-        ev.sample.mode = SAMPLE_BLOCKED;
-        for (uint64_t left = f->io - kernel; left > 0;) {
-            ev.sample.count = left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
-            left -= ev.sample.count;
-            session_ingest(now, &ev);
-        }
-    }
-    if (f->lost > 0) {
-        struct event ev = { .type = EVENT_LOST, .time_ns = t };
-        ev.lost.count = f->lost;
-        session_ingest(now, &ev);
-    }
-    if (f->preempted > 0) {
-        struct event ev = {.type = EVENT_PREEMPTED, .time_ns = t};
-        ev.lost.count = f->preempted;
-        session_ingest(now, &ev);
-    }
+    replay_feed_frame(now, file, i, t, NULL, NULL);
 }
 
 void replay_seek(struct replay *r, size_t pos)

@@ -26,6 +26,14 @@ void replay_free(struct replay *r);
 /* Move to POS frames applied (0..nframes); going back rebuilds from 0. */
 void replay_seek(struct replay *r, size_t pos);
 
+/* Feed frame I of FROM into TO at time T as the events it was made of:
+ * its hits, its stacks, its blocked time, its lost and preempted ticks.
+ * FROM's module K is TO's MODULE_MAP[K], its stack K TO's STACK_MAP[K]
+ * (NULL: the same ids, TO being a reading of the same file).  Clears are
+ * the caller's; a 1983 file has no frames to feed. */
+void replay_feed_frame(struct session *to, const struct session *from, size_t i, uint64_t t,
+                       const uint32_t *module_map, const uint32_t *stack_map);
+
 /* Seconds into the session at POS frames. */
 double replay_time(const struct replay *r, size_t pos);
 
