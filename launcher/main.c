@@ -205,16 +205,12 @@ static int main_diff(const struct options *o)
 /* --merge A B ... -o ALL: the runs added up into one session. */
 static int main_merge(const struct options *o)
 {
-    struct stat out_st;
-    bool out_exists = stat(o->output, &out_st) == 0;
     size_t n = (size_t)o->nmerge;
     struct session **runs = xcalloc(n, sizeof *runs);
     struct session *out = NULL;
     int r = 1;
     for (size_t i = 0; i < n; i++) {
-        struct stat st;
-        if (out_exists && stat(o->merge_files[i], &st) == 0 && st.st_dev == out_st.st_dev &&
-            st.st_ino == out_st.st_ino) {
+        if (launcher_same_file(o->output, o->merge_files[i])) {
             fprintf(stderr, "profil: %s: -o names one of the runs merged: it would be lost\n",
                     o->output);
             goto done;
@@ -321,8 +317,10 @@ static int main_replay(const struct options *o)
     }
     struct replay *r = replay_new(file, copy);
     char *title = xasprintf("%s  (%s)", o->target, file->program ? file->program : "?");
-    struct tui_config tc = {
-        o->delay ? o->delay * 100 : 100, title, NULL, NULL, 0, o->baseline_session, o->baseline};
+    struct tui_config tc = {.delay_ms = o->delay ? o->delay * 100 : 100,
+                            .title = title,
+                            .baseline = o->baseline_session,
+                            .baseline_name = o->baseline};
     int status = 0;
     if (tui_run_replay(r, &tc, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", quote(cause));

@@ -143,6 +143,7 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, double until_s
 }
 
 struct run_save {
+    const char *program; /* the program's file: never saved over */
     char *name;  /* where the session goes (owned) */
     char *taken; /* the name first meant, when another user had taken it (owned) */
     bool saved;  /* once this run has saved, NAME is its own: no more .old */
@@ -175,6 +176,28 @@ static int run_save(void *arg, struct session *s, char **cause)
     if (kept)
         fprintf(stderr, "profil: kept the previous %s as %s.old\n", rs->name, rs->name);
     return r;
+}
+
+/* 'S' on the screen after a failed save: NAME from now on, if it saves. */
+static int run_save_as(void *arg, struct session *s, const char *name, char **cause)
+{
+    struct run_save *rs = arg;
+    if (launcher_same_file(name, rs->program)) {
+        *cause = xasprintf("%s: that is the program: not saved over it", name);
+        return -1;
+    }
+    char *was = rs->name;
+    bool saved = rs->saved;
+    rs->name = xstrdup(name);
+    rs->saved = false; /* a file already there is kept as NAME.old */
+    if (run_save(arg, s, cause) == 0) {
+        free(was);
+        return 0;
+    }
+    free(rs->name);
+    rs->name = was;
+    rs->saved = saved;
+    return -1;
 }
 
 void launcher_debuginfo_progress(void *arg, const struct debuginfo_progress *p)
@@ -312,7 +335,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     struct launch l = { path, argv, a->stdin_path, a->stdout_path, a->stdout_append,
                         a->stderr_path, -1 };
     int master = -1, slave = -1, status = 1;
-    struct run_save rs = {NULL, NULL, false};
+    struct run_save rs = {path, NULL, NULL, false};
     char *cause = NULL, *title = NULL, *note = NULL;
     if (screen) {
         struct winsize ws;
@@ -355,13 +378,14 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
                   : xstrdup(output);
     if (screen) {
         title = run_title(s);
-        struct tui_config tc = {o->delay ? o->delay * 100 : 100,
-                                title,
-                                run_save,
-                                &rs,
-                                o->until_settled,
-                                o->baseline_session,
-                                o->baseline};
+        struct tui_config tc = {.delay_ms = o->delay ? o->delay * 100 : 100,
+                                .title = title,
+                                .save = run_save,
+                                .save_as = run_save_as,
+                                .save_arg = &rs,
+                                .until_settled = o->until_settled,
+                                .baseline = o->baseline_session,
+                                .baseline_name = o->baseline};
         if (tui_run_live(s, d, master, &tc, &cause) < 0) {
             fprintf(stderr, "profil: %s\n", cause);
             free(cause);

@@ -89,7 +89,25 @@ static void tui_save(struct tui *t)
     if (t->cfg->save(t->cfg->save_arg, t->s, &cause) == 0)
         tui_status(t, "snapshot saved (%llu samples)", (unsigned long long)t->s->c.total);
     else
-        tui_status(t, "%s", cause ? cause : "cannot save");
+        tui_save_failed(t, cause);
+    free(cause);
+}
+
+void tui_save_failed(struct tui *t, const char *cause)
+{
+    tui_status(t, "%s%s", cause ? cause : "cannot save",
+               t->cfg->save_as != NULL ? "; S: save under another name" : "");
+}
+
+/* 'S': ask for a name, then save there (and at the end, there). */
+static void tui_save_as(struct tui *t)
+{
+    char *cause = NULL;
+    if (t->cfg->save_as(t->cfg->save_arg, t->s, t->save_name, &cause) == 0)
+        tui_status(t, "saved as %s (%llu samples)", t->save_name,
+                   (unsigned long long)t->s->c.total);
+    else
+        tui_save_failed(t, cause);
     free(cause);
 }
 
@@ -242,6 +260,23 @@ void tui_key(struct tui *t, int ch)
         t->dirty = true;
         return;
     }
+    if (t->searching && t->asking_name) {
+        size_t len = strlen(t->save_name);
+        if (ch == 27) {
+            t->searching = t->asking_name = false;
+        } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+            t->searching = t->asking_name = false;
+            if (len > 0)
+                tui_save_as(t);
+        } else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && len > 0) {
+            t->save_name[len - 1] = '\0';
+        } else if (ch >= 32 && ch < 127 && len + 1 < sizeof t->save_name) {
+            t->save_name[len] = (char)ch;
+            t->save_name[len + 1] = '\0';
+        }
+        t->dirty = true;
+        return;
+    }
     if (t->searching) {
         size_t len = strlen(t->search);
         if (ch == 27) {
@@ -381,6 +416,13 @@ void tui_key(struct tui *t, int ch)
         tui_status(t, "counters cleared");
         return;
     case 's': tui_save(t); return;
+    case 'S':
+        if (t->cfg->save_as != NULL) {
+            t->searching = t->asking_name = true;
+            t->save_name[0] = '\0';
+            t->dirty = true;
+        }
+        return;
     case 'i':
         if (t->pty >= 0 && tui_live(t)) {
             t->input_mode = true;

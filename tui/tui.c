@@ -354,6 +354,11 @@ static void tui_draw_status(struct tui *t)
     int y = t->rows - 1, x = 0;
     move(y, 0);
     clrtoeol();
+    if (t->searching && t->asking_name) {
+        mvprintw(y, 0, "Save as: %s", t->save_name);
+        curs_set(1);
+        return;
+    }
     if (t->searching) {
         mvprintw(y, 0, "%s%s", t->asking_time ? "Go to (seconds): " : "Search: ", t->search);
         curs_set(1);
@@ -477,7 +482,9 @@ static void tui_draw(struct tui *t)
             tui_status(t, "%s", ctx.status);
         wnoutrefresh(t->win[i]);
     }
-    if (t->searching)
+    if (t->searching && t->asking_name)
+        move(t->rows - 1, 9 + draw_width(t->save_name));
+    else if (t->searching)
         move(t->rows - 1, (t->asking_time ? 17 : 8) + (int)strlen(t->search));
     doupdate();
     t->dirty = false;
@@ -562,7 +569,7 @@ static void tui_drain(struct tui *t)
             if (t->cfg->save(t->cfg->save_arg, t->s, &cause) == 0)
                 tui_status(t, "saved. q to quit"); /* the header says how it ended */
             else
-                tui_status(t, "%s", cause ? cause : "cannot save");
+                tui_save_failed(t, cause);
             free(cause);
         }
     }

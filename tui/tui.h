@@ -17,6 +17,9 @@ struct tui_config {
     const char *title;   /* the program and its parameters, for the header */
     /* Write a snapshot of S now ('s'); 0, or -1 with *cause. */
     int (*save)(void *arg, struct session *s, char **cause);
+    /* Write it under NAME from now on ('S', offered when a save fails); 0,
+     * or -1 with *cause and the name left as it was.  NULL: no such key. */
+    int (*save_as)(void *arg, struct session *s, const char *name, char **cause);
     void *save_arg;
     /* --until-settled: stop the program once the ranking's top has stayed
      * settled this many seconds (0: never). */

@@ -35,6 +35,8 @@ struct tui {
     double speed; /* frames of the session per frame of real time */
     double frame_acc;
     bool asking_time; /* the status line asks "go to" instead of a search */
+    bool asking_name; /* ... or "save as": the answer goes to save_name */
+    char save_name[256];
     const struct tui_config *cfg;
     int pty;
     struct outbuf *out;
@@ -74,6 +76,8 @@ extern const struct view_ops *const tui_views[NVIEWS];
 int tui_tab(int view);
 void tui_status(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool tui_live(const struct tui *t);
+/* A save failed for CAUSE: say so, and how to save under another name. */
+void tui_save_failed(struct tui *t, const char *cause);
 void tui_replay_seek(struct tui *t, size_t pos);
 bool tui_wide(const struct tui *t);
 void tui_ctx(struct tui *t, struct view_ctx *ctx, int i);

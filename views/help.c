@@ -44,6 +44,7 @@ static const char *const help_lines[] = {
     "  ] [  g  G    faster, slower (not in the Source);  go to a time;  go to the end "
     "(replay)",
     "  c  s         clear all counters;  save a snapshot to the output file now",
+    "  S            after a failed save: save under another name (asked for)",
     "  i            type to the program (its keyboard);  Ctrl-]  gives the keys back",
     "  Ctrl-C       goes to the program, as it did under PROFIL",
     "",

@@ -152,8 +152,30 @@ tm send-keys -t s q
 ok "live: profil exits 1" wait_for '^EXIT=1' 10
 like "$(screen)" "written to $T/live/profil/q\\.PRF instead of q\\.PRF" "live: saved in the fallback, and says so"
 ok "live: the fallback file is there" test -f "$T/live/profil/q.PRF"
-tm kill-server 2>/dev/null
 rmdir q.PRF
+
+# ... or, asked there, under another name: S.
+tm send-keys -t s "clear; XDG_STATE_HOME='$T/live2' $PROFIL -b 1 -t 1000 -o r.PRF $T/bin/planter r.PRF; echo EXIT=\$?" Enter
+ok "live: a failed save offers another name" \
+    wait_for 'Is a directory; S: save under another name' 30 || diag "$(screen)"
+tm send-keys -t s S
+ok "live: S asks for it" wait_for '^Save as: *$' 5 || diag "$(screen)"
+tm send-keys -t s -l "$T/bin/planter"
+tm send-keys -t s Enter
+ok "live: the program's own file is refused" \
+    wait_for 'planter: that is the program: not saved over it' 5 || diag "$(screen)"
+tm send-keys -t s S
+tm send-keys -t s -l "$T/w/other.PRF"
+tm send-keys -t s Enter
+ok "live: saved under the name given" wait_for "saved as $T/w/other\\.PRF \\([0-9]+ samples\\)" 5 ||
+    diag "$(screen)"
+tm send-keys -t s q
+ok "live: then q leaves, with the program's status" wait_for '^EXIT=0' 10 || diag "$(screen)"
+run "$PROFIL" --report other.PRF </dev/null
+is "$rc" 0 "live: the file saved under the other name is a good session"
+ok "live: no fallback was needed" test ! -e "$T/live2/profil/r.PRF"
+tm kill-server 2>/dev/null
+rmdir r.PRF
 
 # ---------------------------------------------------------------------------
 # The file's mode: the umask, and an existing file's mode kept.
