@@ -62,9 +62,11 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-# JIT code: anonymous, so high, named from /tmp/perf-PID.map.
+# JIT code: anonymous, so high, named from /tmp/perf-PID.map.  2400 rounds:
+# about 2,200 samples, so that the 2:1 split's +-4 points are 4 standard
+# deviations (at 600 rounds they were 2: one run in 25 failed by chance).
 for drv in perf ptrace; do
-    profile "jit-$drv" --driver $drv "$PROGS/jit" 600
+    profile "jit-$drv" --driver $drv "$PROGS/jit" 2400
     if [ "$rc" = 77 ]; then
         skip "jit, --driver $drv: its functions are named" "tests/progs/jit is x86-64 only"
         continue

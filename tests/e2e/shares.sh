@@ -85,7 +85,10 @@ is "$(c total)" "$(($(c program) + $(c dos) + $(c io) + $(c high)))" \
 # so that its CFI has several rows.  Stripped, it has no .symtab: each
 # function is named from its FDE, whole, one entry per function, with the
 # shares of the unstripped build.
-run "$PROFIL" -b 1 -t 250 -o "$T/stripped.PRF" "$PROGS/framed-stripped" -- </dev/null
+# 100 rounds, about 13,000 samples each: the +-3 points asked of the two
+# runs' difference are 5 of its standard deviations (at the default 40
+# rounds, 3: one run in 100 or so failed by chance alone).
+run "$PROFIL" -b 1 -t 250 -o "$T/stripped.PRF" "$PROGS/framed-stripped" 100 </dev/null
 is "$rc" 0 "stripped: profil exits 0"
 "$PROFIL" --report --json "$T/stripped.PRF" >"$T/stripped.json"
 J=$T/stripped.json
@@ -109,7 +112,7 @@ is "$(jq -r '[.functions[] | select(.module == "framed-stripped" and .pct_total 
 set -- $(jq -r --arg a "$a" --arg b "$b" --arg c "$cc" \
     '[.functions[] | {(.name): .samples}] | add | (.[$a] + .[$b] + .[$c]) as $s
      | "\(100 * .[$a] / $s) \(100 * .[$b] / $s) \(100 * .[$c] / $s)"' "$J")
-run "$PROFIL" -b 1 -t 250 -o "$T/framed.PRF" "$PROGS/framed" -- </dev/null
+run "$PROFIL" -b 1 -t 250 -o "$T/framed.PRF" "$PROGS/framed" 100 </dev/null
 "$PROFIL" --report --json "$T/framed.PRF" >"$T/framed.json"
 set -- "$@" $(shares "$T/framed.json")
 near "${1:-x}" "${4:-0}" 3 "stripped: work_a's share is the unstripped one (+/- 3)"
