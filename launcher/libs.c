@@ -9,6 +9,7 @@
 
 #include "launcher/launcher.h"
 #include "session/lines.h"
+#include "runcmd.h"
 #include "xmalloc.h"
 
 #include <fcntl.h>
@@ -17,15 +18,12 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* The most --list may take: a loader that hangs must not hold profil up. */
 #define LIBS_TIMEOUT_MS 2000
@@ -63,23 +61,11 @@ static char *libs_interp(const char *path)
 /* What INTERP --list PATH prints, up to 64 KiB; NULL when it cannot run. */
 static char *libs_list(const char *interp, const char *path)
 {
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) < 0)
-        return NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     char *argv[] = {(char *)interp, (char *)"--list", (char *)path, NULL};
     pid_t pid;
-    int r = posix_spawn(&pid, interp, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(pipefd[1]);
-    if (r != 0) {
-        close(pipefd[0]);
+    int fd = spawn_reader(argv, false, &pid);
+    if (fd < 0)
         return NULL;
-    }
     size_t len = 0, cap = 65536;
     char *out = xmalloc(cap + 1);
     struct timespec t0, t1;
@@ -87,17 +73,17 @@ static char *libs_list(const char *interp, const char *path)
     for (;;) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-        struct pollfd p = {pipefd[0], POLLIN, 0};
+        struct pollfd p = {fd, POLLIN, 0};
         if (ms >= LIBS_TIMEOUT_MS || poll(&p, 1, (int)(LIBS_TIMEOUT_MS - ms)) <= 0)
             break;
-        ssize_t got = read(pipefd[0], out + len, cap - len);
+        ssize_t got = read(fd, out + len, cap - len);
         if (got <= 0)
             break;
         len += (size_t)got;
         if (len == cap)
             break;
     }
-    close(pipefd[0]);
+    close(fd);
     kill(pid, SIGKILL); /* done or too slow: it has nothing more to say */
     waitpid(pid, NULL, 0);
     out[len] = '\0';

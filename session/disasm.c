@@ -2,6 +2,7 @@
 
 #include "session/disasm.h"
 #include "session/module.h"
+#include "runcmd.h"
 #include "xmalloc.h"
 
 #include <capstone/capstone.h>
@@ -15,13 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #if defined(__x86_64__)
 #define DISASM_ARCH     CS_ARCH_X86
@@ -476,25 +474,13 @@ static struct disasm_insn *disasm_objdump(const struct module *m, uint64_t lo, u
     char start[32], stop[32];
     snprintf(start, sizeof start, "--start-address=0x%" PRIx64, vlo);
     snprintf(stop, sizeof stop, "--stop-address=0x%" PRIx64, vlo + (hi - lo));
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC) < 0)
-        return NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     char *argv[] = {(char *)"objdump", (char *)"-d", (char *)"-w", (char *)"--no-show-raw-insn",
                     start, stop, (char *)m->path, NULL};
     pid_t pid;
-    int r = posix_spawnp(&pid, "objdump", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(pipefd[1]);
-    if (r != 0) {
-        close(pipefd[0]);
+    int fd = spawn_reader(argv, true, &pid);
+    if (fd < 0)
         return NULL;
-    }
-    FILE *f = fdopen(pipefd[0], "r");
+    FILE *f = fdopen(fd, "r");
     size_t count = 0, cap = (hi - lo) / 4 + 16;
     struct disasm_insn *out = xcalloc(cap, sizeof *out);
     char *line = NULL;
@@ -514,7 +500,7 @@ static struct disasm_insn *disasm_objdump(const struct module *m, uint64_t lo, u
     if (f != NULL)
         fclose(f);
     else
-        close(pipefd[0]);
+        close(fd);
     waitpid(pid, NULL, 0);
     for (size_t i = 0; i < count; i++) {
         uint64_t next = i + 1 < count ? out[i + 1].offset : hi;
