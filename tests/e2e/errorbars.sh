@@ -98,13 +98,15 @@ while [ $tries -lt 3 ] && [ $marked = 0 ]; do
     "$PROFIL" --report --json "$T/tw.PRF" >"$JT"
     diag "twice, run $tries: $(jq -c '[.functions[:3][] | [.name, .samples, .ci_low, .ci_high, .indistinct]]' "$JT")"
     got=$(jq -r '[.functions[] | select(.indistinct) | .name] | sort | join(" ")' "$JT")
+    mine=$(jq -r '[.functions[] | select(.indistinct and (.name | test("^work_"))) | .name] | sort | join(" ")' "$JT")
     want=$(jq -r '[.functions as $f | range(0; $f | length) as $k | $f[$k] | select(.samples > 0)
                    | select([($f[$k - 1] // null), ($f[$k + 1] // null)][] | select(. != null and .samples > 0)
                             | (.ci_low <= $f[$k].ci_high and $f[$k].ci_low <= .ci_high))
                    | .name] | unique | join(" ")' "$JT")
     [ "$got" = "$want" ] && exact=$((exact + 1))
     case " $got " in *" work_c "*) ;; *) cfree=$((cfree + 1)) ;; esac
-    [ "$got" = "work_a work_b" ] && marked=1
+    # (a kernel routine of a sample or two may be indistinct from its neighbour too)
+    [ "$mine" = "work_a work_b" ] && marked=1
 done
 is "$marked" 1 "JSON: work_a and work_b, 40 % each, are indistinct (in one of $tries runs); work_c is not"
 is "$exact" "$tries" "JSON: indistinct is exactly an interval overlapping a neighbour's, in each of the $tries runs"
