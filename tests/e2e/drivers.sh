@@ -227,8 +227,8 @@ for prog in sieve-static sieve-nopie sieve-stripped; do
 done
 like "$(jq -r '.functions[0].name' "$T/sieve-stripped.json")" '^sieve-stripped\+0x[0-9a-f]+$' \
     "sieve-stripped: routines are named sieve-stripped+0x..."
-# (markbit and markall are 34 and 30 % on some CPUs, 50 and 5 on others.)
-like "$(jq -r '.functions[0].name' "$T/sieve-static.json")" '^(markbit|markall)$' \
+# (Which work routine leads depends on the CPU: see sieve.sh.)
+like "$(jq -r '.functions[0].name' "$T/sieve-static.json")" '^(markbit|markall|testbit|findnext)$' \
     "sieve-static: one of sieve's own routines comes first, named"
 cmp_ok "$(jq -r '[.functions[] | select(.name == "markbit") | .samples] | add // 0' "$T/sieve-nopie.json")" \
     ">" 100 "sieve-nopie: markbit is named and sampled at a fixed address"
