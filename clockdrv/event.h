@@ -20,15 +20,18 @@ enum sample_mode {
 
 enum event_type {
     EVENT_SAMPLE,
-    EVENT_MMAP,      /* an executable mapping appeared in process pid */
-    EVENT_FORK,      /* process pid was created by ppid and shares its mappings */
-    EVENT_EXEC,      /* process pid replaced its image: its mappings are gone */
-    EVENT_EXIT,      /* process pid ended */
-    EVENT_LOST,      /* the kernel or the driver dropped count samples */
-    EVENT_PREEMPTED, /* count ticks found a thread runnable but off every CPU:
-                      * not a sample and not lost (lost.count carries it) */
-    EVENT_HIT,       /* a replayed, already attributed sample: (module, offset) */
-    EVENT_STACK,     /* a replayed stack: count samples had stack id `stack` */
+    EVENT_MMAP,        /* an executable mapping appeared in process pid */
+    EVENT_FORK,        /* process pid was created by ppid and shares its mappings */
+    EVENT_EXEC,        /* process pid replaced its image: its mappings are gone */
+    EVENT_EXIT,        /* process pid ended (exit.known: with exit.wstatus) */
+    EVENT_LOST,        /* the kernel or the driver dropped count samples */
+    EVENT_PREEMPTED,   /* count ticks found a thread runnable but off every CPU:
+                        * not a sample and not lost (lost.count carries it) */
+    EVENT_HIT,         /* a replayed, already attributed sample: (module, offset) */
+    EVENT_STACK,       /* a replayed stack: count samples had stack id `stack` */
+    EVENT_THREAD,      /* thread tid started in process pid (not its first thread) */
+    EVENT_THREAD_EXIT, /* thread tid of process pid ended (not its first thread) */
+    EVENT_COMM,        /* thread tid is now named comm.name (an exec, or a rename) */
 };
 
 /* The user registers a stack is unwound from, in DWARF numbering: on x86-64
@@ -82,6 +85,18 @@ struct event {
         struct {
             uint32_t ppid;
         } fork;
+        struct {
+            const char *path;    /* the new executable as the driver saw it, or NULL */
+            const char *cmdline; /* its arguments, NUL-separated, or NULL */
+            uint32_t cmdline_len;
+        } exec;
+        struct {
+            bool known; /* the driver saw the wait status */
+            int wstatus;
+        } exit;
+        struct {
+            const char *name; /* borrowed for the call */
+        } comm;
         struct {
             uint64_t count;
         } lost;

@@ -101,6 +101,8 @@ struct perf_rec {
 
 struct clockdrv_perf {
     struct clockdrv base;
+    char exec_path[4096]; /* perf_exec_args: what an exec record's event borrows */
+    char exec_args[4096];
     struct clockdrv_config cfg;
     uint64_t period_ns;
     struct clockdrv_jitter jitter; /* the clock events' periods */
@@ -644,11 +646,12 @@ static void perf_parse(struct clockdrv_perf *d, const struct perf_event_header *
         r.c = rd32(body + 4); /* ppid */
         r.tid = rd32(body + 8);
         break;
-    case PERF_RECORD_COMM:
-        if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC))
+    case PERF_RECORD_COMM: /* an exec's (misc says), or a thread renamed */
+        if (len < 8 + 16)
             return;
         r.pid = rd32(body);
         r.tid = rd32(body + 4);
+        r.name = perf_name(d, (const char *)body + 8, len - 8 - 16);
         break;
     case PERF_RECORD_LOST:
         if (len < 16)
@@ -849,6 +852,31 @@ static uint32_t perf_ticks(struct clockdrv_perf *d, const struct perf_rec *r)
 
 static void perf_note_setuid(struct clockdrv_perf *d);
 
+/* What process PID execs, for EV: /proc/PID/exe and /proc/PID/cmdline read
+ * now, a little after the exec (the ring is drained every 50 ms); a process
+ * gone or exec'd again since is left without them (the session takes its
+ * executable from its first mapping). */
+static void perf_exec_args(struct clockdrv_perf *d, uint32_t pid, struct event *ev)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/exe", pid);
+    ssize_t n = readlink(path, d->exec_path, sizeof d->exec_path - 1);
+    if (n > 0) {
+        d->exec_path[n] = '\0';
+        ev->exec.path = d->exec_path;
+    }
+    snprintf(path, sizeof path, "/proc/%u/cmdline", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    n = read(fd, d->exec_args, sizeof d->exec_args);
+    close(fd);
+    if (n > 0) {
+        ev->exec.cmdline = d->exec_args;
+        ev->exec.cmdline_len = (uint32_t)n;
+    }
+}
+
 static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clockdrv_emit_fn emit,
                           void *arg)
 {
@@ -885,11 +913,17 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         ev.mmap.path = d->names + r->name;
         emit(arg, &ev);
         break;
-    case PERF_RECORD_COMM: /* only an exec's (perf_parse) */
-        t = perf_thread(d, r->tid, false);
-        if (t != NULL)
-            t->exec_bare = true;
-        ev.type = EVENT_EXEC;
+    case PERF_RECORD_COMM:
+        if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
+            t = perf_thread(d, r->tid, false);
+            if (t != NULL)
+                t->exec_bare = true;
+            ev.type = EVENT_EXEC;
+            perf_exec_args(d, r->pid, &ev);
+            emit(arg, &ev);
+        }
+        ev.type = EVENT_COMM;
+        ev.comm.name = d->names + r->name;
         emit(arg, &ev);
         break;
     case PERF_RECORD_FORK:
@@ -902,18 +936,20 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         if (r->pid != (uint32_t)r->c) {
             ev.type = EVENT_FORK;
             ev.fork.ppid = (uint32_t)r->c;
-            emit(arg, &ev);
+        } else {
+            ev.type = EVENT_THREAD;
         }
+        emit(arg, &ev);
         break;
     case PERF_RECORD_EXIT:
         t = perf_thread(d, r->tid, false);
         if (t != NULL && t->exec_bare && !d->setuid_said)
             perf_note_setuid(d);
         perf_thread_gone(d, r->tid);
-        if (r->pid == r->tid) {
-            ev.type = EVENT_EXIT;
-            emit(arg, &ev);
-        }
+        /* The wait status is known for the program only, once reaped: the
+         * session has it from there. */
+        ev.type = r->pid == r->tid ? EVENT_EXIT : EVENT_THREAD_EXIT;
+        emit(arg, &ev);
         break;
     case PERF_RECORD_LOST:
         ev.type = EVENT_LOST;

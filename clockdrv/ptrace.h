@@ -77,6 +77,8 @@ struct clockdrv_ptrace {
     struct event_stack stack; /* the sample being handed over's, with stacks */
     uint8_t *stack_buf;       /* cfg.stack_size bytes: its copy of the stack */
     char sysline[256];        /* a syscall file as last read */
+    char exec_path[4096];     /* what an exec or comm event borrows */
+    char exec_args[4096];
     bool wall;
     int timerfd;
     int sigfd;

@@ -399,6 +399,26 @@ void ptrace_stack_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
     p->sampled = true;
 }
 
+/* Hand the session thread TID's name from /proc (its status's Name:, in BUF). */
+static void ptrace_emit_comm(struct clockdrv_ptrace *d, pid_t pid, pid_t tid, const char *status)
+{
+    const char *s = strstr(status, "Name:\t");
+    if (s == NULL)
+        return;
+    s += 6;
+    size_t n = strcspn(s, "\n");
+    if (n >= sizeof d->exec_path)
+        n = sizeof d->exec_path - 1;
+    memcpy(d->exec_path, s, n);
+    d->exec_path[n] = '\0';
+    struct event ev = {.type = EVENT_COMM,
+                       .pid = (uint32_t)pid,
+                       .tid = (uint32_t)tid,
+                       .time_ns = clockdrv_now_ns()};
+    ev.comm.name = d->exec_path;
+    ptrace_emit(d, &ev);
+}
+
 /* First sight of TID, a thread or a process the program just made.  PARENT is
  * the process that made it when its event came first, else 0. */
 struct ptrace_thread *ptrace_adopt(struct clockdrv_ptrace *d, pid_t tid, pid_t parent)
@@ -439,9 +459,19 @@ struct ptrace_thread *ptrace_adopt(struct clockdrv_ptrace *d, pid_t tid, pid_t p
                            .time_ns = clockdrv_now_ns()};
         ev.fork.ppid = (uint32_t)ppid;
         ptrace_emit(d, &ev);
-    } else if (ptrace_proc(d, tgid) == NULL) {
-        ptrace_proc_add(d, tgid);
+    } else {
+        if (ptrace_proc(d, tgid) == NULL)
+            ptrace_proc_add(d, tgid);
+        if (tgid != tid) {
+            struct event ev = {.type = EVENT_THREAD,
+                               .pid = (uint32_t)tgid,
+                               .tid = (uint32_t)tid,
+                               .time_ns = clockdrv_now_ns()};
+            ptrace_emit(d, &ev);
+        }
     }
+    if (fd >= 0)
+        ptrace_emit_comm(d, tgid, tid, buf);
     return t;
 }
 
@@ -477,7 +507,39 @@ void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
     if (!t->held) {
         struct event ev = {
             .type = EVENT_EXEC, .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time_ns = now};
+        /* Stopped at its exec: what it runs now, for certain. */
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+        ssize_t n = readlink(path, d->exec_path, sizeof d->exec_path - 1);
+        if (n > 0) {
+            d->exec_path[n] = '\0';
+            ev.exec.path = d->exec_path;
+        }
+        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            n = read(fd, d->exec_args, sizeof d->exec_args);
+            close(fd);
+            if (n > 0) {
+                ev.exec.cmdline = d->exec_args;
+                ev.exec.cmdline_len = (uint32_t)n;
+            }
+        }
         ptrace_emit(d, &ev);
+        snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            n = read(fd, d->exec_path, sizeof d->exec_path - 1);
+            close(fd);
+            if (n > 0) {
+                d->exec_path[n] = '\0';
+                d->exec_path[strcspn(d->exec_path, "\n")] = '\0';
+                struct event cv = {
+                    .type = EVENT_COMM, .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time_ns = now};
+                cv.comm.name = d->exec_path;
+                ptrace_emit(d, &cv);
+            }
+        }
     } else {
         t->held = false;
         t->live = true; /* the held child's own exec: the program starts here */
@@ -504,9 +566,17 @@ void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
                            .pid = (uint32_t)pid,
                            .tid = (uint32_t)tid,
                            .time_ns = clockdrv_now_ns()};
+        ev.exit.known = WIFEXITED(st) || WIFSIGNALED(st);
+        ev.exit.wstatus = st;
         if (ptrace_proc(d, pid) != NULL)
             ptrace_emit(d, &ev);
         ptrace_proc_gone(d, pid);
+    } else {
+        struct event ev = {.type = EVENT_THREAD_EXIT,
+                           .pid = (uint32_t)pid,
+                           .tid = (uint32_t)tid,
+                           .time_ns = clockdrv_now_ns()};
+        ptrace_emit(d, &ev);
     }
     if (tid == d->base.pid) {
         d->base.ended = true;

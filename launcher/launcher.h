@@ -36,6 +36,10 @@ struct options {
     bool force;          /* --merge --force: other builds too */
     const char *baseline;             /* --baseline FILE.PRF: the live screen's Change column */
     struct session *baseline_session; /* ... read before the program runs */
+    bool has_tid, has_pid; /* --tid, --pid with --report or a replay: the threads shown */
+    uint32_t tid, pid;
+    const char *comm;    /* ... --comm NAME */
+    bool by_thread;      /* --report --json --by-thread */
     int hist;            /* --hist: 1 the buckets with samples, 2 (--hist=all) every one */
     uint32_t bucket;     /* 0: ask */
     uint32_t interval;   /* 0: ask */

@@ -13,6 +13,7 @@
 #include "session/quote.h"
 #include "session/replay.h"
 #include "session/report.h"
+#include "session/threads.h"
 #include "tui/tui.h"
 #include "xmalloc.h"
 
@@ -141,11 +142,33 @@ static int64_t main_find_func(struct session *s, const char *name, const char *f
     return f;
 }
 
+/* --tid, --pid, --comm: the views of S count those threads only; -1 when none matches. */
+static int main_filter(struct session *s, const struct options *o)
+{
+    if (!o->has_tid && !o->has_pid && !o->comm)
+        return 0;
+    char *cause = NULL;
+    struct session_filter *f = session_filter_make(s, o->has_tid ? &o->tid : NULL,
+                                                   o->has_pid ? &o->pid : NULL, o->comm, &cause);
+    if (f == NULL) {
+        fprintf(stderr, "profil: %s: %s\n", quote(o->target), cause);
+        free(cause);
+        return -1;
+    }
+    session_filter_set(s, f);
+    return 0;
+}
+
 static int main_report(const struct options *o)
 {
     struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
+    if (main_filter(s, o) < 0) {
+        session_free(s);
+        return 1;
+    }
+    report_json_by_thread(o->by_thread);
     if (o->annotate != NULL) {
         int64_t f = main_find_func(s, o->annotate, o->target);
         if (f >= 0) {

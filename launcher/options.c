@@ -20,6 +20,8 @@ static void options_usage(FILE *out)
             "       profil [--replay] FILE.PRF\n"
             "       profil --report --tree [--inverted] [--percent-limit=P] FILE.PRF\n"
             "       profil --report --lines [--json] FILE.PRF\n"
+            "       profil --report [--tid=TID] [--pid=PID] [--comm=NAME] [--json [--by-thread]]\n"
+            "              FILE.PRF\n"
             "       profil --list SOURCE [FILE.PRF] [-o OUT]\n"
             "       profil --annotate=FUNCTION [--disasm] FILE.PRF\n"
             "       profil --export=FORMAT FILE.PRF -o OUT\n"
@@ -39,7 +41,7 @@ static void options_usage(FILE *out)
             "      --driver=DRIVER  auto (default: perf where allowed, else ptrace), perf\n"
             "                       or ptrace\n"
             "      --no-jitter      exact sample periods (default: each period drawn within\n"
-            "                       +-10 %% of the sample time, so that a program in step\n"
+            "                       +-50 %% of the sample time, so that a program in step\n"
             "                       with a clock is not seen at the same phase each time)\n"
             "      --until-settled[=S]  stop the program once the top 5 routines have kept\n"
             "                       their order, their 95 %% intervals apart, for S seconds\n"
@@ -69,6 +71,10 @@ static void options_usage(FILE *out)
             "                       (default 0.5)\n"
             "      --lines          with --report: the hottest source lines too (with --json:\n"
             "                       every line with samples)\n"
+            "      --tid=TID, --pid=PID, --comm=NAME  with --report or a replay: count the\n"
+            "                       samples of that thread, of that process's threads, or of\n"
+            "                       the threads of that name only (every view and number)\n"
+            "      --by-thread      with --report --json: each function's samples per thread\n"
             "      --annotate=FUNCTION  print FUNCTION's source with each line's samples,\n"
             "                       as the Source view shows it (--disasm: and its\n"
             "                       instructions', as perf annotate does)\n"
@@ -118,6 +124,10 @@ static int options_number(const char *name, const char *v, unsigned long min, un
 
 enum {
     OPT_CLOCK = 256,
+    OPT_TID,
+    OPT_PID,
+    OPT_COMM,
+    OPT_BY_THREAD,
     OPT_DRIVER,
     OPT_NO_TUI,
     OPT_REPORT,
@@ -153,6 +163,10 @@ enum {
 };
 static const struct option longopts[] = {
     {"bucket", required_argument, NULL, 'b'},
+    {"tid", required_argument, NULL, OPT_TID},
+    {"pid", required_argument, NULL, OPT_PID},
+    {"comm", required_argument, NULL, OPT_COMM},
+    {"by-thread", no_argument, NULL, OPT_BY_THREAD},
     {"interval", required_argument, NULL, 't'},
     {"args", required_argument, NULL, 'a'},
     {"output", required_argument, NULL, 'o'},
@@ -311,6 +325,21 @@ static int options_scan(int argc, char **argv, struct options *o)
         case OPT_DIFF: o->mode = MODE_DIFF; break;
         case OPT_MERGE: o->mode = MODE_MERGE; break;
         case OPT_FORCE: o->force = true; break;
+        case OPT_TID:
+        case OPT_PID:
+            if (options_number(c == OPT_TID ? "tid" : "pid", optarg, 1, UINT32_MAX,
+                               c == OPT_TID ? &o->tid : &o->pid) < 0)
+                return 2;
+            *(c == OPT_TID ? &o->has_tid : &o->has_pid) = true;
+            break;
+        case OPT_COMM:
+            if (optarg[0] == '\0') {
+                fprintf(stderr, "profil: --comm: an empty name names no thread\n");
+                return 2;
+            }
+            o->comm = optarg;
+            break;
+        case OPT_BY_THREAD: o->by_thread = true; break;
         case OPT_BASELINE: o->baseline = optarg; break;
         case OPT_UNTIL_SETTLED: {
             uint32_t secs = (uint32_t)SETTLE_SECONDS;
@@ -552,7 +581,26 @@ int options_parse(int argc, char **argv, struct options *o)
         }
         if (o->inverted && !o->tree)
             o->tree = true; /* --inverted alone: the bottom-up tree */
+        if ((o->has_tid || o->has_pid || o->comm) && o->mode != MODE_REPORT &&
+            o->mode != MODE_REPLAY) {
+            fprintf(stderr, "profil: --tid, --pid and --comm go with --report and the replay\n");
+            return 2;
+        }
+        if (o->by_thread && (o->mode != MODE_REPORT || !o->json || o->tree || o->hist)) {
+            fprintf(stderr, "profil: --by-thread goes with --report --json\n");
+            return 2;
+        }
         return -1;
+    }
+    if (o->has_tid || o->comm || o->by_thread || o->has_pid) {
+        fprintf(stderr, "profil: --%s goes with --report%s\n",
+                o->has_tid   ? "tid"
+                : o->comm    ? "comm"
+                : o->has_pid ? "pid"
+                             : "by-thread",
+                o->by_thread && !o->has_tid && !o->comm && !o->has_pid ? " --json"
+                                                                       : " and the replay");
+        return 2;
     }
     if (o->json || o->tree || o->inverted || o->lines) {
         fprintf(stderr, "profil: --%s goes with --report\n",

@@ -9,6 +9,7 @@
 #include "session/quote.h"
 #include "session/report.h"
 #include "session/settle.h"
+#include "session/threads.h"
 #include "xmalloc.h"
 #include "tui/tui.h"
 
@@ -373,6 +374,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     if (d->note != NULL && !screen)
         fprintf(stderr, "profil: %s\n", d->note);
     s->pid = (uint32_t)d->pid;
+    threads_first(s, s->pid, s->start_ns);
     rs.name = o->output == NULL && getenv("PROFDIR") != NULL && *getenv("PROFDIR") != '\0'
                   ? launcher_output_name(o, path, (long)s->pid)
                   : xstrdup(output);

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "session/internal.h"
+#include "session/threads.h"
 #include "session/unwind.h"
 #include "xmalloc.h"
 
@@ -118,6 +119,7 @@ void session_on_mmap(struct session *s, const struct event *ev)
         return;
     struct mapping m = {ev->mmap.start, ev->mmap.start + ev->mmap.len, ev->mmap.pgoff, module};
     addrspace_map(as, &m);
+    threads_on_mmap(s, ev->pid, module);
 }
 
 /* A forked child starts with its parent's mappings. */

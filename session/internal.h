@@ -44,6 +44,14 @@ void session_on_fork(struct session *s, const struct event *ev);
 void session_forget_space(struct session *s, uint32_t pid, bool remove);
 void session_free_spaces(struct session *s);
 
+/* Which of PROFIL's counters a sample at (MODULE, OFFSET) counts in, and
+ * for the program area its bucket. */
+enum counter_kind { COUNT_PROGRAM, COUNT_DOS, COUNT_IO, COUNT_HIGH };
+enum counter_kind session_counter_of(const struct session *s, uint32_t module, uint64_t offset,
+                                     size_t *bucket);
+/* Add N to C's counter K and to its total, saturating. */
+void counters_add(struct counters *c, enum counter_kind k, uint64_t n);
+
 /* Mix a (module, offset) key so that nearby offsets spread over a table. */
 uint64_t hit_hash(uint32_t module, uint64_t offset);
 

@@ -5,6 +5,7 @@
 #include "session/meta.h"
 #include "session/lines.h"
 #include "session/prf.h"
+#include "session/threads.h"
 #include "session/prf_chunk.h"
 #include "session/internal.h"
 #include "xmalloc.h"
@@ -626,6 +627,104 @@ static int prf_parse_stacks(struct session *s, struct cursor *c, char **cause)
     return r;
 }
 
+/* (1.5) THRD: the processes and threads, and each thread's samples per hit. */
+static int prf_parse_threads(struct session *s, struct cursor *c, char **cause)
+{
+    uint64_t np = cur_varint(c);
+    if (c->bad || !cur_fits(c, np, 11) || s->nprocs > 0) {
+        *cause = xstrdup("thread chunk has a damaged process table");
+        return -1;
+    }
+    for (uint64_t i = 0; i < np; i++) {
+        uint64_t pid = cur_varint(c), ppid = cur_varint(c), start = cur_varint(c),
+                 end = cur_varint(c), status = cur_varint(c), exe_module = cur_varint(c);
+        char *exe = cur_str(c);
+        uint64_t nargs = cur_varint(c);
+        if (c->bad || pid == 0 || pid > UINT32_MAX || ppid > UINT32_MAX ||
+            status > (uint64_t)UINT32_MAX + 1 || exe_module > s->nmodules ||
+            !cur_fits(c, nargs, 4)) {
+            free(exe);
+            *cause = xstrdup("thread chunk has a damaged process");
+            return -1;
+        }
+        s->procs = xgrowarray(s->procs, &s->procs_alloc, s->nprocs + 1, sizeof *s->procs);
+        struct proc_info *p = &s->procs[s->nprocs++];
+        *p = (struct proc_info){.pid = (uint32_t)pid,
+                                .ppid = (uint32_t)ppid,
+                                .exe = exe[0] != '\0' ? exe : NULL,
+                                .start_ns = s->start_ns + start,
+                                .end_ns = end > 0 ? s->start_ns + end - 1 : 0,
+                                .ended = end > 0,
+                                .exit_known = status > 0,
+                                .wstatus = status > 0 ? (int)(uint32_t)(status - 1) : 0,
+                                .exe_module =
+                                    exe_module > 0 ? (uint32_t)exe_module - 1 : UINT32_MAX};
+        if (p->exe == NULL)
+            free(exe);
+        p->args = xcalloc(nargs ? (size_t)nargs : 1, sizeof *p->args);
+        for (uint64_t k = 0; k < nargs; k++) {
+            char *a = cur_str(c);
+            if (a == NULL) {
+                *cause = xstrdup("thread chunk has a damaged process");
+                return -1;
+            }
+            p->args[p->nargs++] = a;
+        }
+    }
+    uint64_t nt = cur_varint(c);
+    if (c->bad || !cur_fits(c, nt, 10)) {
+        *cause = xstrdup("thread chunk has a damaged thread table");
+        return -1;
+    }
+    for (uint64_t i = 0; i < nt; i++) {
+        uint64_t tid = cur_varint(c), pid = cur_varint(c);
+        char *name = cur_str(c);
+        uint64_t start = cur_varint(c), end = cur_varint(c), on_cpu = cur_varint(c),
+                 blocked = cur_varint(c);
+        if (c->bad || tid == 0 || tid > UINT32_MAX || pid > UINT32_MAX) {
+            free(name);
+            *cause = xstrdup("thread chunk has a damaged thread");
+            return -1;
+        }
+        struct thread_info *t = threads_get(s, (uint32_t)pid, (uint32_t)tid, s->start_ns + start);
+        free(t->name);
+        t->name = name[0] != '\0' ? name : NULL;
+        if (t->name == NULL)
+            free(name);
+        t->start_ns = s->start_ns + start;
+        t->ended = end > 0;
+        t->end_ns = end > 0 ? s->start_ns + end - 1 : 0;
+        t->on_cpu = session_sat_add(t->on_cpu, on_cpu);
+        t->blocked = session_sat_add(t->blocked, blocked);
+        if (t->tid == tid && t->pid != pid) {
+            *cause = xstrdup("thread chunk has a damaged thread");
+            return -1;
+        }
+    }
+    uint64_t nh = cur_varint(c);
+    if (c->bad || !cur_fits(c, nh, 3)) {
+        *cause = xstrdup("thread chunk has a damaged hit table");
+        return -1;
+    }
+    for (uint64_t i = 0; i < nh; i++) {
+        uint64_t tid = cur_varint(c), id = cur_varint(c), count = cur_varint(c);
+        struct thread_info *t = tid <= UINT32_MAX ? threads_find(s, (uint32_t)tid) : NULL;
+        if (c->bad || t == NULL || id >= s->nkeys || count == 0 ||
+            threads_hit_count(s, (uint32_t)tid, (uint32_t)id, true) + count < count) {
+            *cause = xstrdup("thread chunk names a thread or a hit that does not exist");
+            return -1;
+        }
+        uint64_t on = t->on_cpu; /* the ticks are the thread table's: only the split is added */
+        threads_count(s, t, (uint32_t)id, false, count);
+        t->on_cpu = on;
+    }
+    if (c->left != 0) {
+        *cause = xstrdup("thread chunk is damaged");
+        return -1;
+    }
+    return 0;
+}
+
 /* A replay to the end must give the saved state: check the timeline adds up. */
 static int prf_check_timeline(const struct session *s, char **cause)
 {
@@ -725,18 +824,20 @@ enum prf_kind {
     K_LINE,
     K_SRCE,
     K_STCK,
+    K_THRD,
     K_END,
     K_OTHER
 };
 
 /* How messages name each kind, as the parsers' own messages do. */
-static const char *const prf_kind_name[] = {"header",   "bucket", "module", "hit",    "metadata",
-                                            "timeline", "line",   "source", "stacks", "end"};
+static const char *const prf_kind_name[] = {"header",   "bucket",   "module", "hit",
+                                            "metadata", "timeline", "line",   "source",
+                                            "stacks",   "thread",   "end"};
 
 static enum prf_kind prf_kind_of(const char type[4])
 {
-    static const char names[][5] = {"HEAD", "BUCK", "MODS", "HITS", "META",
-                                    "TIME", "LINE", "SRCE", "STCK", "END "};
+    static const char names[][5] = {"HEAD", "BUCK", "MODS", "HITS", "META", "TIME",
+                                    "LINE", "SRCE", "STCK", "THRD", "END "};
     for (int k = K_HEAD; k < K_OTHER; k++) {
         if (memcmp(type, names[k], 4) == 0)
             return (enum prf_kind)k;
@@ -939,6 +1040,9 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
         case K_LINE: r = have_mods && !s->has_stacks ? prf_parse_lines(s, &c, &why) : -1; break;
         case K_SRCE: r = prf_parse_sources(s, &c, &why); break;
         case K_STCK: r = have_mods ? prf_parse_stacks(s, &c, &why) : -1; break;
+        case K_THRD: /* after HITS: it names hits */
+            r = have_mods && (seen & 1u << K_HITS) ? prf_parse_threads(s, &c, &why) : -1;
+            break;
         case K_END:
             have_end = true;
             if (flags != 0)

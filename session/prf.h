@@ -15,7 +15,7 @@
 #define PRF_MAGIC "\x89PRF\r\n\x1a\n"
 #define PRF_MAGIC_LEN 8
 #define PRF_VERSION_MAJOR 1
-#define PRF_VERSION_MINOR 4
+#define PRF_VERSION_MINOR 5
 
 /* Serialize S into a freshly allocated buffer; the caller owns *DATA. */
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len);

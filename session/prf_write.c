@@ -8,6 +8,7 @@
 #include "session/meta.h"
 #include "session/lines.h"
 #include "session/prf.h"
+#include "session/threads.h"
 #include "session/prf_chunk.h"
 #include "session/source.h"
 #include "session/stacks.h"
@@ -101,6 +102,8 @@ static void buf_str(struct buf *b, const char *s)
 }
 
 /* Append one chunk to OUT, compressed when that saves space. */
+static void prf_write_buffer_all(struct session *s, uint8_t **data, size_t *len);
+
 static void prf_put_chunk(struct buf *out, const char type[4], const struct buf *payload)
 {
     uint32_t flags = 0;
@@ -318,7 +321,66 @@ static void prf_write_sources(struct session *s, struct buf *out, struct buf *p)
     free(body.data);
 }
 
+/* (1.5) THRD: who ran: every process, every thread and its ticks, and
+ * each thread's samples at each hit (the whole run's). */
+static void prf_write_threads(const struct session *s, struct buf *out, struct buf *p)
+{
+    p->len = 0;
+    buf_varint(p, s->nprocs);
+    for (size_t i = 0; i < s->nprocs; i++) {
+        const struct proc_info *pr = &s->procs[i];
+        buf_varint(p, pr->pid);
+        buf_varint(p, pr->ppid);
+        buf_varint(p, pr->start_ns > s->start_ns ? pr->start_ns - s->start_ns : 0);
+        buf_varint(p,
+                   pr->ended ? (pr->end_ns > s->start_ns ? pr->end_ns - s->start_ns : 0) + 1 : 0);
+        buf_varint(p, pr->exit_known ? (uint64_t)(uint32_t)pr->wstatus + 1 : 0);
+        buf_varint(p, pr->exe_module != UINT32_MAX ? (uint64_t)pr->exe_module + 1 : 0);
+        buf_str(p, pr->exe != NULL ? pr->exe : "");
+        buf_varint(p, pr->nargs);
+        for (size_t k = 0; k < pr->nargs; k++)
+            buf_str(p, pr->args[k]);
+    }
+    buf_varint(p, s->nthreads);
+    for (size_t i = 0; i < s->nthreads; i++) {
+        const struct thread_info *t = &s->threads[i];
+        buf_varint(p, t->tid);
+        buf_varint(p, t->pid);
+        buf_str(p, t->name != NULL ? t->name : "");
+        buf_varint(p, t->start_ns > s->start_ns ? t->start_ns - s->start_ns : 0);
+        buf_varint(p, t->ended ? (t->end_ns > s->start_ns ? t->end_ns - s->start_ns : 0) + 1 : 0);
+        buf_varint(p, session_sat_add(t->on_cpu, t->on_cpu_before_clear));
+        buf_varint(p, session_sat_add(t->blocked, t->blocked_before_clear));
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < s->thits_alloc; i++)
+        n += s->thits[i].tid != 0 && s->thits[i].count + s->thits[i].before_clear > 0;
+    buf_varint(p, n);
+    for (size_t i = 0; i < s->thits_alloc; i++) {
+        const struct thread_hit *e = &s->thits[i];
+        if (e->tid == 0 || e->count + e->before_clear == 0)
+            continue;
+        buf_varint(p, e->tid);
+        buf_varint(p, e->id);
+        buf_varint(p, session_sat_add(e->count, e->before_clear));
+    }
+    prf_put_chunk(out, "THRD", p);
+}
+
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
+{
+    /* The file holds the whole run, whichever threads the views show. */
+    struct session_filter *filter = s->filter;
+    if (filter != NULL) {
+        s->filter = NULL;
+        session_filter_set(s, NULL);
+    }
+    prf_write_buffer_all(s, data, len);
+    if (filter != NULL)
+        session_filter_set(s, filter);
+}
+
+static void prf_write_buffer_all(struct session *s, uint8_t **data, size_t *len)
 {
     session_rank(s); /* resolve every hit so its symbol is saved */
     for (size_t i = 1; i < s->nstacks; i++)
@@ -527,6 +589,8 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
         prf_put_chunk(&out, "STCK", &p);
     }
     free(fid);
+    if (s->nprocs > 0 || s->nthreads > 0)
+        prf_write_threads(s, &out, &p);
 
     /* (1.2) The end marker holds the CRC-32 of every byte before it, its
      * chunk headers included, which the chunks' own CRCs do not cover. */

@@ -248,6 +248,8 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     report_reliability(s, out, order, n);
     free(order);
     report_counters(s, out, lost_pct);
+    if (s->nthreads > 1 || s->filter != NULL)
+        report_who(s, out);
 }
 
 /* Whether the K-th routine of the ranking ORDER (N long) cannot be told from
@@ -507,6 +509,7 @@ static cJSON *report_json_object(struct session *s)
         cJSON_AddBoolToObject(j, "inlined", f->inlined);
         cJSON_AddItemToArray(funcs, j);
     }
+    report_json_who(s, o, order, n);
     free(order);
 
     struct report_raw buckets = {NULL, 0, 0, false};

@@ -36,6 +36,15 @@ char *report_json_full(struct session *s, bool tree, bool inverted, double perce
 struct cJSON;
 void report_json_add_lines(struct session *s, struct cJSON *o);
 
+/* Who ran (session/threadreport.c): the times without double counting and
+ * a row per thread under its process, below a report; in a JSON report
+ * object, "times", "filter", "processes" and "threads", and with
+ * report_json_by_thread on, each function's "by_thread" (the JSON array
+ * "functions" made from the ranking ORDER, N long). */
+void report_who(struct session *s, FILE *out);
+void report_json_who(struct session *s, struct cJSON *o, const size_t *order, size_t n);
+void report_json_by_thread(bool on);
+
 /* Print the hottest lines of S below a report: where, in which function,
  * Self and Total; the first LIMIT (0: all). */
 void report_lines(struct session *s, FILE *out, size_t limit);

@@ -5,6 +5,7 @@
 #include "session/lines.h"
 #include "session/hitorder.h"
 #include "session/stacks.h"
+#include "session/threads.h"
 #include "xmalloc.h"
 
 #include <limits.h>
@@ -38,6 +39,7 @@ struct session *session_new_empty(void)
     s->hits_alloc = 1024;
     s->hits = xcalloc(s->hits_alloc, sizeof *s->hits);
     hit_table_clear(s->hits, s->hits_alloc);
+    s->view = true;
     s->anon_module = UINT32_MAX;
     s->kernel_module = UINT32_MAX;
     s->jit_module = UINT32_MAX;
@@ -124,6 +126,7 @@ void session_free(struct session *s)
     }
     free(s->frames);
     free(s->hit_keys);
+    threads_free(s);
     free(s);
 }
 
@@ -266,10 +269,13 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
         s->nhits++;
         s->funcs_dirty = true;
     }
-    h->count = session_sat_add(h->count, count);
-    s->totals_dirty = true;
-    if (h->func >= 0)
-        s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, count);
+    s->last_hit = h->id;
+    if (s->view) {
+        h->count = session_sat_add(h->count, count);
+        s->totals_dirty = true;
+        if (h->func >= 0)
+            s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, count);
+    }
     if (s->cur_frame != NULL)
         frame_note(&s->cur_frame->hits, &s->cur_frame->nhits, &s->cur_frame->hits_alloc,
                    &s->cur_frame->compact, h->id, count);
@@ -298,30 +304,42 @@ bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket)
 /* Count N samples at (MODULE, OFFSET) where PROFIL would: a bucket of the
  * program, DOS, I/O or high, by the module's kind.  Live samples and replayed
  * ones both come here, so a replay classifies exactly as the run did. */
+enum counter_kind session_counter_of(const struct session *s, uint32_t module, uint64_t offset,
+                                     size_t *bucket)
+{
+    switch (s->modules[module]->kind) {
+    case MODULE_PROGRAM: /* in the program's file but outside its code: high */
+        return session_bucket_of(s, offset, bucket) ? COUNT_PROGRAM : COUNT_HIGH;
+    case MODULE_LIBRARY:
+    case MODULE_VDSO: return COUNT_DOS;
+    case MODULE_KERNEL: return COUNT_IO;
+    case MODULE_ANON: break;
+    }
+    return COUNT_HIGH;
+}
+
+void counters_add(struct counters *c, enum counter_kind k, uint64_t n)
+{
+    uint64_t *to = k == COUNT_PROGRAM ? &c->program
+                   : k == COUNT_DOS   ? &c->dos
+                   : k == COUNT_IO    ? &c->io
+                                      : &c->high;
+    *to = session_sat_add(*to, n);
+    c->total = session_sat_add(c->total, n);
+}
+
 static void session_count(struct session *s, uint32_t module, uint64_t offset, uint64_t n)
 {
-    size_t b;
-    switch (s->modules[module]->kind) {
-    case MODULE_PROGRAM:
-        if (session_bucket_of(s, offset, &b)) {
+    size_t b = 0;
+    enum counter_kind k = session_counter_of(s, module, offset, &b);
+    /* The whole run's, for the timeline; the views' only when they show
+     * the thread (session/threads.h). */
+    counters_add(&s->delta, k, n);
+    if (s->view) {
+        counters_add(&s->c, k, n);
+        if (k == COUNT_PROGRAM)
             s->buckets[b] += n;
-            s->c.program += n;
-        } else {
-            s->c.high += n; /* in the program's file, outside its code */
-        }
-        break;
-    case MODULE_LIBRARY:
-    case MODULE_VDSO:
-        s->c.dos += n;
-        break;
-    case MODULE_ANON:
-        s->c.high += n;
-        break;
-    case MODULE_KERNEL:
-        s->c.io += n;
-        break;
     }
-    s->c.total += n;
     session_add_hit(s, module, offset, n);
 }
 
@@ -381,11 +399,16 @@ void session_ingest(struct session *s, const struct event *ev)
         s->start_ns = ev->time_ns;
     if (ev->time_ns > s->end_ns)
         s->end_ns = ev->time_ns;
-    struct counters before = s->c;
+    memset(&s->delta, 0, sizeof s->delta);
     struct frame *f = NULL;
     if (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST || ev->type == EVENT_PREEMPTED ||
         ev->type == EVENT_HIT || ev->type == EVENT_STACK)
         f = s->cur_frame = session_frame_at(s, ev->time_ns);
+    /* A replayed hit or stack has no thread: the views show it unfiltered. */
+    s->view = threads_shown(s, ev->tid);
+    struct thread_info *t = NULL;
+    if (ev->type == EVENT_SAMPLE && ev->tid != 0)
+        t = threads_get(s, ev->pid, ev->tid, ev->time_ns);
     switch (ev->type) {
     case EVENT_STACK: /* a replay: already unwound */ session_count_stack(s, ev); break;
     case EVENT_HIT: /* a replay: already attributed */
@@ -403,10 +426,14 @@ void session_ingest(struct session *s, const struct event *ev)
             session_count(s, s->kernel_module, ev->sample.pc, ev->sample.count);
             break;
         case SAMPLE_BLOCKED: /* no PC: I/O, and no hit */
-            s->c.io += ev->sample.count;
-            s->c.total += ev->sample.count;
+            counters_add(&s->delta, COUNT_IO, ev->sample.count);
+            if (s->view)
+                counters_add(&s->c, COUNT_IO, ev->sample.count);
             break;
         }
+        if (t != NULL)
+            threads_count(s, t, ev->sample.mode == SAMPLE_BLOCKED ? UINT32_MAX : s->last_hit,
+                          ev->sample.mode == SAMPLE_BLOCKED, ev->sample.count);
         if (ev->sample.stack != NULL)
             session_count_stack(s, ev);
         break;
@@ -415,28 +442,37 @@ void session_ingest(struct session *s, const struct event *ev)
         break;
     case EVENT_FORK:
         session_on_fork(s, ev);
+        threads_on_event(s, ev);
         break;
     case EVENT_EXEC:
         session_forget_space(s, ev->pid, false);
+        threads_on_event(s, ev);
         break;
     case EVENT_EXIT:
         session_forget_space(s, ev->pid, true);
+        threads_on_event(s, ev);
         break;
-    case EVENT_LOST:
+    case EVENT_THREAD:
+    case EVENT_THREAD_EXIT:
+    case EVENT_COMM: threads_on_event(s, ev); break;
+    case EVENT_LOST: /* no thread: the whole program's, filtered or not */
+        s->delta.lost += ev->lost.count;
         s->c.lost += ev->lost.count;
         break;
     case EVENT_PREEMPTED:
+        s->delta.preempted += ev->lost.count;
         s->c.preempted += ev->lost.count;
         break;
     }
     s->cur_frame = NULL; /* nothing above grows the frame array: f is still good */
+    s->view = true;
     if (f != NULL) {
-        f->program += s->c.program - before.program;
-        f->dos += s->c.dos - before.dos;
-        f->io += s->c.io - before.io;
-        f->high += s->c.high - before.high;
-        f->lost += s->c.lost - before.lost;
-        f->preempted += s->c.preempted - before.preempted;
+        f->program += s->delta.program;
+        f->dos += s->delta.dos;
+        f->io += s->delta.io;
+        f->high += s->delta.high;
+        f->lost += s->delta.lost;
+        f->preempted += s->delta.preempted;
     }
 }
 
@@ -479,6 +515,7 @@ void session_clear(struct session *s)
     for (size_t i = 0; i < s->nfuncs; i++)
         s->funcs[i].samples = 0;
     session_stacks_clear(s);
+    threads_clear(s);
 }
 
 void session_reset(struct session *s)
@@ -687,6 +724,15 @@ void session_set_exit(struct session *s, int wstatus)
     } else {
         s->exit_kind = EXIT_TERMINATED;
         s->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 0;
+    }
+    struct proc_info *p = threads_proc(s, s->pid, 0, false);
+    if (p != NULL) { /* the program's own process: its status is this */
+        p->exit_known = true;
+        p->wstatus = wstatus;
+        if (!p->ended) {
+            p->ended = true;
+            p->end_ns = s->end_ns;
+        }
     }
 }
 

@@ -231,6 +231,21 @@ struct session {
     int exit_signal;     /* when aborted */
     uint32_t max_threads;
     char *meta_json;     /* owned: metadata read from a file, or NULL */
+
+    /* Who ran (session/threads.h): each process and thread, each thread's
+     * ticks and its samples at each hit, and the filter of the views. */
+    struct proc_info *procs;
+    size_t nprocs, procs_alloc;
+    struct thread_info *threads;
+    size_t nthreads, threads_alloc;
+    uint32_t *thread_index;    /* open addressing on tid: index + 1, 0 empty */
+    size_t thread_index_alloc; /* a power of two, or 0 */
+    struct thread_hit *thits;  /* open addressing on (tid, hit id) */
+    size_t nthits, thits_alloc;
+    struct session_filter *filter; /* owned: the threads the views show, or NULL: all */
+    bool view;                     /* scratch: the event being ingested counts in the views */
+    uint32_t last_hit;             /* scratch: the hit id session_add_hit last counted at */
+    struct counters delta;         /* scratch: what the event adds to the whole run */
 };
 
 /* A new session for PROGRAM (its module must load: the program area comes

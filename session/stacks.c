@@ -109,8 +109,10 @@ uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t modul
 /* Count COUNT samples of stack ID, in the frame being ingested too. */
 static void stack_add(struct session *s, uint32_t id, uint64_t count)
 {
-    s->stack_count[id] += count;
-    s->totals_dirty = true;
+    if (s->view) { /* the views show this thread (session/threads.h) */
+        s->stack_count[id] += count;
+        s->totals_dirty = true;
+    }
     struct frame *f = s->cur_frame;
     if (f != NULL)
         frame_note(&f->stacks, &f->nstacks, &f->stacks_alloc, &f->stacks_compact, id, count);

@@ -7,6 +7,7 @@
 
 #include "session/replay.h"
 #include "session/session.h"
+#include "session/threads.h"
 #include "tui/tui_internal.h"
 #include "views/view.h"
 
@@ -141,6 +142,19 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
             tui_status(t, "%s", jc.status);
         else
             tui_show(t, V_SOURCE);
+    }
+    if (flags & VIEW_FILTER) {
+        char *cause = NULL;
+        uint32_t pid = ctx->filter_pid, tid = ctx->filter_tid;
+        struct session_filter *f =
+            session_filter_make(t->s, tid ? &tid : NULL, tid ? NULL : &pid, NULL, &cause);
+        if (f == NULL) {
+            tui_status(t, "%s", cause);
+            free(cause);
+        } else {
+            tui_filter(t, f);
+            tui_status(t, "every view shows %s only; Esc shows all", f->label);
+        }
     }
     if (flags & VIEW_BACK)
         tui_show(t, V_FUNCTIONS);
@@ -356,6 +370,11 @@ void tui_key(struct tui *t, int ch)
     }
     switch (ch) {
     case 27:
+        if (t->s->filter != NULL) { /* Esc: every thread again */
+            tui_filter(t, NULL);
+            tui_status(t, "every thread shown");
+        }
+        return;
     case KEY_F(4): /* htop's filter and tree: nothing here, and nothing shown */
     case KEY_F(5): return;
     case '.':
@@ -389,7 +408,8 @@ void tui_key(struct tui *t, int ch)
     case '4':
     case '5':
     case '6':
-    case '7': tui_show(t, ch - '1'); return;
+    case '7':
+    case '8': tui_show(t, ch - '1'); return;
     case '\t':
         if (tui_wide(t) && tui_tab(t->current) <= V_FUNCTIONS)
             tui_show(t, tui_tab(t->current) == V_HISTOGRAM ? V_FUNCTIONS : V_HISTOGRAM);

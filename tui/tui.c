@@ -12,6 +12,7 @@
 #include "session/stacks.h"
 #include "xmalloc.h"
 #include "tui/screen.h"
+#include "session/threads.h"
 #include "tui/tui_internal.h"
 #include "tui/tui.h"
 #include "views/outbuf.h"
@@ -34,8 +35,9 @@
 #define STOP_GRACE_NS 2000000000ull
 
 const struct view_ops *const tui_views[NVIEWS] = {
-    &view_histogram_ops, &view_functions_ops, &view_timeline_ops, &view_counters_ops,
-    &view_output_ops,    &view_flame_ops,     &view_source_ops,   &view_callers_ops,
+    &view_histogram_ops, &view_functions_ops, &view_timeline_ops,
+    &view_counters_ops,  &view_output_ops,    &view_flame_ops,
+    &view_source_ops,    &view_threads_ops,   &view_callers_ops,
 };
 
 /* The tab a view belongs to: the callers are a step into the Functions. */
@@ -66,9 +68,22 @@ bool tui_live(const struct tui *t)
 }
 
 /* Move the replay to POS frames and say where it is. */
+void tui_filter(struct tui *t, struct session_filter *f)
+{
+    session_filter_set(t->s, f);
+    if (t->replay != NULL && f == NULL) { /* the replay's own counts, up to where it is */
+        size_t pos = t->replay->pos;
+        replay_seek(t->replay, 0);
+        tui_replay_seek(t, pos);
+    }
+    t->dirty = true;
+}
+
 void tui_replay_seek(struct tui *t, size_t pos)
 {
     replay_seek(t->replay, pos);
+    if (t->s->filter != NULL) /* a replay's samples have no thread: the whole run's, filtered */
+        session_filter_set(t->s, t->s->filter);
     t->frame_acc = 0;
     if (t->replay->pos >= t->replay->nframes)
         t->playing = false;
@@ -237,6 +252,29 @@ static size_t tui_counts(const struct session *s, double rate, bool average, str
     return n;
 }
 
+/* The filter, and the time the threads' samples stand for, summed over
+ * them: a Time column past the elapsed time is explained here. */
+static size_t tui_who(const struct session *s, struct tui_field *f)
+{
+    size_t n = 0;
+    if (s->filter != NULL) {
+        snprintf(f[n].text, sizeof f[n].text, "only %s (Esc: all)", s->filter->label);
+        f[n++].keep = 9;
+    }
+    double on, bl;
+    size_t nt;
+    threads_times(s, &on, &bl, &nt);
+    if (nt > 1) {
+        if (bl > 0)
+            snprintf(f[n].text, sizeof f[n].text, "cpu %.1f s + blocked %.1f s over %zu threads",
+                     on, bl, nt);
+        else
+            snprintf(f[n].text, sizeof f[n].text, "cpu %.1f s over %zu threads", on, nt);
+        f[n++].keep = 2;
+    }
+    return n;
+}
+
 /* One meter, htop style: "Label [||||      ] 12.3% 1234". */
 static void tui_meter(struct tui *t, int y, int x, int w, const char *label, uint64_t v, int pair)
 {
@@ -261,7 +299,7 @@ static void tui_draw_header(struct tui *t)
 {
     const struct session *s = t->s;
     char line[512], st[160], title[512];
-    struct tui_field f[9];
+    struct tui_field f[12];
     size_t n = 0;
     memset(f, 0, sizeof f);
     const char *mode = NULL;
@@ -315,6 +353,7 @@ static void tui_draw_header(struct tui *t)
         }
         n += tui_counts(s, rate, ended, f + n);
     }
+    n += tui_who(s, f + n);
 
     /* The title, with the mode on the right. */
     attron(t->colors ? COLOR_PAIR(PAIR_TITLE) | A_BOLD : A_REVERSE);

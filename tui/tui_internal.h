@@ -17,10 +17,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NVIEWS 8 /* the tabs, and the callers, which Enter in the Functions opens */
-#define NTABS  7
+#define NVIEWS 9 /* the tabs, and the callers, which Enter in the Functions opens */
+#define NTABS  8
 
-enum { V_HISTOGRAM, V_FUNCTIONS, V_TIMELINE, V_COUNTERS, V_OUTPUT, V_FLAME, V_SOURCE, V_CALLERS };
+enum {
+    V_HISTOGRAM,
+    V_FUNCTIONS,
+    V_TIMELINE,
+    V_COUNTERS,
+    V_OUTPUT,
+    V_FLAME,
+    V_SOURCE,
+    V_THREADS,
+    V_CALLERS
+};
 
 struct place {
     bool shown;
@@ -79,6 +89,9 @@ bool tui_live(const struct tui *t);
 /* A save failed for CAUSE: say so, and how to save under another name. */
 void tui_save_failed(struct tui *t, const char *cause);
 void tui_replay_seek(struct tui *t, size_t pos);
+/* Show the threads of F only in every view (NULL: all of them); F is the session's from now. */
+struct session_filter;
+void tui_filter(struct tui *t, struct session_filter *f);
 bool tui_wide(const struct tui *t);
 void tui_ctx(struct tui *t, struct view_ctx *ctx, int i);
 

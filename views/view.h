@@ -22,6 +22,7 @@ enum {
     VIEW_CALLERS = 1 << 3,  /* ctx->jump_*: show this function's callers and callees */
     VIEW_BACK = 1 << 4,     /* go back to the view that led here */
     VIEW_SOURCE = 1 << 5,   /* ctx->jump_*: show this function's source (a) */
+    VIEW_FILTER = 1 << 6,   /* ctx->filter_*: every view shows this thread or process only */
 };
 
 /* Where the session shown comes from. */
@@ -61,6 +62,8 @@ struct view_ctx {
     uint64_t jump_start; /* file offsets of the function to show */
     uint64_t jump_end;
     char status[160];    /* a message for the status line, or "" */
+    uint32_t filter_pid; /* VIEW_FILTER: this process's threads, */
+    uint32_t filter_tid; /* ... or this thread of it (0: all of them) */
     /* --baseline: the session the ranking's Change column compares with, or NULL. */
     struct session *baseline;
     const char *baseline_name;
@@ -92,6 +95,7 @@ extern const struct view_ops view_help_ops;
 extern const struct view_ops view_flame_ops;
 extern const struct view_ops view_callers_ops;
 extern const struct view_ops view_source_ops;
+extern const struct view_ops view_threads_ops;
 
 /* Shared drawing helpers (views/draw.c). */
 

@@ -78,7 +78,7 @@ static void test_round_trip(void)
     }
     ok(memcmp(&r->c, &s->c, sizeof s->c) == 0, "counters survive");
     is_u64(r->c.preempted, 6, "the preempted ticks survive");
-    ok(len > 16 && data[10] == 4 && data[11] == 0, "the file says format 1.4");
+    ok(len > 16 && data[10] == 5 && data[11] == 0, "the file says format 1.5");
     is_u64(r->nbuckets, s->nbuckets, "bucket count survives");
     ok(memcmp(r->buckets, s->buckets, s->nbuckets * sizeof *s->buckets) == 0, "buckets survive");
     is_u64(r->nhits, s->nhits, "every distinct PC survives");
@@ -159,7 +159,7 @@ static void test_round_trip(void)
     /* A newer major version says so. */
     data[8] = 2;
     cause = NULL;
-    ok(prf_read_buffer(data, len, &cause) == NULL && cause && strstr(cause, "version 2.4"),
+    ok(prf_read_buffer(data, len, &cause) == NULL && cause && strstr(cause, "version 2.5"),
        "a newer format version is refused: %s", cause ? cause : "");
     free(cause);
     data[8] = 1;

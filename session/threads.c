@@ -1,0 +1,572 @@
+/*
+ * Who ran: processes, threads, their ticks and their samples per hit, and
+ * the filter that makes the views show some threads only (threads.h).
+ */
+#include "config.h"
+
+#include "session/internal.h"
+#include "session/stacks.h"
+#include "session/threads.h"
+#include "xmalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static uint64_t tid_hash(uint32_t tid)
+{
+    uint64_t h = tid * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+struct thread_info *threads_find(const struct session *s, uint32_t tid)
+{
+    if (s->thread_index_alloc == 0 || tid == 0)
+        return NULL;
+    size_t mask = s->thread_index_alloc - 1;
+    for (size_t i = tid_hash(tid) & mask; s->thread_index[i] != 0; i = (i + 1) & mask) {
+        struct thread_info *t = &s->threads[s->thread_index[i] - 1];
+        if (t->tid == tid)
+            return t;
+    }
+    return NULL;
+}
+
+static void thread_index_put(struct session *s, uint32_t tid, size_t index)
+{
+    size_t mask = s->thread_index_alloc - 1, i = tid_hash(tid) & mask;
+    while (s->thread_index[i] != 0 && s->threads[s->thread_index[i] - 1].tid != tid)
+        i = (i + 1) & mask;
+    s->thread_index[i] = (uint32_t)index + 1;
+}
+
+static void thread_index_grow(struct session *s)
+{
+    size_t alloc = s->thread_index_alloc ? 2 * s->thread_index_alloc : 64;
+    free(s->thread_index);
+    s->thread_index = xcalloc(alloc, sizeof *s->thread_index);
+    s->thread_index_alloc = alloc;
+    for (size_t i = 0; i < s->nthreads; i++)
+        thread_index_put(s, s->threads[i].tid, i);
+}
+
+struct proc_info *threads_proc(struct session *s, uint32_t pid, uint64_t time, bool create)
+{
+    for (size_t i = s->nprocs; i-- > 0;) { /* the latest first: a pid may be reused */
+        if (s->procs[i].pid == pid)
+            return &s->procs[i];
+    }
+    if (!create || pid == 0)
+        return NULL;
+    s->procs = xgrowarray(s->procs, &s->procs_alloc, s->nprocs + 1, sizeof *s->procs);
+    struct proc_info *p = &s->procs[s->nprocs++];
+    *p = (struct proc_info){.pid = pid, .start_ns = time, .exe_module = UINT32_MAX};
+    return p;
+}
+
+struct thread_info *threads_get(struct session *s, uint32_t pid, uint32_t tid, uint64_t time)
+{
+    struct thread_info *t = threads_find(s, tid);
+    if (t != NULL && !t->ended)
+        return t;
+    if (t != NULL && t->pid == pid)
+        return t; /* a sample after its end record (the rings are merged by time) */
+    if (pid != 0)
+        threads_proc(s, pid, time, true);
+    s->threads = xgrowarray(s->threads, &s->threads_alloc, s->nthreads + 1, sizeof *s->threads);
+    t = &s->threads[s->nthreads];
+    *t = (struct thread_info){.tid = tid, .pid = pid, .start_ns = time};
+    if (2 * (s->nthreads + 1) > s->thread_index_alloc)
+        thread_index_grow(s);
+    thread_index_put(s, tid, s->nthreads); /* a reused tid: the new thread from now on */
+    s->nthreads++;
+    return t;
+}
+
+/* The process's name for a thread that has none yet: the executable's base name. */
+static void thread_name_from(struct thread_info *t, const char *path)
+{
+    if (t->name != NULL || path == NULL)
+        return;
+    const char *base = strrchr(path, '/');
+    t->name = xstrndup(base ? base + 1 : path, 15); /* comm's length */
+}
+
+void threads_first(struct session *s, uint32_t pid, uint64_t time)
+{
+    struct proc_info *p = threads_proc(s, pid, time, true);
+    if (p->exe == NULL && s->program != NULL) {
+        p->exe = xstrdup(s->modules != NULL && s->nmodules > 0 ? s->modules[0]->path : s->program);
+        p->exe_module = 0;
+        p->nargs = s->nargs + 1;
+        p->args = xcalloc(p->nargs, sizeof *p->args);
+        p->args[0] = xstrdup(s->program);
+        for (size_t i = 0; i < s->nargs; i++)
+            p->args[i + 1] = xstrdup(s->args[i]);
+    }
+    struct thread_info *t = threads_get(s, pid, pid, time);
+    thread_name_from(t, s->program);
+}
+
+/* The NUL-separated command line CMD of LEN bytes, as an argument vector. */
+static void proc_set_args(struct proc_info *p, const char *cmd, size_t len)
+{
+    for (size_t i = 0; i < p->nargs; i++)
+        free(p->args[i]);
+    free(p->args);
+    p->args = NULL;
+    p->nargs = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += cmd[i] == '\0';
+    if (len > 0 && cmd[len - 1] != '\0')
+        n++;
+    p->args = xcalloc(n ? n : 1, sizeof *p->args);
+    for (size_t i = 0; i < len && p->nargs < n;) {
+        size_t k = strnlen(cmd + i, len - i);
+        p->args[p->nargs++] = xstrndup(cmd + i, k);
+        i += k + 1;
+    }
+}
+
+void threads_on_event(struct session *s, const struct event *ev)
+{
+    struct proc_info *p;
+    struct thread_info *t;
+    switch (ev->type) {
+    case EVENT_FORK:
+        p = threads_proc(s, ev->pid, ev->time_ns, false);
+        if (p == NULL || p->ended)
+            p = threads_proc(s, ev->pid, ev->time_ns, true);
+        if (p->ended) { /* a reused pid: a new process */
+            s->procs = xgrowarray(s->procs, &s->procs_alloc, s->nprocs + 1, sizeof *s->procs);
+            p = &s->procs[s->nprocs++];
+            *p = (struct proc_info){
+                .pid = ev->pid, .start_ns = ev->time_ns, .exe_module = UINT32_MAX};
+        }
+        p->ppid = ev->fork.ppid;
+        /* It runs its parent's program until it execs. */
+        struct proc_info *pp = threads_proc(s, ev->fork.ppid, ev->time_ns, false);
+        if (pp != NULL && p->exe == NULL) {
+            p->exe = pp->exe ? xstrdup(pp->exe) : NULL;
+            p->exe_module = pp->exe_module;
+            if (pp->nargs > 0) {
+                p->args = xcalloc(pp->nargs, sizeof *p->args);
+                for (size_t i = 0; i < pp->nargs; i++)
+                    p->args[i] = xstrdup(pp->args[i]);
+                p->nargs = pp->nargs;
+            }
+        }
+        t = threads_get(s, ev->pid, ev->pid, ev->time_ns);
+        if (t->name == NULL && pp != NULL) {
+            struct thread_info *pt = threads_find(s, ev->tid != ev->pid ? ev->tid : ev->fork.ppid);
+            if (pt == NULL)
+                pt = threads_find(s, ev->fork.ppid);
+            if (pt != NULL && pt->name != NULL)
+                t->name = xstrdup(pt->name);
+        }
+        break;
+    case EVENT_EXEC:
+        p = threads_proc(s, ev->pid, ev->time_ns, true);
+        free(p->exe);
+        p->exe = ev->exec.path ? xstrdup(ev->exec.path) : NULL;
+        p->exe_module = UINT32_MAX;
+        p->want_exe = true;
+        if (ev->exec.path != NULL) {
+            for (size_t i = 0; i < s->nmodules; i++) {
+                if (strcmp(s->modules[i]->path, ev->exec.path) == 0) {
+                    p->exe_module = (uint32_t)i;
+                    p->want_exe = false;
+                }
+            }
+        }
+        if (ev->exec.cmdline != NULL)
+            proc_set_args(p, ev->exec.cmdline, ev->exec.cmdline_len);
+        /* Its other threads are gone. */
+        for (size_t i = 0; i < s->nthreads; i++) {
+            t = &s->threads[i];
+            if (t->pid == ev->pid && t->tid != ev->pid && !t->ended) {
+                t->ended = true;
+                t->end_ns = ev->time_ns;
+            }
+        }
+        t = threads_get(s, ev->pid, ev->pid, ev->time_ns);
+        if (ev->exec.path != NULL) {
+            free(t->name);
+            t->name = NULL;
+            thread_name_from(t, ev->exec.path);
+        }
+        break;
+    case EVENT_EXIT:
+        p = threads_proc(s, ev->pid, ev->time_ns, false);
+        if (p != NULL && !p->ended) {
+            p->ended = true;
+            p->end_ns = ev->time_ns;
+            p->exit_known = ev->exit.known;
+            p->wstatus = ev->exit.wstatus;
+        }
+        for (size_t i = 0; i < s->nthreads; i++) {
+            t = &s->threads[i];
+            if (t->pid == ev->pid && !t->ended) {
+                t->ended = true;
+                t->end_ns = ev->time_ns;
+            }
+        }
+        break;
+    case EVENT_THREAD:
+        t = threads_get(s, ev->pid, ev->tid, ev->time_ns);
+        if (t->name == NULL) { /* a new thread has its creator's name */
+            struct thread_info *lead = threads_find(s, ev->pid);
+            if (lead != NULL && lead->name != NULL)
+                t->name = xstrdup(lead->name);
+        }
+        break;
+    case EVENT_THREAD_EXIT:
+        t = threads_find(s, ev->tid);
+        if (t != NULL && !t->ended) {
+            t->ended = true;
+            t->end_ns = ev->time_ns;
+        }
+        break;
+    case EVENT_COMM:
+        if (ev->comm.name == NULL)
+            break;
+        t = threads_get(s, ev->pid, ev->tid, ev->time_ns);
+        free(t->name);
+        t->name = xstrndup(ev->comm.name, 15);
+        break;
+    default: break;
+    }
+}
+
+void threads_on_mmap(struct session *s, uint32_t pid, uint32_t module)
+{
+    struct proc_info *p = threads_proc(s, pid, 0, false);
+    if (p == NULL || !p->want_exe || module >= s->nmodules)
+        return;
+    const struct module *m = s->modules[module];
+    if (m->kind != MODULE_PROGRAM && m->kind != MODULE_LIBRARY)
+        return;
+    p->want_exe = false;
+    p->exe_module = module;
+    if (p->exe == NULL)
+        p->exe = xstrdup(m->path);
+}
+
+/* The slot of (TID, ID) in a table of ALLOC (a power of two). */
+static struct thread_hit *thit_slot(struct thread_hit *t, size_t alloc, uint32_t tid, uint32_t id)
+{
+    size_t mask = alloc - 1;
+    for (size_t i = hit_hash(tid, id) & mask;; i = (i + 1) & mask) {
+        if (t[i].tid == 0 || (t[i].tid == tid && t[i].id == id))
+            return &t[i];
+    }
+}
+
+/* The entry of (TID, ID), made when missing. */
+static struct thread_hit *thit_get(struct session *s, uint32_t tid, uint32_t id)
+{
+    if (2 * (s->nthits + 1) > s->thits_alloc) {
+        size_t alloc = s->thits_alloc ? 2 * s->thits_alloc : 256;
+        struct thread_hit *t = xcalloc(alloc, sizeof *t);
+        for (size_t i = 0; i < s->thits_alloc; i++) {
+            if (s->thits[i].tid != 0)
+                *thit_slot(t, alloc, s->thits[i].tid, s->thits[i].id) = s->thits[i];
+        }
+        free(s->thits);
+        s->thits = t;
+        s->thits_alloc = alloc;
+    }
+    struct thread_hit *e = thit_slot(s->thits, s->thits_alloc, tid, id);
+    if (e->tid == 0) {
+        *e = (struct thread_hit){tid, id, 0, 0};
+        s->nthits++;
+    }
+    return e;
+}
+
+void threads_count(struct session *s, struct thread_info *t, uint32_t id, bool blocked,
+                   uint64_t count)
+{
+    t->last_ns = s->end_ns;
+    t->last_blocked = blocked;
+    if (blocked) {
+        t->blocked = session_sat_add(t->blocked, count);
+        return;
+    }
+    t->on_cpu = session_sat_add(t->on_cpu, count);
+    if (id != UINT32_MAX && t->tid != 0) {
+        struct thread_hit *e = thit_get(s, t->tid, id);
+        e->count = session_sat_add(e->count, count);
+    }
+}
+
+uint64_t threads_hit_count(const struct session *s, uint32_t tid, uint32_t id, bool run)
+{
+    if (s->thits_alloc == 0)
+        return 0;
+    const struct thread_hit *e = thit_slot(s->thits, s->thits_alloc, tid, id);
+    if (e->tid == 0)
+        return 0;
+    return run ? session_sat_add(e->count, e->before_clear) : e->count;
+}
+
+void threads_clear(struct session *s)
+{
+    for (size_t i = 0; i < s->nthreads; i++) {
+        struct thread_info *t = &s->threads[i];
+        t->on_cpu_before_clear = session_sat_add(t->on_cpu_before_clear, t->on_cpu);
+        t->blocked_before_clear = session_sat_add(t->blocked_before_clear, t->blocked);
+        t->on_cpu = t->blocked = 0;
+    }
+    for (size_t i = 0; i < s->thits_alloc; i++) {
+        s->thits[i].before_clear = session_sat_add(s->thits[i].before_clear, s->thits[i].count);
+        s->thits[i].count = 0;
+    }
+}
+
+void session_filter_free(struct session_filter *f)
+{
+    if (f == NULL)
+        return;
+    free(f->tids);
+    free(f->label);
+    free(f);
+}
+
+void threads_free(struct session *s)
+{
+    for (size_t i = 0; i < s->nprocs; i++) {
+        free(s->procs[i].exe);
+        for (size_t k = 0; k < s->procs[i].nargs; k++)
+            free(s->procs[i].args[k]);
+        free(s->procs[i].args);
+    }
+    free(s->procs);
+    for (size_t i = 0; i < s->nthreads; i++)
+        free(s->threads[i].name);
+    free(s->threads);
+    free(s->thread_index);
+    free(s->thits);
+    session_filter_free(s->filter);
+}
+
+static bool filter_has(const struct session_filter *f, uint32_t tid)
+{
+    size_t lo = 0, hi = f->ntids;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->tids[mid] == tid)
+            return true;
+        if (f->tids[mid] < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+bool threads_shown(const struct session *s, uint32_t tid)
+{
+    return s->filter == NULL || filter_has(s->filter, tid);
+}
+
+/* Count N samples at (MODULE, OFFSET) in C and BUCKETS (or none), as a live one counts. */
+static void filter_count(struct session *s, struct counters *c, uint64_t *buckets, uint32_t module,
+                         uint64_t offset, uint64_t n)
+{
+    size_t b = 0;
+    enum counter_kind k = session_counter_of(s, module, offset, &b);
+    counters_add(c, k, n);
+    if (k == COUNT_PROGRAM && buckets != NULL)
+        buckets[b] = session_sat_add(buckets[b], n);
+}
+
+static struct hit *hit_of(struct session *s, uint32_t id)
+{
+    const struct hit_key *k = &s->hit_keys[id];
+    size_t mask = s->hits_alloc - 1;
+    for (size_t i = hit_hash(k->module, k->offset) & mask;; i = (i + 1) & mask) {
+        struct hit *h = &s->hits[i];
+        if (h->module == UINT32_MAX)
+            return NULL;
+        if (h->module == k->module && h->offset == k->offset)
+            return h;
+    }
+}
+
+void session_filter_set(struct session *s, struct session_filter *f)
+{
+    if (f != s->filter)
+        session_filter_free(s->filter);
+    s->filter = f;
+    if (s->classic)
+        return; /* no threads: nothing to filter */
+    uint64_t lost = s->c.lost, preempted = s->c.preempted;
+    uint64_t lost_bc = s->before_clear.lost, preempted_bc = s->before_clear.preempted;
+    memset(&s->c, 0, sizeof s->c);
+    memset(&s->before_clear, 0, sizeof s->before_clear);
+    s->c.lost = lost;
+    s->c.preempted = preempted;
+    s->before_clear.lost = lost_bc;
+    s->before_clear.preempted = preempted_bc;
+    memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
+    for (size_t i = 0; i < s->hits_alloc; i++)
+        s->hits[i].count = s->hits[i].before_clear = 0;
+    for (size_t i = 0; i < s->thits_alloc; i++) {
+        const struct thread_hit *e = &s->thits[i];
+        if (e->tid == 0 || e->id >= s->nkeys || !threads_shown(s, e->tid))
+            continue;
+        struct hit *h = hit_of(s, e->id);
+        if (h == NULL)
+            continue;
+        h->count = session_sat_add(h->count, e->count);
+        h->before_clear = session_sat_add(h->before_clear, e->before_clear);
+        filter_count(s, &s->c, s->buckets, h->module, h->offset, e->count);
+        filter_count(s, &s->before_clear, NULL, h->module, h->offset, e->before_clear);
+    }
+    for (size_t i = 0; i < s->nthreads; i++) { /* blocked ticks are I/O without a hit */
+        const struct thread_info *t = &s->threads[i];
+        if (!threads_shown(s, t->tid))
+            continue;
+        counters_add(&s->c, COUNT_IO, t->blocked);
+        counters_add(&s->before_clear, COUNT_IO, t->blocked_before_clear);
+    }
+    for (size_t i = 0; i < s->nfuncs; i++)
+        s->funcs[i].samples = 0;
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        const struct hit *h = &s->hits[i];
+        if (h->module != UINT32_MAX && h->func >= 0)
+            s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, h->count);
+    }
+    if (s->nstacks > 0) {
+        memset(s->stack_count, 0, s->nstacks * sizeof *s->stack_count);
+        memset(s->stack_before_clear, 0, s->nstacks * sizeof *s->stack_before_clear);
+        for (size_t i = 0; i < s->tstacks_alloc; i++) {
+            const struct thread_stack *e = &s->tstacks[i];
+            if (e->tid == 0 || e->stack >= s->nstacks || !threads_shown(s, e->tid))
+                continue;
+            s->stack_count[e->stack] = session_sat_add(s->stack_count[e->stack], e->count);
+            s->stack_before_clear[e->stack] =
+                session_sat_add(s->stack_before_clear[e->stack], e->before_clear);
+        }
+    }
+    s->totals_dirty = true;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+struct session_filter *session_filter_make(const struct session *s, const uint32_t *tid,
+                                           const uint32_t *pid, const char *comm, char **cause)
+{
+    if (s->nthreads == 0) {
+        *cause = xstrdup("the session records no threads (made before profil kept them, or a "
+                         "1983 PROFIL file)");
+        return NULL;
+    }
+    struct session_filter *f = xcalloc(1, sizeof *f);
+    f->tids = xcalloc(s->nthreads, sizeof *f->tids);
+    for (size_t i = 0; i < s->nthreads; i++) {
+        const struct thread_info *t = &s->threads[i];
+        if ((tid != NULL && t->tid != *tid) || (pid != NULL && t->pid != *pid) ||
+            (comm != NULL && (t->name == NULL || strcmp(t->name, comm) != 0)))
+            continue;
+        f->tids[f->ntids++] = t->tid;
+    }
+    if (f->ntids == 0) {
+        char what[64] = "";
+        if (tid != NULL)
+            snprintf(what, sizeof what, " %u", *tid);
+        else if (pid != NULL)
+            snprintf(what, sizeof what, " of process %u", *pid);
+        *cause = comm != NULL ? xasprintf("no thread%s named %s in the session", what, comm)
+                              : xasprintf("no thread%s in the session", what);
+        session_filter_free(f);
+        return NULL;
+    }
+    qsort(f->tids, f->ntids, sizeof *f->tids, u32_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < f->ntids; i++) { /* a tid reused within the run counts once */
+        if (k == 0 || f->tids[k - 1] != f->tids[i])
+            f->tids[k++] = f->tids[i];
+    }
+    f->ntids = k;
+    if (tid != NULL) {
+        const struct thread_info *t = threads_find(s, *tid);
+        f->label = xasprintf("thread %u%s%s%s", *tid, t && t->name ? " (" : "",
+                             t && t->name ? t->name : "", t && t->name ? ")" : "");
+    } else if (pid != NULL) {
+        const struct thread_info *t = threads_find(s, *pid);
+        f->label = xasprintf("process %u%s%s%s", *pid, t && t->name ? " (" : "",
+                             t && t->name ? t->name : "", t && t->name ? ")" : "");
+    } else {
+        f->label = xasprintf("threads named %s", comm);
+    }
+    return f;
+}
+
+bool threads_own_program(const struct session *s, const struct thread_info *t, uint32_t module)
+{
+    const struct proc_info *p = threads_proc((struct session *)s, t->pid, 0, false);
+    uint32_t exe = p != NULL && p->exe_module != UINT32_MAX ? p->exe_module : 0;
+    return module == exe;
+}
+
+void threads_sum(const struct session *s, bool run, struct thread_sums *out)
+{
+    for (size_t i = 0; i < s->nthreads; i++) {
+        const struct thread_info *t = &s->threads[i];
+        out[i].on_cpu = run ? session_sat_add(t->on_cpu, t->on_cpu_before_clear) : t->on_cpu;
+        out[i].blocked = run ? session_sat_add(t->blocked, t->blocked_before_clear) : t->blocked;
+        out[i].samples = session_sat_add(out[i].on_cpu, out[i].blocked);
+        out[i].program = 0;
+    }
+    for (size_t i = 0; i < s->thits_alloc; i++) {
+        const struct thread_hit *e = &s->thits[i];
+        if (e->tid == 0 || e->id >= s->nkeys)
+            continue;
+        struct thread_info *t = threads_find(s, e->tid);
+        if (t == NULL)
+            continue;
+        size_t k = (size_t)(t - s->threads);
+        if (threads_own_program(s, t, s->hit_keys[e->id].module))
+            out[k].program = session_sat_add(
+                out[k].program, run ? session_sat_add(e->count, e->before_clear) : e->count);
+    }
+}
+
+void threads_times(const struct session *s, double *on_cpu_s, double *blocked_s, size_t *nthreads)
+{
+    double on = 0, bl = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < s->nthreads; i++) {
+        const struct thread_info *t = &s->threads[i];
+        if (!threads_shown(s, t->tid))
+            continue;
+        uint64_t a = t->on_cpu + t->on_cpu_before_clear, b = t->blocked + t->blocked_before_clear;
+        on += (double)a;
+        bl += (double)b;
+        n += a + b > 0;
+    }
+    *on_cpu_s = on * s->interval_us / 1e6;
+    *blocked_s = bl * s->interval_us / 1e6;
+    *nthreads = n;
+}
+
+const char *threads_proc_end(const struct proc_info *p, char *buf, size_t size)
+{
+    if (!p->ended)
+        snprintf(buf, size, "running");
+    else if (!p->exit_known)
+        snprintf(buf, size, "ended, status unknown");
+    else if (WIFSIGNALED(p->wstatus))
+        snprintf(buf, size, "%s", session_signal_name(WTERMSIG(p->wstatus)));
+    else
+        snprintf(buf, size, "exit %d", WEXITSTATUS(p->wstatus));
+    return buf;
+}

@@ -1,0 +1,126 @@
+/*
+ * Who ran: the processes and threads of a session, what each was sampled
+ * doing, and the filter that makes every view show some of them only.
+ *
+ * Every sample lands in the thread that took it: its ticks on a CPU and
+ * blocked, and its PC as a (thread, hit id) count.  The views' counts (the
+ * counters, the buckets, the hits, the stacks) are the whole program's, or,
+ * under a filter, recomputed from these per-thread counts for the threads
+ * it keeps; the timeline and the saved file always hold the whole run.
+ */
+#ifndef PROFIL_SESSION_THREADS_H
+#define PROFIL_SESSION_THREADS_H
+
+#include "session/session.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct proc_info {
+    uint32_t pid;
+    uint32_t ppid; /* 0: not known (the first process, or an attached one) */
+    char *exe;     /* owned: the executable it runs, or NULL while not known */
+    char **args;   /* owned: its command line, argv[0] included */
+    size_t nargs;
+    uint64_t start_ns; /* CLOCK_MONOTONIC: when it was created or first seen */
+    uint64_t end_ns;   /* when it ended, while ended */
+    bool ended;
+    bool exit_known; /* wstatus is what it ended with */
+    int wstatus;
+    bool want_exe;       /* it exec'd and its executable is its next mapping */
+    uint32_t exe_module; /* the module of exe, or UINT32_MAX */
+    uint64_t samples;    /* scratch for threads_sum */
+};
+
+struct thread_info {
+    uint32_t tid;
+    uint32_t pid;
+    char *name;        /* owned: comm, or NULL while not known */
+    uint64_t start_ns; /* created or first seen */
+    uint64_t end_ns;   /* when it ended, while ended */
+    bool ended;
+    uint64_t on_cpu;  /* ticks on a CPU (user or kernel), since the latest clear */
+    uint64_t blocked; /* ticks blocked (wall clock), since the latest clear */
+    uint64_t on_cpu_before_clear;
+    uint64_t blocked_before_clear;
+    uint64_t last_ns;  /* its latest sample */
+    bool last_blocked; /* ... was a blocked one */
+};
+
+/* One thread's samples at one hit. */
+struct thread_hit {
+    uint32_t tid; /* 0: an empty slot */
+    uint32_t id;  /* a hit id */
+    uint64_t count;
+    uint64_t before_clear;
+};
+
+/* What a filter keeps: these threads. */
+struct session_filter {
+    uint32_t *tids; /* sorted */
+    size_t ntids;
+    char *label; /* owned: what the header says, "thread 1234 (worker)" */
+};
+
+/* The thread TID of process PID, made on first sight at TIME. */
+struct thread_info *threads_get(struct session *s, uint32_t pid, uint32_t tid, uint64_t time);
+/* The thread TID, or NULL. */
+struct thread_info *threads_find(const struct session *s, uint32_t tid);
+/* The process PID, made on first sight at TIME when CREATE. */
+struct proc_info *threads_proc(struct session *s, uint32_t pid, uint64_t time, bool create);
+
+/* Process and thread events (fork, exec, exit, thread start and end, comm). */
+void threads_on_event(struct session *s, const struct event *ev);
+/* An executable mapping of PID was made: its executable, after an exec. */
+void threads_on_mmap(struct session *s, uint32_t pid, uint32_t module);
+/* The first process is the program: its path and arguments, as asked. */
+void threads_first(struct session *s, uint32_t pid, uint64_t time);
+
+/* Note COUNT ticks of thread T: on a CPU at hit ID, or blocked (ID UINT32_MAX). */
+void threads_count(struct session *s, struct thread_info *t, uint32_t id, bool blocked,
+                   uint64_t count);
+/* The count of TID at hit ID, the whole run's (since the latest clear when !RUN). */
+uint64_t threads_hit_count(const struct session *s, uint32_t tid, uint32_t id, bool run);
+
+void threads_clear(struct session *s); /* a clear ('c'): the counts move to before_clear */
+void threads_free(struct session *s);
+
+/* Whether the views count samples of TID: no filter, or it keeps TID. */
+bool threads_shown(const struct session *s, uint32_t tid);
+
+/* Make the views show only the threads of F (owned by the session from
+ * now), or every thread (NULL): the counters, buckets, hits, functions and
+ * stacks are recomputed from the per-thread counts.  Lost and preempted
+ * ticks stay the whole program's: they have no thread. */
+void session_filter_set(struct session *s, struct session_filter *f);
+void session_filter_free(struct session_filter *f);
+
+/* A filter of the threads whose tid is TID, whose process is PID, or whose
+ * name is COMM (any given: every one must match); NULL and *cause when no
+ * thread matches. */
+struct session_filter *session_filter_make(const struct session *s, const uint32_t *tid,
+                                           const uint32_t *pid, const char *comm, char **cause);
+
+/* The program's own code for thread T: whether (MODULE) is its process's
+ * executable (or the program's, for a process whose executable is unknown). */
+bool threads_own_program(const struct session *s, const struct thread_info *t, uint32_t module);
+
+/* Per thread, the whole run (since the latest clear when !RUN): samples,
+ * on_cpu, blocked, and own program ticks. */
+struct thread_sums {
+    uint64_t samples, on_cpu, blocked, program;
+};
+void threads_sum(const struct session *s, bool run, struct thread_sums *out /* nthreads */);
+
+/* How process P ended: "exit 0", "SIGSEGV", "running", "ended, status unknown". */
+const char *threads_proc_end(const struct proc_info *p, char *buf, size_t size);
+
+/* TICKS of thread T as a percentage of its life within the session. */
+double threads_share_of_life(const struct session *s, const struct thread_info *t, uint64_t ticks);
+
+/* The time the threads' samples stand for, in seconds: on a CPU and
+ * blocked, summed over threads; *NTHREADS the threads with samples. */
+void threads_times(const struct session *s, double *on_cpu_s, double *blocked_s, size_t *nthreads);
+
+#endif
