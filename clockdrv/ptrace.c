@@ -454,6 +454,10 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
         if (d->pending == 0 || clockdrv_now_ns() - asked >= PTRACE_SPIN_NS)
             break;
     }
+    if (d->now >= d->comm_at) { /* a thread renamed itself (perf hears of it) */
+        d->comm_at = d->now + PTRACE_COMM_NS;
+        ptrace_comms(d);
+    }
 }
 
 /* At SCHED_FIFO a tick whose own work outlasts the interval keeps a CPU from

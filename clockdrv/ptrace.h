@@ -69,7 +69,11 @@ struct ptrace_thread {
     int64_t ran;     /* ns on a CPU not yet handed over as samples (less than
                       * none when a sample was rounded up) */
     uint64_t waited; /* ns runnable off every CPU not yet handed over as preempted ticks */
+    char comm[16];   /* its name as last handed over */
 };
+
+/* How often the threads' names are read again, to follow a rename. */
+#define PTRACE_COMM_NS 100000000ull
 
 struct clockdrv_ptrace {
     struct clockdrv base;
@@ -79,6 +83,7 @@ struct clockdrv_ptrace {
     char sysline[256];        /* a syscall file as last read */
     char exec_path[4096];     /* what an exec or comm event borrows */
     char exec_args[4096];
+    uint64_t comm_at; /* when to read the threads' names again */
     bool wall;
     int timerfd;
     int sigfd;
@@ -135,6 +140,8 @@ void ptrace_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p);
 void ptrace_stack_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p);
 struct ptrace_thread *ptrace_adopt(struct clockdrv_ptrace *d, pid_t tid, pid_t parent);
 void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid);
+/* Read the names of the live threads; hand over the ones that changed. */
+void ptrace_comms(struct clockdrv_ptrace *d);
 void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st);
 bool ptrace_runnable(struct clockdrv_ptrace *d, struct ptrace_thread *t, bool *runnable);
 

@@ -399,24 +399,50 @@ void ptrace_stack_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
     p->sampled = true;
 }
 
-/* Hand the session thread TID's name from /proc (its status's Name:, in BUF). */
-static void ptrace_emit_comm(struct clockdrv_ptrace *d, pid_t pid, pid_t tid, const char *status)
+/* Hand the session thread T's name NAME (up to a newline) when it changed. */
+static void ptrace_name(struct clockdrv_ptrace *d, struct ptrace_thread *t, const char *name)
+{
+    size_t n = strcspn(name, "\n");
+    if (n >= sizeof t->comm)
+        n = sizeof t->comm - 1;
+    if (strncmp(t->comm, name, n) == 0 && t->comm[n] == '\0')
+        return;
+    memcpy(t->comm, name, n);
+    t->comm[n] = '\0';
+    struct event ev = {.type = EVENT_COMM,
+                       .pid = (uint32_t)t->pid,
+                       .tid = (uint32_t)t->tid,
+                       .time_ns = clockdrv_now_ns()};
+    ev.comm.name = t->comm;
+    ptrace_emit(d, &ev);
+}
+
+/* Thread T's name from its /proc status (in STATUS). */
+static void ptrace_emit_comm(struct clockdrv_ptrace *d, struct ptrace_thread *t, const char *status)
 {
     const char *s = strstr(status, "Name:\t");
-    if (s == NULL)
-        return;
-    s += 6;
-    size_t n = strcspn(s, "\n");
-    if (n >= sizeof d->exec_path)
-        n = sizeof d->exec_path - 1;
-    memcpy(d->exec_path, s, n);
-    d->exec_path[n] = '\0';
-    struct event ev = {.type = EVENT_COMM,
-                       .pid = (uint32_t)pid,
-                       .tid = (uint32_t)tid,
-                       .time_ns = clockdrv_now_ns()};
-    ev.comm.name = d->exec_path;
-    ptrace_emit(d, &ev);
+    if (s != NULL)
+        ptrace_name(d, t, s + 6);
+}
+
+void ptrace_comms(struct clockdrv_ptrace *d)
+{
+    char path[64], name[32];
+    for (size_t i = 0; i < d->threads_alloc; i++) {
+        struct ptrace_thread *t = &d->threads[i];
+        if (t->slot != SLOT_USED || !t->live)
+            continue;
+        snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)t->pid, (int)t->tid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, name, sizeof name - 1);
+        close(fd);
+        if (n > 0) {
+            name[n] = '\0';
+            ptrace_name(d, t, name);
+        }
+    }
 }
 
 /* First sight of TID, a thread or a process the program just made.  PARENT is
@@ -471,7 +497,7 @@ struct ptrace_thread *ptrace_adopt(struct clockdrv_ptrace *d, pid_t tid, pid_t p
         }
     }
     if (fd >= 0)
-        ptrace_emit_comm(d, tgid, tid, buf);
+        ptrace_emit_comm(d, t, buf);
     return t;
 }
 
@@ -533,11 +559,8 @@ void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
             close(fd);
             if (n > 0) {
                 d->exec_path[n] = '\0';
-                d->exec_path[strcspn(d->exec_path, "\n")] = '\0';
-                struct event cv = {
-                    .type = EVENT_COMM, .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time_ns = now};
-                cv.comm.name = d->exec_path;
-                ptrace_emit(d, &cv);
+                t->comm[0] = '\0'; /* a new program: its name is said, even if the same */
+                ptrace_name(d, t, d->exec_path);
             }
         }
     } else {

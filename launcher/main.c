@@ -327,11 +327,13 @@ static int main_replay(const struct options *o)
     char *cause = NULL;
     struct session *file = main_read(o->target, o);
     struct session *copy = file ? main_read(o->target, o) : NULL;
-    if (copy == NULL) {
+    if (copy == NULL || main_filter(copy, o) < 0) {
         session_free(file);
+        session_free(copy);
         return 1;
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        main_filter(file, o);
         fprintf(stderr, "profil: no terminal to replay on: here is the report instead\n");
         session_free(copy);
         report_text(file, o->target, stdout, 0);
@@ -339,6 +341,8 @@ static int main_replay(const struct options *o)
         return 0;
     }
     struct replay *r = replay_new(file, copy);
+    if (copy->filter != NULL) /* a replay's samples have no thread: the whole run's, filtered */
+        session_filter_set(copy, copy->filter);
     char *title = xasprintf("%s  (%s)", o->target, file->program ? file->program : "?");
     struct tui_config tc = {.delay_ms = o->delay ? o->delay * 100 : 100,
                             .title = title,
