@@ -118,6 +118,7 @@ void session_free(struct session *s)
     session_stacks_free(s);
     lines_free(s);
     free(s->meta_json);
+    session_marks_free(s);
     for (size_t i = 0; i < s->nframes; i++) {
         free(s->frames[i].hits);
         free(s->frames[i].stacks);
