@@ -401,8 +401,10 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         free(cause);
         goto out;
     }
-    if (o->start_paused)
-        clockdrv_pause(d, true); /* --start-paused: from the exec on (docs/control.md) */
+    if (o->start_paused) { /* from the exec on: what ticked before the pause is dropped */
+        clockdrv_pause(d, true);
+        s->sample_from_ns = clockdrv_now_ns();
+    }
     note = d->note != NULL ? xstrdup(d->note) : NULL; /* what was said at the start */
     if (d->note != NULL && !screen)
         fprintf(stderr, "profil: %s\n", d->note);

@@ -241,6 +241,9 @@ struct session {
      * the order they came; saved in the metadata (docs/prf-format.md). */
     struct session_mark *marks; /* owned */
     size_t nmarks, marks_alloc;
+    /* Live: samples timed before this are dropped (--start-paused: those
+     * the clock took between the exec and the pause); 0 keeps them all. */
+    uint64_t sample_from_ns;
 };
 
 /* A new session for PROGRAM (its module must load: the program area comes

@@ -28,24 +28,30 @@ static double now(void)
 }
 
 /* Each kind of work is its own function, so that the profile tells them
- * apart: a millisecond or so of arithmetic between looks at the time. */
-#define WORK(name)                                                                                 \
-    __attribute__((noinline)) static void name(double secs, const char *until)                     \
+ * apart: a millisecond or so of arithmetic between looks at the time, a
+ * little different in each, or the compiler folds them into one. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NOCLONE __attribute__((noclone)) /* no included_work.constprop.0 */
+#else
+#define NOCLONE
+#endif
+#define WORK(name, k)                                                                               \
+    __attribute__((noinline)) NOCLONE static void name(double secs, const char *until)                     \
     {                                                                                              \
         double end = now() + secs;                                                                 \
         for (unsigned n = 0;; n++) {                                                               \
             for (unsigned long i = 0; i < 200000; i++)                                             \
-                sink += i * i ^ (sink >> 3);                                                       \
-            if (until != NULL ? (n % 4 == 0 && access(until, F_OK) == 0) : now() >= end)           \
+                sink += i * i ^ (sink >> k);                                                       \
+            if (until != NULL ? access(until, F_OK) == 0 : now() >= end)           \
                 return;                                                                            \
         }                                                                                          \
     }
-WORK(included_work)
-WORK(excluded_work)
-WORK(phase1_work)
-WORK(phase2_work)
-WORK(phase3_work)
-WORK(phase4_work)
+WORK(included_work, 2)
+WORK(excluded_work, 3)
+WORK(phase1_work, 4)
+WORK(phase2_work, 5)
+WORK(phase3_work, 6)
+WORK(phase4_work, 7)
 
 int main(int argc, char **argv)
 {
