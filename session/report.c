@@ -472,14 +472,6 @@ static cJSON *report_json_object(struct session *s)
                               ? cJSON_CreateString(session_signal_name(s->exit_signal))
                               : cJSON_CreateNull());
 
-    cJSON *marks = cJSON_AddArrayToObject(o, "marks");
-    for (size_t i = 0; i < s->nmarks; i++) {
-        cJSON *m = cJSON_CreateObject();
-        cJSON_AddNumberToObject(m, "t_s", round(s->marks[i].t_s * 1e6) / 1e6);
-        cJSON_AddStringToObject(m, "text", s->marks[i].text);
-        cJSON_AddItemToArray(marks, m);
-    }
-
     cJSON *c = cJSON_AddObjectToObject(o, "counters");
     cJSON_AddNumberToObject(c, "program", (double)s->c.program);
     cJSON_AddNumberToObject(c, "dos", (double)s->c.dos);
@@ -552,6 +544,14 @@ static cJSON *report_json_object(struct session *s)
         cJSON_AddNumberToObject(js, "max_depth", st.max_depth);
     } else {
         cJSON_AddNullToObject(o, "stacks");
+    }
+    /* The marks of the run: the newest key, last, so older readers' key order holds. */
+    cJSON *marks = cJSON_AddArrayToObject(o, "marks");
+    for (size_t i = 0; i < s->nmarks; i++) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddNumberToObject(m, "t_s", round(s->marks[i].t_s * 1e6) / 1e6);
+        cJSON_AddStringToObject(m, "text", s->marks[i].text);
+        cJSON_AddItemToArray(marks, m);
     }
     return o;
 }
