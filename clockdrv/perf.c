@@ -126,6 +126,10 @@ struct clockdrv_perf {
     size_t names_len, names_alloc;
     uint8_t *scratch; /* for records that wrap around the ring */
     uint64_t throttled_at;
+    /* When the clock last resumed: a blocked stretch that began before the
+     * pause is I/O only from here (its switch-out may reach the ring after
+     * clock_off, and the switch-in come after clock_on). */
+    uint64_t resumed_at;
     bool ids;         /* samples and sample_id carry PERF_SAMPLE_IDENTIFIER */
     uint64_t *cs_ids; /* the context-switch events' ids (inherited ones report them too) */
     size_t ncs_ids;
@@ -722,6 +726,10 @@ static int perf_rec_cmp(const void *a, const void *b)
 static void perf_credit(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now,
                         clockdrv_emit_fn emit, void *arg)
 {
+    if (t->blocked && t->since < d->resumed_at) {
+        t->since = d->resumed_at;
+        t->carry = 0;
+    }
     if (!t->blocked || now <= t->since)
         return;
     uint64_t ns = now - t->since + t->carry;
@@ -1161,6 +1169,7 @@ static void clockdrv_perf_clock_off(struct clockdrv *base)
 
 static void clockdrv_perf_clock_on(struct clockdrv *base)
 {
+    ((struct clockdrv_perf *)base)->resumed_at = clockdrv_now_ns();
     perf_ioctl_all((struct clockdrv_perf *)base, PERF_EVENT_IOC_ENABLE);
 }
 

@@ -55,6 +55,8 @@ struct options {
     const char *comment;
     const char *export_format; /* --export: "classic", "folded", "pprof", "speedscope" */
     const char *target;  /* the program, or the .PRF for --report */
+    bool start_paused;   /* --start-paused: the clock starts off */
+    const char *control; /* --control FIFO[,ACK], or NULL */
 };
 
 /* Open the debug information of the libraries PATH will map (as ldd lists

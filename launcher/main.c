@@ -1,6 +1,7 @@
 /* profil: PROFIL's prompts, then the program under the clock, then NAME.PRF. */
 #include "config.h"
 
+#include "launcher/control.h"
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
 #include "session/classic.h"
@@ -619,6 +620,15 @@ int main(int argc, char **argv)
     r = launcher_check_output(output);
     if (r < 0) {
         fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
+        free(output);
+        free(interp);
+        free(path);
+        return 1;
+    }
+    /* --control's FIFO, checked before any prompt: a regular file is refused. */
+    if (o.control != NULL && control_check(o.control, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
         free(output);
         free(interp);
         free(path);

@@ -61,6 +61,12 @@ static void options_usage(FILE *out)
             "      --source-dir=DIR  look for source files under DIR too (repeatable)\n"
             "      --prefix-map=OLD=NEW  read source files named OLD... from NEW...\n"
             "                       (repeatable; gdb's set substitute-path)\n"
+            "      --start-paused   run the program with the clock off until told to start\n"
+            "                       it (p on the screen, enable on --control, or the\n"
+            "                       program's own profil_on())\n"
+            "      --control=FIFO[,ACK]  obey commands written to FIFO, one a line (made\n"
+            "                       when missing): enable, disable, clear, snapshot, mark\n"
+            "                       TEXT; ACK gets \"ack\" after each (docs/control.md)\n"
             "  -d, --delay=TENTHS   refresh the live screen every TENTHS/10 s (1..100, default 1)\n"
             "  -c, --comment=TEXT   store a comment with the session\n"
             "      --report         print the PROF report of FILE.PRF\n"
@@ -159,7 +165,9 @@ enum {
     OPT_PREFIX_MAP,
     OPT_EMBED_SOURCE,
     OPT_ANNOTATE,
-    OPT_DISASM
+    OPT_DISASM,
+    OPT_START_PAUSED,
+    OPT_CONTROL
 };
 static const struct option longopts[] = {
     {"bucket", required_argument, NULL, 'b'},
@@ -198,6 +206,8 @@ static const struct option longopts[] = {
     {"embed-source", no_argument, NULL, OPT_EMBED_SOURCE},
     {"annotate", required_argument, NULL, OPT_ANNOTATE},
     {"disasm", no_argument, NULL, OPT_DISASM},
+    {"start-paused", no_argument, NULL, OPT_START_PAUSED},
+    {"control", required_argument, NULL, OPT_CONTROL},
     {"delay", required_argument, NULL, 'd'},
     {"comment", required_argument, NULL, 'c'},
     {"report", no_argument, NULL, OPT_REPORT},
@@ -320,6 +330,14 @@ static int options_scan(int argc, char **argv, struct options *o)
             o->mode = MODE_REPORT;
             break;
         case OPT_DISASM: o->disasm = true; break;
+        case OPT_START_PAUSED: o->start_paused = true; break;
+        case OPT_CONTROL:
+            if (*optarg == '\0') {
+                fprintf(stderr, "profil: --control: the FIFO's name is empty\n");
+                return 2;
+            }
+            o->control = optarg;
+            break;
         case OPT_NO_INLINE: o->no_inline = true; break;
         case OPT_NO_JITTER: o->no_jitter = true; break;
         case OPT_DIFF: o->mode = MODE_DIFF; break;
@@ -545,6 +563,11 @@ int options_parse(int argc, char **argv, struct options *o)
         return 2;
     }
     o->target = argv[optind];
+    if (o->mode != MODE_PROFILE && (o->start_paused || o->control != NULL)) {
+        fprintf(stderr, "profil: --%s goes with running a program\n",
+                o->control != NULL ? "control" : "start-paused");
+        return 2;
+    }
     if (o->mode != MODE_PROFILE) {
         optind++; /* profil --export classic FILE.PRF -o OUT.PRF: options may follow */
         r = options_scan(argc, argv, o);

@@ -2,6 +2,7 @@
 
 #include "clockdrv/clockdrv.h"
 #include "clockdrv/ustack.h"
+#include "launcher/control.h"
 #include "launcher/launcher.h"
 #include "session/lines.h"
 #include "session/debuginfo.h"
@@ -95,7 +96,8 @@ static const struct clockdrv_ops *run_driver(const struct options *o,
 /* Plain mode: the program keeps this terminal; Ctrl-C and Ctrl-\ are for it,
  * as they were under PROFIL; a TERM or HUP sent to profil is passed on (and
  * a second one soon after kills the program: clockdrv_stop). */
-static void run_plain_loop(struct session *s, struct clockdrv *d, double until_settled)
+static void run_plain_loop(struct session *s, struct clockdrv *d, double until_settled,
+                           struct control *ctl)
 {
     struct settle settle;
     settle_init(&settle);
@@ -110,9 +112,17 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, double until_s
     sigprocmask(SIG_BLOCK, &fwd, &old_mask);
     int sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
     for (;;) {
-        struct pollfd pfd[2] = { { d->fd, POLLIN, 0 }, { sfd, POLLIN, 0 } };
-        if (poll(pfd, sfd >= 0 ? 2 : 1, RUN_TICK_MS) < 0 && errno != EINTR)
+        struct pollfd pfd[2 + CONTROL_MAX_FDS] = {{d->fd, POLLIN, 0}, {sfd, POLLIN, 0}};
+        size_t nctl = ctl != NULL ? control_fds(ctl, pfd + 2, CONTROL_MAX_FDS) : 0;
+        if (sfd < 0) /* a place the poll skips */
+            pfd[1].fd = -1;
+        if (poll(pfd, 2 + nctl, RUN_TICK_MS) < 0 && errno != EINTR)
             break;
+        if (nctl > 0) { /* --control, the program's profil_on/off: said on stderr when it matters */
+            char msg[256] = "";
+            if ((control_ready(ctl, pfd + 2, nctl, msg, sizeof msg) & CONTROL_SAY) && msg[0])
+                fprintf(stderr, "profil: %s\n", msg);
+        }
         if (sfd >= 0 && (pfd[1].revents & POLLIN)) {
             struct signalfd_siginfo si;
             while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
@@ -177,6 +187,17 @@ static int run_save(void *arg, struct session *s, char **cause)
     if (kept)
         fprintf(stderr, "profil: kept the previous %s as %s.old\n", rs->name, rs->name);
     return r;
+}
+
+/* The live screen's hooks into the control channels. */
+static size_t run_control_fds(void *arg, struct pollfd *pfd, size_t max)
+{
+    return control_fds(arg, pfd, max);
+}
+
+static int run_control_ready(void *arg, const struct pollfd *pfd, size_t n, char *msg, size_t size)
+{
+    return control_ready(arg, pfd, n, msg, size);
 }
 
 /* 'S' on the screen after a failed save: NAME from now on, if it saves. */
@@ -338,6 +359,17 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     int master = -1, slave = -1, status = 1;
     struct run_save rs = {path, NULL, NULL, false};
     char *cause = NULL, *title = NULL, *note = NULL;
+    /* --control's FIFO, and the program's own channel (PROFIL_CONTROL, in
+     * the environment it inherits): made before it starts. */
+    struct control *ctl = control_open(o->control, &cause);
+    if (ctl == NULL) {
+        fprintf(stderr, "profil: %s%s\n", quote(cause),
+                o->control != NULL ? "" : ": profil_on() and profil_off() will do nothing");
+        free(cause);
+        cause = NULL;
+        if (o->control != NULL)
+            goto out;
+    }
     if (screen) {
         struct winsize ws;
         if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0)
@@ -370,6 +402,10 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         free(cause);
         goto out;
     }
+    if (o->start_paused) { /* from the exec on: what ticked before the pause is dropped */
+        clockdrv_pause(d, true);
+        s->sample_from_ns = clockdrv_now_ns();
+    }
     note = d->note != NULL ? xstrdup(d->note) : NULL; /* what was said at the start */
     if (d->note != NULL && !screen)
         fprintf(stderr, "profil: %s\n", d->note);
@@ -378,6 +414,8 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     rs.name = o->output == NULL && getenv("PROFDIR") != NULL && *getenv("PROFDIR") != '\0'
                   ? launcher_output_name(o, path, (long)s->pid)
                   : xstrdup(output);
+    if (ctl != NULL)
+        control_bind(ctl, d, s, run_save, &rs);
     if (screen) {
         title = run_title(s);
         struct tui_config tc = {.delay_ms = o->delay ? o->delay * 100 : 100,
@@ -387,7 +425,10 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
                                 .save_arg = &rs,
                                 .until_settled = o->until_settled,
                                 .baseline = o->baseline_session,
-                                .baseline_name = o->baseline};
+                                .baseline_name = o->baseline,
+                                .watch_fds = ctl != NULL ? run_control_fds : NULL,
+                                .watch_ready = run_control_ready,
+                                .watch_arg = ctl};
         if (tui_run_live(s, d, master, &tc, &cause) < 0) {
             fprintf(stderr, "profil: %s\n", cause);
             free(cause);
@@ -399,7 +440,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         if (d->note != NULL)
             fprintf(stderr, "profil: %s\n", d->note);
     } else {
-        run_plain_loop(s, d, o->until_settled);
+        run_plain_loop(s, d, o->until_settled, ctl);
         s->duration_s = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
         if (d->note != NULL && (note == NULL || strcmp(note, d->note) != 0))
             fprintf(stderr, "profil: %s\n", d->note);
@@ -443,6 +484,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         status = 1;
     }
 out:
+    control_free(ctl);
     if (master >= 0)
         close(master);
     free(note);

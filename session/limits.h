@@ -26,6 +26,11 @@
 #define LIMIT_META_DEPTH  64
 #define LIMIT_META_VALUES (1u << 20)
 
+/* Marks (--control's mark, profil_mark): how many a session keeps, and
+ * the bytes of each one's text. */
+#define LIMIT_MARKS     65536
+#define LIMIT_MARK_TEXT 256
+
 /* Source places of a LINE chunk: every sampled PC and stack frame. */
 #define LIMIT_PLACES (1u << 22)
 

@@ -6,6 +6,7 @@
 #include "xmalloc.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,18 @@ char *meta_to_json(const struct session *s)
         cJSON_AddNumberToObject(u, "p99_us", session_unwind_percentile(s, 99));
         meta_set(obj, "unwind", u);
     }
+    if (s->nmarks > 0) {
+        cJSON *marks = cJSON_CreateArray();
+        for (size_t i = 0; i < s->nmarks; i++) {
+            cJSON *m = cJSON_CreateObject();
+            cJSON_AddNumberToObject(m, "t_s", s->marks[i].t_s);
+            cJSON_AddStringToObject(m, "text", s->marks[i].text);
+            cJSON_AddItemToArray(marks, m);
+        }
+        meta_set(obj, "marks", marks);
+    } else {
+        cJSON_DeleteItemFromObjectCaseSensitive(obj, "marks");
+    }
     if (s->classic) {
         cJSON *c = cJSON_CreateObject();
         cJSON_AddNumberToObject(c, "dos_pa", s->classic_dos_pa);
@@ -129,6 +142,42 @@ static int meta_get_kernel_note(struct session *s, const cJSON *obj)
         s->modules[s->kernel_module]->load_error = note;
     } else {
         free(note);
+    }
+    return 0;
+}
+
+/* The marks of the run: an array of {t_s, text}, at most LIMIT_MARKS of
+ * them, each text at most LIMIT_MARK_TEXT bytes, each time a finite
+ * number of seconds >= 0.  0, or -1 with *cause. */
+static int meta_get_marks(struct session *s, const cJSON *obj, char **cause)
+{
+    const cJSON *marks = cJSON_GetObjectItemCaseSensitive(obj, "marks");
+    if (marks == NULL || cJSON_IsNull(marks))
+        return 0;
+    if (!cJSON_IsArray(marks)) {
+        *cause = xstrdup("metadata \"marks\" is not an array");
+        return -1;
+    }
+    if (cJSON_GetArraySize(marks) > LIMIT_MARKS) {
+        *cause = xasprintf("metadata holds %d marks; the limit is %u", cJSON_GetArraySize(marks),
+                           LIMIT_MARKS);
+        return -1;
+    }
+    session_marks_free(s);
+    const cJSON *m;
+    cJSON_ArrayForEach (m, marks) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "t_s");
+        const cJSON *text = cJSON_GetObjectItemCaseSensitive(m, "text");
+        if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) || t->valuedouble < 0 ||
+            !cJSON_IsString(text) || text->valuestring == NULL ||
+            strlen(text->valuestring) > LIMIT_MARK_TEXT) {
+            session_marks_free(s);
+            *cause = xasprintf("metadata has a mark that is not {\"t_s\": seconds, \"text\": "
+                               "at most %u bytes}",
+                               LIMIT_MARK_TEXT);
+            return -1;
+        }
+        session_mark_add(s, t->valuedouble, text->valuestring);
     }
     return 0;
 }
@@ -227,6 +276,8 @@ int meta_from_json(struct session *s, const char *json, char **cause)
         s->jitter_pct = jitter->valuedouble;
         s->jitter_known = true;
     }
+    if (meta_get_marks(s, obj, cause) < 0)
+        goto out;
     /* A 1983 file saved again keeps PROFIL's own words, and stays without hits. */
     const cJSON *classic = cJSON_GetObjectItemCaseSensitive(obj, "classic");
     if (cJSON_IsObject(classic)) {

@@ -69,6 +69,17 @@ const char *report_termination(const struct session *s, char *buf, size_t size)
 }
 
 /* Where the screen was cleared: the file keeps the whole run all the same. */
+/* The marks put into the run, one line each, at their times. */
+static void report_marks(const struct session *s, FILE *out)
+{
+    for (size_t i = 0; i < s->nmarks; i++) {
+        char t[32];
+        uint64_t ms = (uint64_t)(s->marks[i].t_s * 1000.0 + 0.5);
+        fprintf(out, "%s %s %s\n", i == 0 ? "   Marks:" : "         ",
+                report_time(t, sizeof t, ms, 1000), quote(s->marks[i].text));
+    }
+}
+
 static void report_clears(const struct session *s, FILE *out)
 {
     double at[3];
@@ -154,6 +165,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     fprintf(out, "   Ended: %s\n", report_termination(s, end, sizeof end));
     report_merged(s, out);
     report_clears(s, out);
+    report_marks(s, out);
     for (size_t i = 0; i < s->nmodules; i++) {
         if (s->modules[i]->kind == MODULE_KERNEL && s->modules[i]->load_error != NULL)
             fprintf(out, "  Kernel: %s: its samples rank as one routine, [kernel]\n",
@@ -535,6 +547,14 @@ static cJSON *report_json_object(struct session *s)
         cJSON_AddNumberToObject(js, "max_depth", st.max_depth);
     } else {
         cJSON_AddNullToObject(o, "stacks");
+    }
+    /* The marks of the run: the newest key, last, so older readers' key order holds. */
+    cJSON *marks = cJSON_AddArrayToObject(o, "marks");
+    for (size_t i = 0; i < s->nmarks; i++) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddNumberToObject(m, "t_s", round(s->marks[i].t_s * 1e6) / 1e6);
+        cJSON_AddStringToObject(m, "text", s->marks[i].text);
+        cJSON_AddItemToArray(marks, m);
     }
     return o;
 }

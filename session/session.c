@@ -120,6 +120,7 @@ void session_free(struct session *s)
     session_stacks_free(s);
     lines_free(s);
     free(s->meta_json);
+    session_marks_free(s);
     for (size_t i = 0; i < s->nframes; i++) {
         free(s->frames[i].hits);
         free(s->frames[i].stacks);
@@ -395,6 +396,10 @@ struct frame *session_frame_at(struct session *s, uint64_t time)
 
 void session_ingest(struct session *s, const struct event *ev)
 {
+    /* --start-paused: the ticks between the exec and the pause are not the run's. */
+    if (s->sample_from_ns != 0 && ev->time_ns < s->sample_from_ns &&
+        (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST || ev->type == EVENT_PREEMPTED))
+        return;
     if (s->start_ns == 0)
         s->start_ns = ev->time_ns;
     if (ev->time_ns > s->end_ns)

@@ -111,6 +111,12 @@ struct frame {
     bool stacks_compact;
 };
 
+/* A mark: TEXT at T_S seconds into the run. */
+struct session_mark {
+    double t_s;
+    char *text; /* owned */
+};
+
 /* How the program ended. */
 enum exit_kind { EXIT_NONE = 0, EXIT_TERMINATED = 1, EXIT_ABORTED = 2 };
 
@@ -246,6 +252,13 @@ struct session {
     bool view;                     /* scratch: the event being ingested counts in the views */
     uint32_t last_hit;             /* scratch: the hit id session_add_hit last counted at */
     struct counters delta;         /* scratch: what the event adds to the whole run */
+    /* Marks put into the run (--control's "mark TEXT", profil_mark()), in
+     * the order they came; saved in the metadata (docs/prf-format.md). */
+    struct session_mark *marks; /* owned */
+    size_t nmarks, marks_alloc;
+    /* Live: samples timed before this are dropped (--start-paused: those
+     * the clock took between the exec and the pause); 0 keeps them all. */
+    uint64_t sample_from_ns;
 };
 
 /* A new session for PROGRAM (its module must load: the program area comes
@@ -370,6 +383,14 @@ struct bucket_label *session_bucket_labels(const struct session *s);
 
 /* Record how the program ended, from its wait status. */
 void session_set_exit(struct session *s, int wstatus);
+
+/* Put a mark TEXT at T_S seconds into the run (session/marks.c): the text
+ * is copied, cut at LIMIT_MARK_TEXT bytes, its control bytes made blanks.
+ * 0, or -1 when the session holds LIMIT_MARKS marks already. */
+int session_mark_add(struct session *s, double t_s, const char *text);
+
+/* Forget every mark. */
+void session_marks_free(struct session *s);
 
 /* Name for a signal: "SIGSEGV". */
 const char *session_signal_name(int sig);

@@ -685,8 +685,8 @@ static int tui_run(struct tui *t0, char **cause)
     debuginfo_set_progress(tui_debuginfo_progress, t, &old_progress, &old_progress_arg);
 
     while (!t->quit) {
-        struct pollfd pfd[5];
-        int n = 0, i_drv = -1, i_pty = -1;
+        struct pollfd pfd[5 + TUI_WATCH_MAX];
+        int n = 0, i_drv = -1, i_pty = -1, i_watch, n_watch = 0;
         pfd[n++] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
         pfd[n++] = (struct pollfd){ sfd, POLLIN, 0 };
         pfd[n++] = (struct pollfd){ tfd, POLLIN, 0 };
@@ -698,6 +698,10 @@ static int tui_run(struct tui *t0, char **cause)
             i_pty = n;
             pfd[n++] = (struct pollfd){ t->pty, POLLIN, 0 };
         }
+        i_watch = n;
+        if (t->cfg->watch_fds != NULL)
+            n_watch = (int)t->cfg->watch_fds(t->cfg->watch_arg, pfd + n, TUI_WATCH_MAX);
+        n += n_watch;
         if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
             break;
         if (pfd[1].revents & POLLIN) {
@@ -730,6 +734,15 @@ static int tui_run(struct tui *t0, char **cause)
             tui_drain(t);
         if (t->replay != NULL && tick)
             tui_replay_tick(t, delay);
+        if (n_watch > 0) {
+            char msg[160] = "";
+            if (t->cfg->watch_ready(t->cfg->watch_arg, pfd + i_watch, (size_t)n_watch, msg,
+                                    sizeof msg) != 0) {
+                t->dirty = true;
+                if (msg[0])
+                    tui_status(t, "%s", msg);
+            }
+        }
         if (pfd[0].revents & POLLIN) {
             int ch;
             while ((ch = getch()) != ERR)

@@ -9,6 +9,7 @@
 #include "clockdrv/clockdrv.h"
 #include "session/session.h"
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,7 +28,17 @@ struct tui_config {
     /* --baseline: a session to compare the ranking with (borrowed), or NULL. */
     struct session *baseline;
     const char *baseline_name;
+    /* More for the live loop to watch (--control, the program's profil_on
+     * and profil_off): WATCH_FDS fills up to MAX pollfds; WATCH_READY obeys
+     * them after the poll and returns bits, 1 for a redraw, with MSG for
+     * the status line.  NULL: nothing more. */
+    size_t (*watch_fds)(void *arg, struct pollfd *pfd, size_t max);
+    int (*watch_ready)(void *arg, const struct pollfd *pfd, size_t n, char *msg, size_t size);
+    void *watch_arg;
 };
+
+/* The most pollfds watch_fds may fill. */
+#define TUI_WATCH_MAX 40
 
 /* Run the live screen while driver D samples into S; PTY is the master side
  * of the program's terminal, or -1.  Returns when the user quits (the

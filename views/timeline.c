@@ -22,6 +22,36 @@ static void timeline_destroy(void *state)
     free(state);
 }
 
+/* The marks (--control's mark, profil_mark) over the frames they fell in:
+ * a line down the column above its samples and the text on the top row, as far as the next
+ * mark shown. */
+static void timeline_draw_marks(WINDOW *win, const struct session *s, size_t first, size_t end,
+                                int w, int h)
+{
+    for (size_t i = 0; i < s->nmarks; i++) {
+        double f = s->marks[i].t_s * 1e9 / (double)SESSION_FRAME_NS;
+        if (f < (double)first || f >= (double)end)
+            continue;
+        int x = 7 + (int)((size_t)f - first), room = w - x - 1;
+        for (size_t k = i + 1; k < s->nmarks; k++) {
+            double g = s->marks[k].t_s * 1e9 / (double)SESSION_FRAME_NS;
+            if (g >= (double)first && g < (double)end && (int)((size_t)g - first) + 7 > x) {
+                room = (int)((size_t)g - first) + 7 - x - 1;
+                break;
+            }
+        }
+        for (int y = 2; y <= h; y++) { /* where the frame's own bar is not */
+            if ((mvwinch(win, y, x) & A_CHARTEXT) == ' ')
+                mvwaddch(win, y, x, '|');
+        }
+        wattron(win, A_REVERSE);
+        mvwaddch(win, 1, x, '|');
+        if (room > 0)
+            draw_text(win, 1, x + 1, room, s->marks[i].text);
+        wattroff(win, A_REVERSE);
+    }
+}
+
 static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 {
     struct timeline *t = state;
@@ -75,6 +105,7 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             }
         }
     }
+    timeline_draw_marks(win, s, first, end, w, h);
 }
 
 static int timeline_key(void *state, int key, struct view_ctx *ctx)

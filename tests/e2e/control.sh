@@ -1,0 +1,216 @@
+#!/bin/sh
+# control.sh - start and stop from inside (libprofilctl's profil_on,
+# profil_off and profil_mark) and from outside (--control FIFO[,ACK],
+# --start-paused), and the marks in the file, the report and the timeline.
+. "$TESTLIB"
+
+W=$PROGS/ctlwork
+
+# samples FILE FUNC: FUNC's own samples in FILE (0 when none).
+samples() {
+    json "$1" "[.functions[] | select(.name == \"$2\") | .samples] | add // 0"
+}
+
+# wait_fifo NAME...: until each NAME is a FIFO (10 s at most).
+wait_fifo() {
+    for _f in "$@"; do
+        _n=100
+        while [ ! -p "$_f" ] && [ "$_n" -gt 0 ]; do
+            sleep 0.1
+            _n=$((_n - 1))
+        done
+        [ -p "$_f" ] || return 1
+    done
+}
+
+# ctl FIFO ACK COMMAND: write COMMAND to FIFO, then wait (10 s at most) for
+# profil's ack: the command has been done when it returns.
+ctl() {
+    timeout 10 sh -c 'printf "%s\n" "$2" >"$1"' _ "$1" "$3" &&
+        timeout 10 head -n 1 "$2" >/dev/null
+}
+
+# finish PID: wait for the background profil PID; $rc its status.
+finish() {
+    wait "$1"
+    rc=$?
+}
+
+# ---------------------------------------------------------------------------
+# In the program: profil_off() around excluded_work leaves it out, with
+# both drivers; marks "start" and "after" in order.
+for drv in perf ptrace; do
+    if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
+        skip "lib/perf: the program's profil_off() leaves excluded_work out" "$(perf_refused)"
+        continue
+    fi
+    run "$PROFIL" --no-tui --driver "$drv" -b 1 -t 1000 -o "lib-$drv.PRF" "$W" lib </dev/null
+    is "$rc" 0 "lib/$drv: the program runs to its end under profil"
+    like "$out" '^ctlwork: included 0.5 s, excluded 0.5 s$' "lib/$drv: its output is its own"
+    inc=$(samples "lib-$drv.PRF" included_work)
+    exc=$(samples "lib-$drv.PRF" excluded_work)
+    cmp_ok "$inc" ">" 150 "lib/$drv: included_work has samples ($inc of ~500)"
+    cmp_ok "$exc" "<=" 2 "lib/$drv: excluded_work, run between profil_off() and profil_on(), has (almost) none ($exc)"
+    io=$(json "lib-$drv.PRF" .counters.io)
+    cmp_ok "$io" "<=" 20 "lib/$drv: waiting for profil's answers is not the pause's I/O ($io ticks)"
+    is "$(json "lib-$drv.PRF" '[.marks[].text] | join(",")')" "start,after" \
+        "lib/$drv: profil_mark's marks are in the file, in order"
+    is "$(json "lib-$drv.PRF" '.marks[0].t_s < 0.2 and .marks[1].t_s - .marks[0].t_s >= 0.7')" true \
+        "lib/$drv: at their times (the second after 0.25 + 0.5 s of work)"
+done
+lib=lib-ptrace.PRF
+
+# Not under profil: the calls do nothing, and the program runs as it would.
+run "$W" lib </dev/null
+is "$rc" 0 "no profil: the program runs normally (exit 0)"
+is "$out" "ctlwork: included 0.5 s, excluded 0.5 s" "no profil: with the same output"
+PROFIL_CONTROL=@profil-gone-long-ago run "$W" lib </dev/null
+is "$rc:$out" "0:ctlwork: included 0.5 s, excluded 0.5 s" \
+    "a PROFIL_CONTROL nobody listens on: the program runs normally too"
+
+# The report and the JSON report show the marks with their times, in order.
+run "$PROFIL" --report "$lib" </dev/null
+like "$out" '^   Marks: 00:00\.[0-9]{3} start$' "report: the first mark with its time"
+like "$out" '^          00:00\.[0-9]{3} after$' "report: the second under it"
+is "$(json "$lib" '.marks | length == 2 and (map(.t_s) | . == sort) and all(.[]; (.t_s | type) == "number")')" \
+    true "report --json: marks: [{t_s, text}], in order of time"
+
+# ---------------------------------------------------------------------------
+# --start-paused, and nothing starts the clock: no samples of the work.
+run "$PROFIL" --no-tui --start-paused -b 1 -t 1000 -o paused.PRF "$W" spin 0.5 </dev/null
+is "$rc" 0 "start-paused: the program runs to its end"
+is "$(samples paused.PRF phase1_work)" 0 "start-paused: its work has no samples"
+cmp_ok "$(json paused.PRF .counters.total)" "<=" 2 "start-paused: nor has anything else (a tick of the exec at most)"
+
+# --start-paused, then enable on the FIFO: samples only after it.  profil
+# makes both FIFOs, and removes them at the end.
+"$PROFIL" --no-tui --start-paused --control "$T/c1,$T/a1" -b 1 -t 1000 -o late.PRF \
+    "$W" wait "$T/go1" >late.out 2>late.err </dev/null &
+pid=$!
+ok "start-paused: profil makes the FIFOs --control names" wait_fifo c1 a1
+sleep 0.5
+ok "start-paused: enable is acknowledged" ctl c1 a1 enable
+: >go1
+finish $pid
+is "$rc" 0 "start-paused + enable: the program runs to its end"
+# phase1_work runs on after the ack until it sees go1: a few ms of samples.
+cmp_ok "$(samples late.PRF phase1_work)" "<=" 15 \
+    "start-paused + enable: the 0.5 s before enable have no samples ($(samples late.PRF phase1_work): the ms after it)"
+cmp_ok "$(samples late.PRF phase4_work)" ">" 60 \
+    "start-paused + enable: the 0.2 s after it have ($(samples late.PRF phase4_work))"
+ok "start-paused: the FIFOs profil made are gone" test ! -e c1 -a ! -e a1
+
+# ---------------------------------------------------------------------------
+# disable, enable and mark on a FIFO made beforehand (kept at the end).
+mkfifo c2 a2
+"$PROFIL" --no-tui --control "$T/c2,$T/a2" -b 1 -t 1000 -o fifo.PRF \
+    "$W" wait "$T/A2" "$T/B2" "$T/C2" >fifo.out 2>fifo.err </dev/null &
+pid=$!
+sleep 0.5
+ok "fifo: disable is acknowledged" ctl c2 a2 disable
+: >A2
+sleep 0.4
+ok "fifo: enable is acknowledged" ctl c2 a2 enable
+: >B2
+sleep 0.3
+ok "fifo: mark warm is acknowledged" ctl c2 a2 "mark warm"
+: >C2
+finish $pid
+is "$rc" 0 "fifo: the program runs to its end"
+cmp_ok "$(samples fifo.PRF phase1_work)" ">" 30 "fifo: before disable, samples ($(samples fifo.PRF phase1_work))"
+cmp_ok "$(samples fifo.PRF phase2_work)" "<=" 15 \
+    "fifo: between disable and enable, none ($(samples fifo.PRF phase2_work): the ms after enable until it sees B2)"
+cmp_ok "$(samples fifo.PRF phase3_work)" ">" 30 "fifo: after enable, samples again ($(samples fifo.PRF phase3_work))"
+is "$(json fifo.PRF '[.marks[] | select(.text == "warm" and .t_s > 0.8)] | length')" 1 \
+    "fifo: mark warm is in the file, at its time"
+ok "fifo: a FIFO profil did not make stays" test -p c2 -a -p a2
+
+# clear: the end-of-run report counts from the clear, the file the whole
+# run.  phase1_work ends 0.2 s before the clear.
+"$PROFIL" --no-tui --control "$T/c3,$T/a3" -b 1 -t 1000 -o clear.PRF \
+    "$W" wait "$T/A3" "$T/B3" >clear.out 2>clear.err </dev/null &
+pid=$!
+wait_fifo c3 a3
+sleep 0.5
+: >A3
+sleep 0.2
+ok "clear: clear is acknowledged" ctl c3 a3 clear
+: >B3
+finish $pid
+is "$rc" 0 "clear: the program runs to its end"
+unlike "$(cat clear.out)" ' phase1_work ' "clear: the report at the end counts from the clear"
+like "$(cat clear.out)" ' phase4_work ' "clear: and what came after it"
+cmp_ok "$(samples clear.PRF phase1_work)" ">" 30 "clear: the file keeps the whole run"
+run "$PROFIL" --report clear.PRF </dev/null
+like "$out" '^ Cleared: at ' "clear: and says where it was cleared"
+
+# snapshot: a readable session while the program still runs; a bad command
+# is said and ignored.
+"$PROFIL" --no-tui --control "$T/c4,$T/a4" -b 1 -t 1000 -o snap.PRF \
+    "$W" wait "$T/A4" >snap.out 2>snap.err </dev/null &
+pid=$!
+wait_fifo c4 a4
+sleep 0.5
+ok "snapshot: snapshot is acknowledged" ctl c4 a4 snapshot
+ok "snapshot: the file is there while the program runs" test -f snap.PRF
+ok "snapshot: the program still runs" kill -0 $pid
+cmp_ok "$(samples snap.PRF phase1_work)" ">" 30 "snapshot: it is a readable session with the work so far"
+is "$(json snap.PRF .meta.exit.status)" "null" "snapshot: which has not ended yet"
+ok "bad command: acknowledged too" ctl c4 a4 "frobnicate now"
+: >A4
+finish $pid
+is "$rc" 0 "bad command: profil goes on, the program runs to its end"
+like "$(cat snap.err)" "^profil: control: unknown command 'frobnicate now' \(enable, disable, clear, snapshot, mark TEXT\)$" \
+    "bad command: said in one line on stderr"
+is "$(json snap.PRF .meta.exit.status)" "terminated" "snapshot: the file at the end is the whole run"
+
+# A regular file is no FIFO: refused in one line, before anything runs.
+echo data >regular
+run "$PROFIL" --no-tui --control regular -b 1 -t 1000 -o reg.PRF "$W" spin 0.1 </dev/null
+isnt "$rc" 0 "regular file: refused (exit $rc)"
+is "$(lines "$err")" 1 "regular file: in one line"
+like "$err" "^profil: --control: regular is not a FIFO \(a regular file\)" "regular file: saying why"
+is "$out" "" "regular file: nothing ran"
+is "$(cat regular)" data "regular file: left as it was"
+ok "regular file: no session written" test ! -e reg.PRF
+
+# ---------------------------------------------------------------------------
+# The live screen: --start-paused says paused; a mark shows in the status
+# line and in the timeline; enable starts the clock.
+use_tmux
+tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' sh"
+tm send-keys -t s "cd '$T'; $PROFIL --start-paused --control $T/c5 -b 1 -t 1000 -o tui.PRF $W wait $T/A5; echo EXIT=\$?" Enter
+ok "screen: the status line says paused" wait_for ' paused *$' 10
+wait_fifo c5
+# say FIFO COMMAND: write COMMAND to FIFO, without an ack to wait for.
+say() {
+    timeout 10 sh -c 'printf "%s\n" "$2" >"$1"' _ "$1" "$2"
+}
+ok "screen: mark on the FIFO" say c5 "mark warm"
+ok "screen: the status line says so" wait_for "control: mark 'warm' at [0-9.]+ s" 5
+ok "screen: enable on the FIFO" say c5 enable
+ok "screen: the clock runs" wait_for ' running *$' 5
+sleep 0.3
+ok "screen: p pauses it again" sh -c "tmux -L '$SOCK' send-keys -t s p"
+ok "screen: paused" wait_for ' paused *$' 5
+tm send-keys -t s p
+ok "screen: p starts it" wait_for ' running *$' 5
+sleep 0.2
+: >A5
+ok "screen: the program ends" wait_for 'Program terminated normally *$' 10
+tm send-keys -t s 3
+ok "screen: the timeline shows the mark" wait_for '[|]warm' 5
+tm send-keys -t s q
+ok "screen: q leaves" wait_for '^EXIT=0' 5
+cmp_ok "$(samples tui.PRF phase1_work)" ">" 30 "screen: the work after enable has samples"
+is "$(json tui.PRF '[.marks[].text] | join(",")')" "warm" "screen: the mark is in the file"
+
+# The replay shows it too.
+tm send-keys -t s "clear; $PROFIL tui.PRF; echo EXIT=\$?" Enter
+ok "replay: plays to its end" wait_for 'replay end' 10
+tm send-keys -t s 3
+ok "replay: the timeline shows the mark" wait_for '[|]warm' 5
+tm send-keys -t s q
+ok "replay: q leaves" wait_for '^EXIT=0' 5
+
+done_testing
