@@ -8,8 +8,8 @@
 #include <string.h>
 
 static const char *const help_lines[] = {
-    "  1 to 7       Histogram, Functions, Timeline, Counters, Output, Flame, Source;  "
-    "Tab  next",
+    "  1 to 8       Histogram, Functions, Timeline, Counters, Output, Flame, Source, "
+    "Threads;  Tab  next",
     "  h ? F1       this help (? and F1 in the Flame); Up Down PgUp PgDn scroll it, any other key "
     "leaves",
     "  q F10        quit: asks first while the program still runs",
@@ -38,6 +38,9 @@ static const char *const help_lines[] = {
     "Total (with stacks);  ] [  the next, previous hot line (hottest first);  "
     "H  the hottest;  d  its instructions under their lines, or back;  Enter  into "
     "the routine the line calls;  Backspace  back;  /  search the lines",
+    "  Threads (8)  each process and its threads: samples, on a CPU, blocked, state;  "
+    "F6 > <  sort;  Enter  every view counts that thread (or process) only;  Esc  "
+    "(any view) every thread again",
     "",
     "  p Space      pause or resume: the clock (live), the playback (replay)",
     "  . ,          step one frame (100 ms) forward or back (replay)",
