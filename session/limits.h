@@ -28,6 +28,12 @@
 
 /* Marks (--control's mark, profil_mark): how many a session keeps, and
  * the bytes of each one's text. */
+/* Processes and threads a file may hold, and per-thread hit counts
+ * (THRD): a million threads' tables would cost 100 MB. */
+#define LIMIT_PROCS       (1u << 18)
+#define LIMIT_THREADS     (1u << 18)
+#define LIMIT_THREAD_HITS (1u << 22)
+
 #define LIMIT_MARKS     65536
 #define LIMIT_MARK_TEXT 256
 

@@ -635,6 +635,11 @@ static int prf_parse_threads(struct session *s, struct cursor *c, char **cause)
         *cause = xstrdup("thread chunk has a damaged process table");
         return -1;
     }
+    if (np > LIMIT_PROCS) {
+        *cause = xasprintf("thread chunk: %llu processes, more than the %u profil reads",
+                           (unsigned long long)np, LIMIT_PROCS);
+        return -1;
+    }
     for (uint64_t i = 0; i < np; i++) {
         uint64_t pid = cur_varint(c), ppid = cur_varint(c), start = cur_varint(c),
                  end = cur_varint(c), status = cur_varint(c), exe_module = cur_varint(c);
@@ -676,6 +681,11 @@ static int prf_parse_threads(struct session *s, struct cursor *c, char **cause)
         *cause = xstrdup("thread chunk has a damaged thread table");
         return -1;
     }
+    if (nt > LIMIT_THREADS) {
+        *cause = xasprintf("thread chunk: %llu threads, more than the %u profil reads",
+                           (unsigned long long)nt, LIMIT_THREADS);
+        return -1;
+    }
     for (uint64_t i = 0; i < nt; i++) {
         uint64_t tid = cur_varint(c), pid = cur_varint(c);
         char *name = cur_str(c);
@@ -704,6 +714,11 @@ static int prf_parse_threads(struct session *s, struct cursor *c, char **cause)
     uint64_t nh = cur_varint(c);
     if (c->bad || !cur_fits(c, nh, 3)) {
         *cause = xstrdup("thread chunk has a damaged hit table");
+        return -1;
+    }
+    if (nh > LIMIT_THREAD_HITS) {
+        *cause = xasprintf("thread chunk: %llu per-thread counts, more than the %u profil reads",
+                           (unsigned long long)nh, LIMIT_THREAD_HITS);
         return -1;
     }
     for (uint64_t i = 0; i < nh; i++) {
