@@ -86,6 +86,12 @@ refused "64 million buckets, --report --json ($size bytes)" buck.PRF \
 made places places.PRF
 refused "100 million source places ($size bytes)" places.PRF \
     'line chunk: inflates to [0-9]+ bytes; a file of [0-9]+ bytes may inflate to [0-9]+ in all$'
+made threads threads.PRF
+refused "300,000 threads ($size bytes)" threads.PRF \
+    'thread chunk: 300000 threads, more than the 262144 profil reads$'
+made threads threads2m.PRF 2000000
+refused "2 million threads ($size bytes)" threads2m.PRF \
+    'thread chunk: inflates to [0-9]+ bytes; a file of [0-9]+ bytes may inflate to [0-9]+ in all$'
 
 # An unknown chunk is skipped without being inflated (before: 2 GB, 8 s).
 made unknown unknown.PRF

@@ -416,6 +416,32 @@ static void bomb_hits(const char *path, uint64_t n)
     file_end();
 }
 
+/* A THRD chunk of N threads (the same one over and over: the count is
+ * refused before the records are read). */
+static void bomb_threads(const char *path, uint64_t n)
+{
+    struct head h = base_head();
+    base_start(path, &h);
+    put_modules(0);
+    struct buf hits = {0};
+    b_u64(&hits, 0);
+    chunk("HITS", &hits);
+    struct buf pre = {0}, rec = {0};
+    b_varint(&pre, 0); /* no processes */
+    b_varint(&pre, n);
+    b_varint(&rec, 1); /* tid */
+    b_varint(&rec, 1); /* pid */
+    b_str(&rec, "");   /* 10 bytes a thread, the least the reader takes */
+    for (int i = 0; i < 4; i++) /* start, end, on_cpu, blocked */
+        b_varint(&rec, 0);
+    struct buf suf = {0};
+    b_varint(&suf, 0); /* no per-thread counts */
+    chunk_bomb("THRD", &pre, &rec, n, &suf);
+    b_free(&pre, &rec, &suf);
+    free(hits.p);
+    file_end();
+}
+
 /* An unknown chunk inflating to N zero bytes. */
 static void bomb_unknown(const char *path, uint64_t n)
 {
@@ -558,7 +584,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3 || strcmp(argv[1], "--help") == 0) {
         fprintf(stderr,
-                "usage: mkbomb timeline|modules|meta|depth|buckets|places|hits|unknown OUT [N]\n"
+                "usage: mkbomb timeline|modules|meta|depth|buckets|places|hits|threads|unknown OUT [N]\n"
                 "       mkbomb counters OUT [INTERVAL_US]; mkbomb dupbuck|plain OUT\n"
                 "       mkbomb memsz|filesz ELF VALUE   (patches ELF in place)\n"
                 "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, exit|signal N)\n");
@@ -590,6 +616,8 @@ int main(int argc, char **argv)
         bomb_places(path, arg_n(argc, argv, 100000000));
     else if (strcmp(kind, "hits") == 0)
         bomb_hits(path, arg_n(argc, argv, 250000));
+    else if (strcmp(kind, "threads") == 0)
+        bomb_threads(path, arg_n(argc, argv, 300000));
     else if (strcmp(kind, "unknown") == 0)
         bomb_unknown(path, arg_n(argc, argv, 1ull << 31));
     else if (strcmp(kind, "counters") == 0)
