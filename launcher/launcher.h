@@ -24,6 +24,8 @@ struct options {
     unsigned exclude;    /* ... --exclude (LISTING_*) */
     uint32_t line_length; /* ... -ll, --line-length (0: 132) */
     uint32_t from, to;   /* ... --from, --to (0: unset) */
+    const char *from_arg, *to_arg; /* --from, --to as given: lines with --list, else a time
+                                    * window (seconds, or mark:TEXT) */
     bool embed_source;   /* --embed-source */
     const char *annotate; /* --annotate FUNC: its annotated source */
     bool disasm;         /* ... --disasm: with its disassembly */

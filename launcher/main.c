@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <strings.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,12 +161,72 @@ static int main_filter(struct session *s, const struct options *o)
     return 0;
 }
 
+/* A bound of --from or --to: seconds, or mark:TEXT (the first mark of that
+ * text); -1 after one line when it is neither. */
+static int main_bound(const struct session *s, const char *opt, const char *arg, double *t)
+{
+    if (strncmp(arg, "mark:", 5) == 0) {
+        for (size_t i = 0; i < s->nmarks; i++) {
+            if (strcmp(s->marks[i].text, arg + 5) == 0) {
+                *t = s->marks[i].t_s;
+                return 0;
+            }
+        }
+        fprintf(stderr, "profil: --%s: the session has no mark '%s'%s\n", opt, quote(arg + 5),
+                s->nmarks ? "" : " (it has no marks)");
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    *t = strtod(arg, &end);
+    if (end == arg || *end != '\0' || errno != 0 || !(*t >= 0) || *t > 1e9) {
+        fprintf(stderr, "profil: --%s: '%s' is neither seconds from the start nor mark:TEXT\n",
+                opt, quote(arg));
+        return -1;
+    }
+    return 0;
+}
+
+/* --from, --to: the views of S count that stretch of the run only. */
+static int main_window(struct session *s, const struct options *o)
+{
+    if (o->from_arg == NULL && o->to_arg == NULL)
+        return 0;
+    if (o->has_tid || o->has_pid || o->comm) {
+        fprintf(stderr, "profil: --from/--to and --tid/--pid/--comm do not go together: the "
+                        "timeline does not say which thread took a frame's samples\n");
+        return -1;
+    }
+    double from = 0, to = (double)s->nframes * SESSION_FRAME_NS / 1e9;
+    if ((o->from_arg && main_bound(s, "from", o->from_arg, &from) < 0) ||
+        (o->to_arg && main_bound(s, "to", o->to_arg, &to) < 0))
+        return -1;
+    size_t f0 = (size_t)floor(from * 1e9 / SESSION_FRAME_NS + 1e-9);
+    size_t f1 = (size_t)ceil(to * 1e9 / SESSION_FRAME_NS - 1e-9);
+    if (s->classic || s->nframes == 0) {
+        fprintf(stderr, "profil: %s: the session has no timeline to take a window of\n",
+                quote(o->target));
+        return -1;
+    }
+    if (f1 <= f0) {
+        fprintf(stderr, "profil: --from %.1f s is not before --to %.1f s\n", from, to);
+        return -1;
+    }
+    if (f0 >= s->nframes) {
+        fprintf(stderr, "profil: --from %.1f s: the session is %.1f s long\n", from,
+                (double)s->nframes * SESSION_FRAME_NS / 1e9);
+        return -1;
+    }
+    session_window_set(s, f0, f1 < s->nframes ? f1 : s->nframes);
+    return 0;
+}
+
 static int main_report(const struct options *o)
 {
     struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
-    if (main_filter(s, o) < 0) {
+    if (main_filter(s, o) < 0 || main_window(s, o) < 0) {
         session_free(s);
         return 1;
     }
@@ -328,22 +389,30 @@ static int main_replay(const struct options *o)
     char *cause = NULL;
     struct session *file = main_read(o->target, o);
     struct session *copy = file ? main_read(o->target, o) : NULL;
-    if (copy == NULL || main_filter(copy, o) < 0) {
+    if (copy == NULL || main_filter(copy, o) < 0 || main_window(copy, o) < 0) {
         session_free(file);
         session_free(copy);
         return 1;
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         main_filter(file, o);
+        main_window(file, o);
         fprintf(stderr, "profil: no terminal to replay on: here is the report instead\n");
         session_free(copy);
         report_text(file, o->target, stdout, 0);
         session_free(file);
         return 0;
     }
+    bool window = copy->window;
+    size_t win_from = copy->win_from, win_to = copy->win_to;
     struct replay *r = replay_new(file, copy);
     if (copy->filter != NULL) /* a replay's samples have no thread: the whole run's, filtered */
         session_filter_set(copy, copy->filter);
+    if (window) { /* the window's frames, as far as the replay has come */
+        copy->window = true;
+        copy->win_from = win_from;
+        copy->win_to = win_to;
+    }
     char *title = xasprintf("%s  (%s)", o->target, file->program ? file->program : "?");
     struct tui_config tc = {.delay_ms = o->delay ? o->delay * 100 : 100,
                             .title = title,

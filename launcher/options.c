@@ -306,14 +306,8 @@ static int options_scan(int argc, char **argv, struct options *o)
             if (options_number("line-length", optarg, 40, 1000, &o->line_length) < 0)
                 return 2;
             break;
-        case OPT_FROM:
-            if (options_number("from", optarg, 1, UINT32_MAX, &o->from) < 0)
-                return 2;
-            break;
-        case OPT_TO:
-            if (options_number("to", optarg, 1, UINT32_MAX, &o->to) < 0)
-                return 2;
-            break;
+        case OPT_FROM: o->from_arg = optarg; break;
+        case OPT_TO: o->to_arg = optarg; break;
         case OPT_SOURCE_DIR: source_add_dir(optarg); break;
         case OPT_PREFIX_MAP: {
             char *cause = NULL;
@@ -456,6 +450,9 @@ static int options_list(int argc, char **argv, struct options *o)
         fprintf(stderr, "profil: --list takes one source file and one .PRF file\n");
         return 2;
     }
+    if ((o->from_arg && options_number("from", o->from_arg, 1, UINT32_MAX, &o->from) < 0) ||
+        (o->to_arg && options_number("to", o->to_arg, 1, UINT32_MAX, &o->to) < 0))
+        return 2;
     if (o->from && o->to && o->from > o->to) {
         fprintf(stderr, "profil: --from %u comes after --to %u\n", o->from, o->to);
         return 2;
@@ -553,8 +550,13 @@ int options_parse(int argc, char **argv, struct options *o)
                         "--diff compares two sessions in a report\n");
         return 2;
     }
-    if (o->exclude || o->line_length || o->from || o->to) {
-        fprintf(stderr, "profil: --exclude, --line-length, --from and --to go with --list\n");
+    if (o->exclude || o->line_length) {
+        fprintf(stderr, "profil: --exclude and --line-length go with --list\n");
+        return 2;
+    }
+    if ((o->from_arg || o->to_arg) && o->mode != MODE_REPORT && o->mode != MODE_REPLAY) {
+        fprintf(stderr, "profil: --from and --to go with --list (lines), --report and the "
+                        "replay (seconds, or mark:TEXT)\n");
         return 2;
     }
     if (optind >= argc) {

@@ -52,6 +52,13 @@ enum counter_kind session_counter_of(const struct session *s, uint32_t module, u
 /* Add N to C's counter K and to its total, saturating. */
 void counters_add(struct counters *c, enum counter_kind k, uint64_t n);
 
+/* The hit of id ID, or NULL. */
+struct hit *session_hit_by_id(struct session *s, uint32_t id);
+/* The views' counts made again (threads.c, window.c): all set to 0 (lost and
+ * preempted too), then, once the counts are in, the functions' Self from them. */
+void session_view_zero(struct session *s);
+void session_view_finish(struct session *s);
+
 /* Mix a (module, offset) key so that nearby offsets spread over a table. */
 uint64_t hit_hash(uint32_t module, uint64_t offset);
 

@@ -3,6 +3,7 @@
 #include "session/lines.h"
 #include "session/quote.h"
 #include "session/report.h"
+#include "session/threads.h"
 #include "session/stacks.h"
 #include "session/stats.h"
 #include "xmalloc.h"
@@ -163,6 +164,13 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         fprintf(out, "\n");
     }
     fprintf(out, "   Ended: %s\n", report_termination(s, end, sizeof end));
+    if (s->filter != NULL)
+        fprintf(out, "  Filter: %s: every count below is its own\n", quote(s->filter->label));
+    if (s->window)
+        fprintf(out, "  Window: %.1f-%.1f s of %.1f s: every count below is its own\n",
+                (double)s->win_from * SESSION_FRAME_NS / 1e9,
+                (double)s->win_to * SESSION_FRAME_NS / 1e9,
+                (double)s->nframes * SESSION_FRAME_NS / 1e9);
     report_merged(s, out);
     report_clears(s, out);
     report_marks(s, out);

@@ -410,7 +410,7 @@ void session_ingest(struct session *s, const struct event *ev)
         ev->type == EVENT_HIT || ev->type == EVENT_STACK)
         f = s->cur_frame = session_frame_at(s, ev->time_ns);
     /* A replayed hit or stack has no thread: the views show it unfiltered. */
-    s->view = threads_shown(s, ev->tid);
+    s->view = threads_viewed(s, ev->tid);
     struct thread_info *t = NULL;
     if (ev->type == EVENT_SAMPLE && ev->tid != 0)
         t = threads_get(s, ev->pid, ev->tid, ev->time_ns);
@@ -462,11 +462,13 @@ void session_ingest(struct session *s, const struct event *ev)
     case EVENT_COMM: threads_on_event(s, ev); break;
     case EVENT_LOST: /* no thread: the whole program's, filtered or not */
         s->delta.lost += ev->lost.count;
-        s->c.lost += ev->lost.count;
+        if (!s->window)
+            s->c.lost += ev->lost.count;
         break;
     case EVENT_PREEMPTED:
         s->delta.preempted += ev->lost.count;
-        s->c.preempted += ev->lost.count;
+        if (!s->window)
+            s->c.preempted += ev->lost.count;
         break;
     }
     s->cur_frame = NULL; /* nothing above grows the frame array: f is still good */

@@ -249,6 +249,8 @@ struct session {
     struct thread_hit *thits;  /* open addressing on (tid, hit id) */
     size_t nthits, thits_alloc;
     struct session_filter *filter; /* owned: the threads the views show, or NULL: all */
+    bool window;             /* the views show frames [win_from, win_to) only (window.c) */
+    size_t win_from, win_to;
     bool view;                     /* scratch: the event being ingested counts in the views */
     uint32_t last_hit;             /* scratch: the hit id session_add_hit last counted at */
     struct counters delta;         /* scratch: what the event adds to the whole run */
@@ -380,6 +382,11 @@ const char *session_bucket_label(const struct session *s, size_t i, size_t *othe
 /* Every bucket's label at once, in one pass over the hit table: an array of
  * nbuckets entries, indexed by bucket; the caller frees it. */
 struct bucket_label *session_bucket_labels(const struct session *s);
+
+/* Make the views count the samples of frames [FROM, TO) of the timeline
+ * only (a time window; any thread filter goes), or, with TO <= FROM, all of
+ * them again.  Live, the window stays put while the run grows. */
+void session_window_set(struct session *s, size_t from, size_t to);
 
 /* Record how the program ended, from its wait status. */
 void session_set_exit(struct session *s, int wstatus);

@@ -49,8 +49,6 @@ void report_who(struct session *s, FILE *out)
     size_t nt;
     threads_times(s, &on, &bl, &nt);
     fprintf(out, "\n");
-    if (s->filter != NULL)
-        fprintf(out, "  Filter: %s (every count above is its own)\n", quote(s->filter->label));
     fprintf(out,
             "   Times: %.3f s elapsed; %.3f s on a CPU and %.3f s blocked, summed over %zu "
             "thread%s%s\n",
@@ -179,6 +177,13 @@ void report_json_who(struct session *s, cJSON *o, const size_t *order, size_t n)
     cJSON_AddNumberToObject(tm, "threads", (double)nt);
     cJSON_AddItemToObject(o, "filter",
                           s->filter ? cJSON_CreateString(s->filter->label) : cJSON_CreateNull());
+    if (s->window) {
+        cJSON *w = cJSON_AddObjectToObject(o, "window");
+        cJSON_AddNumberToObject(w, "from_s", (double)s->win_from * SESSION_FRAME_NS / 1e9);
+        cJSON_AddNumberToObject(w, "to_s", (double)s->win_to * SESSION_FRAME_NS / 1e9);
+    } else {
+        cJSON_AddNullToObject(o, "window");
+    }
     struct thread_sums *sums = xcalloc(s->nthreads ? s->nthreads : 1, sizeof *sums);
     threads_sum(s, true, sums);
     cJSON *procs = cJSON_AddArrayToObject(o, "processes");

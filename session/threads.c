@@ -372,6 +372,11 @@ bool threads_shown(const struct session *s, uint32_t tid)
     return s->filter == NULL || filter_has(s->filter, tid);
 }
 
+bool threads_viewed(const struct session *s, uint32_t tid)
+{
+    return !s->window && threads_shown(s, tid);
+}
+
 /* Count N samples at (MODULE, OFFSET) in C and BUCKETS (or none), as a live one counts. */
 static void filter_count(struct session *s, struct counters *c, uint64_t *buckets, uint32_t module,
                          uint64_t offset, uint64_t n)
@@ -383,42 +388,26 @@ static void filter_count(struct session *s, struct counters *c, uint64_t *bucket
         buckets[b] = session_sat_add(buckets[b], n);
 }
 
-static struct hit *hit_of(struct session *s, uint32_t id)
-{
-    const struct hit_key *k = &s->hit_keys[id];
-    size_t mask = s->hits_alloc - 1;
-    for (size_t i = hit_hash(k->module, k->offset) & mask;; i = (i + 1) & mask) {
-        struct hit *h = &s->hits[i];
-        if (h->module == UINT32_MAX)
-            return NULL;
-        if (h->module == k->module && h->offset == k->offset)
-            return h;
-    }
-}
-
 void session_filter_set(struct session *s, struct session_filter *f)
 {
     if (f != s->filter)
         session_filter_free(s->filter);
     s->filter = f;
+    s->window = false; /* one or the other: the frames have no threads */
     if (s->classic)
         return; /* no threads: nothing to filter */
     uint64_t lost = s->c.lost, preempted = s->c.preempted;
     uint64_t lost_bc = s->before_clear.lost, preempted_bc = s->before_clear.preempted;
-    memset(&s->c, 0, sizeof s->c);
-    memset(&s->before_clear, 0, sizeof s->before_clear);
+    session_view_zero(s);
     s->c.lost = lost;
     s->c.preempted = preempted;
     s->before_clear.lost = lost_bc;
     s->before_clear.preempted = preempted_bc;
-    memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
-    for (size_t i = 0; i < s->hits_alloc; i++)
-        s->hits[i].count = s->hits[i].before_clear = 0;
     for (size_t i = 0; i < s->thits_alloc; i++) {
         const struct thread_hit *e = &s->thits[i];
         if (e->tid == 0 || e->id >= s->nkeys || !threads_shown(s, e->tid))
             continue;
-        struct hit *h = hit_of(s, e->id);
+        struct hit *h = session_hit_by_id(s, e->id);
         if (h == NULL)
             continue;
         h->count = session_sat_add(h->count, e->count);
@@ -433,16 +422,7 @@ void session_filter_set(struct session *s, struct session_filter *f)
         counters_add(&s->c, COUNT_IO, t->blocked);
         counters_add(&s->before_clear, COUNT_IO, t->blocked_before_clear);
     }
-    for (size_t i = 0; i < s->nfuncs; i++)
-        s->funcs[i].samples = 0;
-    for (size_t i = 0; i < s->hits_alloc; i++) {
-        const struct hit *h = &s->hits[i];
-        if (h->module != UINT32_MAX && h->func >= 0)
-            s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, h->count);
-    }
     if (s->nstacks > 0) {
-        memset(s->stack_count, 0, s->nstacks * sizeof *s->stack_count);
-        memset(s->stack_before_clear, 0, s->nstacks * sizeof *s->stack_before_clear);
         for (size_t i = 0; i < s->tstacks_alloc; i++) {
             const struct thread_stack *e = &s->tstacks[i];
             if (e->tid == 0 || e->stack >= s->nstacks || !threads_shown(s, e->tid))
@@ -452,7 +432,7 @@ void session_filter_set(struct session *s, struct session_filter *f)
                 session_sat_add(s->stack_before_clear[e->stack], e->before_clear);
         }
     }
-    s->totals_dirty = true;
+    session_view_finish(s);
 }
 
 static int u32_cmp(const void *a, const void *b)

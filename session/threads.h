@@ -86,8 +86,11 @@ uint64_t threads_hit_count(const struct session *s, uint32_t tid, uint32_t id, b
 void threads_clear(struct session *s); /* a clear ('c'): the counts move to before_clear */
 void threads_free(struct session *s);
 
-/* Whether the views count samples of TID: no filter, or it keeps TID. */
+/* Whether the filter keeps TID: there is none, or it keeps TID. */
 bool threads_shown(const struct session *s, uint32_t tid);
+/* Whether a sample of TID coming in now counts in the views: the filter
+ * keeps it and no time window holds the views still. */
+bool threads_viewed(const struct session *s, uint32_t tid);
 
 /* Make the views show only the threads of F (owned by the session from
  * now), or every thread (NULL): the counters, buckets, hits, functions and

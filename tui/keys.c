@@ -156,6 +156,11 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
             tui_status(t, "every view shows %s only; Esc shows all", f->label);
         }
     }
+    if (flags & VIEW_WINDOW) {
+        tui_window(t, ctx->window_from, ctx->window_to);
+        tui_status(t, "every view shows %.1f-%.1f s only; Esc shows the whole run",
+                   (double)ctx->window_from / 10, (double)ctx->window_to / 10);
+    }
     if (flags & VIEW_BACK)
         tui_show(t, V_FUNCTIONS);
     if (flags & VIEW_JUMP) {
@@ -370,9 +375,9 @@ void tui_key(struct tui *t, int ch)
     }
     switch (ch) {
     case 27:
-        if (t->s->filter != NULL) { /* Esc: every thread again */
+        if (t->s->filter != NULL || t->s->window) { /* Esc: every thread, the whole run */
+            tui_status(t, "%s", t->s->window ? "the whole run shown" : "every thread shown");
             tui_filter(t, NULL);
-            tui_status(t, "every thread shown");
         }
         return;
     case KEY_F(4): /* htop's filter and tree: nothing here, and nothing shown */

@@ -68,6 +68,12 @@ bool tui_live(const struct tui *t)
 }
 
 /* Move the replay to POS frames and say where it is. */
+void tui_window(struct tui *t, size_t from, size_t to)
+{
+    session_window_set(t->s, from, to);
+    t->dirty = true;
+}
+
 void tui_filter(struct tui *t, struct session_filter *f)
 {
     session_filter_set(t->s, f);
@@ -82,7 +88,9 @@ void tui_filter(struct tui *t, struct session_filter *f)
 void tui_replay_seek(struct tui *t, size_t pos)
 {
     replay_seek(t->replay, pos);
-    if (t->s->filter != NULL) /* a replay's samples have no thread: the whole run's, filtered */
+    if (t->s->window) /* the window's frames, as far as the replay has come */
+        session_window_set(t->s, t->s->win_from, t->s->win_to);
+    else if (t->s->filter != NULL) /* a replay's samples have no thread: the whole run's, filtered */
         session_filter_set(t->s, t->s->filter);
     t->frame_acc = 0;
     if (t->replay->pos >= t->replay->nframes)
@@ -259,6 +267,11 @@ static size_t tui_who(const struct session *s, struct tui_field *f)
     size_t n = 0;
     if (s->filter != NULL) {
         snprintf(f[n].text, sizeof f[n].text, "only %s (Esc: all)", s->filter->label);
+        f[n++].keep = 9;
+    }
+    if (s->window) {
+        snprintf(f[n].text, sizeof f[n].text, "only %.1f-%.1f s (Esc: all)",
+                 (double)s->win_from / 10, (double)s->win_to / 10);
         f[n++].keep = 9;
     }
     double on, bl;

@@ -92,6 +92,8 @@ void tui_replay_seek(struct tui *t, size_t pos);
 /* Show the threads of F only in every view (NULL: all of them); F is the session's from now. */
 struct session_filter;
 void tui_filter(struct tui *t, struct session_filter *f);
+/* Show frames [FROM, TO) only in every view. */
+void tui_window(struct tui *t, size_t from, size_t to);
 bool tui_wide(const struct tui *t);
 void tui_ctx(struct tui *t, struct view_ctx *ctx, int i);
 

@@ -23,6 +23,7 @@ enum {
     VIEW_BACK = 1 << 4,     /* go back to the view that led here */
     VIEW_SOURCE = 1 << 5,   /* ctx->jump_*: show this function's source (a) */
     VIEW_FILTER = 1 << 6,   /* ctx->filter_*: every view shows this thread or process only */
+    VIEW_WINDOW = 1 << 7,   /* ctx->window_*: every view shows these frames only */
 };
 
 /* Where the session shown comes from. */
@@ -64,6 +65,8 @@ struct view_ctx {
     char status[160];    /* a message for the status line, or "" */
     uint32_t filter_pid; /* VIEW_FILTER: this process's threads, */
     uint32_t filter_tid; /* ... or this thread of it (0: all of them) */
+    size_t window_from;  /* VIEW_WINDOW: frames [window_from, window_to) */
+    size_t window_to;
     /* --baseline: the session the ranking's Change column compares with, or NULL. */
     struct session *baseline;
     const char *baseline_name;

@@ -1,0 +1,104 @@
+/*
+ * Time windows: the views count the samples of some frames of the
+ * timeline only (the Timeline view's { and }, --report --from/--to), and
+ * the view's counts made again from a source, for threads.c too.
+ */
+#include "config.h"
+
+#include "session/internal.h"
+#include "session/threads.h"
+
+#include <string.h>
+
+struct hit *session_hit_by_id(struct session *s, uint32_t id)
+{
+    if (id >= s->nkeys)
+        return NULL;
+    const struct hit_key *k = &s->hit_keys[id];
+    size_t mask = s->hits_alloc - 1;
+    for (size_t i = hit_hash(k->module, k->offset) & mask;; i = (i + 1) & mask) {
+        struct hit *h = &s->hits[i];
+        if (h->module == UINT32_MAX)
+            return NULL;
+        if (h->module == k->module && h->offset == k->offset)
+            return h;
+    }
+}
+
+void session_view_zero(struct session *s)
+{
+    memset(&s->c, 0, sizeof s->c);
+    memset(&s->before_clear, 0, sizeof s->before_clear);
+    memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
+    for (size_t i = 0; i < s->hits_alloc; i++)
+        s->hits[i].count = s->hits[i].before_clear = 0;
+    if (s->nstacks > 0) {
+        memset(s->stack_count, 0, s->nstacks * sizeof *s->stack_count);
+        memset(s->stack_before_clear, 0, s->nstacks * sizeof *s->stack_before_clear);
+    }
+}
+
+void session_view_finish(struct session *s)
+{
+    for (size_t i = 0; i < s->nfuncs; i++)
+        s->funcs[i].samples = 0;
+    for (size_t i = 0; i < s->hits_alloc; i++) {
+        const struct hit *h = &s->hits[i];
+        if (h->module != UINT32_MAX && h->func >= 0)
+            s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, h->count);
+    }
+    s->totals_dirty = true;
+}
+
+/* The view's counts, made again from frames [FROM, TO) of the timeline. */
+static void window_count(struct session *s, size_t from, size_t to)
+{
+    session_view_zero(s);
+    if (to > s->nframes)
+        to = s->nframes;
+    for (size_t i = from; i < to; i++) {
+        const struct frame *f = &s->frames[i];
+        s->c.program = session_sat_add(s->c.program, f->program);
+        s->c.dos = session_sat_add(s->c.dos, f->dos);
+        s->c.io = session_sat_add(s->c.io, f->io);
+        s->c.high = session_sat_add(s->c.high, f->high);
+        s->c.lost = session_sat_add(s->c.lost, f->lost);
+        s->c.preempted = session_sat_add(s->c.preempted, f->preempted);
+        for (uint32_t k = 0; k < f->nhits; k++) {
+            struct hit *h = session_hit_by_id(s, f->hits[k].id);
+            if (h == NULL)
+                continue;
+            h->count = session_sat_add(h->count, f->hits[k].count);
+            size_t b;
+            if (session_counter_of(s, h->module, h->offset, &b) == COUNT_PROGRAM)
+                s->buckets[b] = session_sat_add(s->buckets[b], f->hits[k].count);
+        }
+        for (uint32_t k = 0; k < f->nstacks; k++) {
+            if (f->stacks[k].id < s->nstacks)
+                s->stack_count[f->stacks[k].id] += f->stacks[k].count;
+        }
+    }
+    s->c.total = session_sat_add(session_sat_add(s->c.program, s->c.dos),
+                                 session_sat_add(s->c.io, s->c.high));
+    session_view_finish(s);
+}
+
+void session_window_set(struct session *s, size_t from, size_t to)
+{
+    if (s->classic)
+        return; /* a 1983 file's one frame has no hits to count again */
+    if (to > from) {
+        session_filter_free(s->filter); /* one or the other: the frames have no threads */
+        s->filter = NULL;
+        s->window = true;
+        s->win_from = from;
+        s->win_to = to;
+        window_count(s, from, to);
+        return;
+    }
+    s->window = false;
+    if (s->nthreads > 0)
+        session_filter_set(s, s->filter); /* every thread's counts, since the latest clear */
+    else
+        window_count(s, 0, s->nframes); /* no threads kept (an older file): the whole timeline */
+}

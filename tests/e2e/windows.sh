@@ -1,0 +1,96 @@
+#!/bin/sh
+# windows.sh - time windows: tests/progs/phases runs work_alpha for its first
+# stretch and work_beta for the second; a window on either ranks that
+# stretch's routine alone, in the report (--from/--to, seconds or marks),
+# live (the Timeline view's { and }) and in a replay.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+# works FILE [OPTION...]: the work routines of the report, "name samples" a line.
+works() {
+    _f=$1
+    shift
+    "$PROFIL" --report --json "$@" "$_f" |
+        jq -r '[.functions[] | select(.name | startswith("work_")) | "\(.name) \(.samples)"] | join(",")'
+}
+
+F="$T/ph.PRF"
+run "$PROFIL" --no-tui -b 1 -t 1000 -o "$F" "$PROGS/phases" 1 1 </dev/null
+is "$rc" 0 "phases runs"
+like "$(works "$F")" '^work_(alpha|beta) [0-9]+,work_(alpha|beta) [0-9]+$' "the whole run ranks both"
+like "$(works "$F" --to 0.9)" '^work_alpha [0-9]+$' "--to 0.9: work_alpha alone"
+like "$(works "$F" --from 1.1)" '^work_beta [0-9]+$' "--from 1.1: work_beta alone"
+like "$(works "$F" --from 1.2 --to 1.5)" '^work_beta [0-9]+$' "--from 1.2 --to 1.5: work_beta alone"
+n=$(works "$F" --from 1.2 --to 1.5 | sed 's/.* //')
+cmp_ok "$n" ">=" 200 "--from 1.2 --to 1.5: about 300 samples of 1 ms ($n)"
+cmp_ok "$n" "<=" 330 "--from 1.2 --to 1.5: not more than the window holds ($n)"
+is "$(json "$F" '.window')" null "no window: the JSON's window is null"
+is "$("$PROFIL" --report --json --from 1.2 --to 1.5 "$F" | jq -c '.window')" '{"from_s":1.2,"to_s":1.5}' \
+    "the JSON gives the window"
+is "$("$PROFIL" --report --json --from 1.2 --to 1.5 "$F" | jq -r '.counters.total == ([.buckets[]] | add) + .counters.dos + .counters.io + .counters.high')" \
+    true "in a window, the counters still add up (program = its buckets)"
+run "$PROFIL" --report --from 1.2 --to 1.5 "$F"
+like "$out" '  Window: 1\.2-1\.5 s of 2\.[0-9] s: every count below is its own' "the report says the window"
+
+# Bounds named by marks (--control's mark).
+mkfifo "$T/ctl"
+(sleep 1; echo "mark beta" >"$T/ctl") &
+run "$PROFIL" --no-tui -b 1 -t 1000 --control "$T/ctl" -o "$T/m.PRF" "$PROGS/phases" 1 1 </dev/null
+wait
+is "$rc" 0 "phases runs with a mark"
+w=$(works "$T/m.PRF" --from mark:beta)
+a=$(printf '%s\n' "$w" | tr ',' '\n' | sed -n 's/^work_alpha //p')
+b=$(printf '%s\n' "$w" | tr ',' '\n' | sed -n 's/^work_beta //p')
+cmp_ok "$(calc "100 * ${b:-0} / (${a:-0} + ${b:-0} + 1)")" ">=" 85 \
+    "--from mark:beta: work_beta has the window (alpha ${a:-0}, beta ${b:-0})"
+
+# Errors: one line each.
+run "$PROFIL" --report --from mark:nowhere "$T/m.PRF"
+is "$rc" 1 "--from mark:NAME of no mark: exit 1"
+is "$err" "profil: --from: the session has no mark 'nowhere'" "and says so in one line"
+run "$PROFIL" --report --from 2 --to 1 "$F"
+is "$rc" 1 "--from after --to: exit 1"
+like "$err" '^profil: --from 2\.0 s is not before --to 1\.0 s$' "and says so"
+run "$PROFIL" --report --from soon "$F"
+like "$err" "^profil: --from: 'soon' is neither seconds from the start nor mark:TEXT$" "--from soon: says what it takes"
+run "$PROFIL" --report --from 1 --tid 5 "$F"
+is "$rc" 1 "--from with --tid: exit 1"
+like "$err" 'do not go together' "and says why"
+run "$PROFIL" --from 1 "$PROGS/phases" </dev/null
+is "$rc" 2 "--from when profiling: a usage error"
+run "$PROFIL" --report --from 99 "$F"
+like "$err" '^profil: --from 99\.0 s: the session is 2\.[0-9] s long$' "--from past the end: says how long"
+
+# Live: a window in the Timeline view on the second stretch, while the program
+# runs on; Esc shows the whole run.
+use_tmux
+rank='[0-9]{2}:[0-9]{2}\.[0-9]{3} +'
+tm -f /dev/null new-session -d -s s -x 130 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
+tm send-keys -t s "cd '$T'; $PROFIL -b 1 -t 1000 -o live.PRF $PROGS/phases 1 8; echo EXIT=\$?" Enter
+ok "live: the screen comes up" wait_for ' running *$' 10
+ok "live: 3 s into the run" wait_for ' [3-9]\.[0-9] s ' 10
+tm send-keys -t s 3 End Left Left Left Left Left '{'
+ok "live: { starts a window at the cursor" wait_for 'window from [0-9.]+ s: } ends it' 3
+tm send-keys -t s Right Right '}'
+ok "live: } ends it, and every view shows it only" wait_for 'only [0-9.]+-[0-9.]+ s \(Esc: all\)' 3
+tm send-keys -t s 2
+ok "live: the ranking shows work_beta" wait_for "${rank}work_beta " 5
+unlike "$(screen)" "${rank}work_alpha " "live: and not work_alpha"
+s1=$(screen | sed -n 's/.* samples \([0-9]*\) .*/\1/p' | head -n 1)
+sleep 1.2
+s2=$(screen | sed -n 's/.* samples \([0-9]*\) .*/\1/p' | head -n 1)
+is "$s2" "$s1" "live: the window stays put while the run grows"
+tm send-keys -t s Escape
+ok "live: Esc shows the whole run again" wait_for "${rank}work_alpha " 5
+tm send-keys -t s q y
+ok "live: q y ends it" wait_for '^EXIT=' 20
+
+# A replay with a window: the ranking has work_beta alone.
+tm send-keys -t s "clear; $PROFIL --from 1.2 ph.PRF; echo EXIT=\$?" Enter
+ok "replay: the header gives the window" wait_for 'only 1\.2-2\.[0-9] s \(Esc: all\)' 10
+tm send-keys -t s G 2
+ok "replay: at the end, the ranking shows work_beta" wait_for "${rank}work_beta " 5
+unlike "$(screen)" "${rank}work_alpha " "replay: and not work_alpha"
+tm send-keys -t s q
+ok "replay: q leaves" wait_for '^EXIT=0' 10
+
+done_testing
