@@ -534,6 +534,8 @@ int main(int argc, char **argv)
         free(file);
         return r;
     }
+    if (o.attach_pid > 0)
+        return launcher_attach(&o);
     if (main_is_session(o.target))
         return main_replay(&o);
 

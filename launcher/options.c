@@ -15,6 +15,7 @@ static void options_usage(FILE *out)
 {
     fprintf(out,
             "Usage: profil [OPTION]... PROGRAM [PARAMETER]...\n"
+            "       profil [OPTION]... -p PID\n"
             "       profil --report [--json] FILE.PRF\n"
             "       profil --hist[=all] [--json] FILE.PRF\n"
             "       profil [--replay] FILE.PRF\n"
@@ -35,6 +36,13 @@ static void options_usage(FILE *out)
             "                       words after PROGRAM, or after PROGRAM --, do the same\n"
             "  -o, --output=FILE    write the session to FILE (default NAME.PRF, or\n"
             "                       $PROFDIR/PID.NAME.PRF when PROFDIR is set)\n"
+            "  -p, --pid=PID        attach to the running process PID and all its threads\n"
+            "                       instead of starting a program; q, Ctrl-C, a TERM,\n"
+            "                       --duration or its end stop the session, and profil lets\n"
+            "                       go of it running on as before (only the bucket size and\n"
+            "                       sample time are asked)\n"
+            "      --duration=S     end the session after S seconds: detach from -p PID, or\n"
+            "                       stop a program profil started as --until-settled does\n"
             "      --clock=CLOCK    wall (default: every tick, blocked time as I/O) or cpu\n"
             "      --driver=DRIVER  auto (default: perf where allowed, else ptrace), perf\n"
             "                       or ptrace\n"
@@ -149,13 +157,16 @@ enum {
     OPT_PREFIX_MAP,
     OPT_EMBED_SOURCE,
     OPT_ANNOTATE,
-    OPT_DISASM
+    OPT_DISASM,
+    OPT_DURATION
 };
 static const struct option longopts[] = {
     {"bucket", required_argument, NULL, 'b'},
     {"interval", required_argument, NULL, 't'},
     {"args", required_argument, NULL, 'a'},
     {"output", required_argument, NULL, 'o'},
+    {"pid", required_argument, NULL, 'p'},
+    {"duration", required_argument, NULL, OPT_DURATION},
     {"clock", required_argument, NULL, OPT_CLOCK},
     {"driver", required_argument, NULL, OPT_DRIVER},
     {"no-tui", no_argument, NULL, OPT_NO_TUI},
@@ -200,7 +211,7 @@ static const struct option longopts[] = {
 static int options_scan(int argc, char **argv, struct options *o)
 {
     int c;
-    while ((c = getopt_long(argc, argv, "+:b:t:a:o:c:d:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:b:t:a:o:c:d:p:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'b':
             if (options_number("bucket", optarg, BUCKET_MIN, BUCKET_MAX, &o->bucket) < 0)
@@ -306,6 +317,24 @@ static int options_scan(int argc, char **argv, struct options *o)
             o->mode = MODE_REPORT;
             break;
         case OPT_DISASM: o->disasm = true; break;
+        case 'p': {
+            uint32_t pid;
+            if (options_number("pid", optarg, 1, 4194304, &pid) < 0)
+                return 2;
+            o->attach_pid = (long)pid;
+            break;
+        }
+        case OPT_DURATION: {
+            char *end;
+            double secs = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(secs > 0 && secs <= 31536000)) {
+                fprintf(stderr, "profil: --duration: '%s' is not a number of seconds above 0\n",
+                        optarg);
+                return 2;
+            }
+            o->duration = secs;
+            break;
+        }
         case OPT_NO_INLINE: o->no_inline = true; break;
         case OPT_NO_JITTER: o->no_jitter = true; break;
         case OPT_DIFF: o->mode = MODE_DIFF; break;
@@ -476,6 +505,30 @@ static int options_merge(int argc, char **argv, struct options *o)
     return -1;
 }
 
+/* -p PID: a running process takes the program's place, and its parameters'. */
+static int options_attach(int argc, struct options *o)
+{
+    if (o->mode != MODE_PROFILE) {
+        fprintf(stderr, "profil: -p attaches to a process to profile it: not with --report, "
+                        "--replay or --export\n");
+        return 2;
+    }
+    if (optind < argc || o->have_args) {
+        fprintf(stderr, "profil: -p attaches to a running process: give no program or "
+                        "parameters with it\n");
+        return 2;
+    }
+    if (o->json || o->tree || o->inverted || o->lines) {
+        fprintf(stderr, "profil: --%s goes with --report\n",
+                o->json    ? "json"
+                : o->tree  ? "tree"
+                : o->lines ? "lines"
+                           : "inverted");
+        return 2;
+    }
+    return -1;
+}
+
 int options_parse(int argc, char **argv, struct options *o)
 {
     /* Multics spelled it -ll (and -line_length): getopt would read -l -l. */
@@ -508,6 +561,12 @@ int options_parse(int argc, char **argv, struct options *o)
     }
     if (o->exclude || o->line_length || o->from || o->to) {
         fprintf(stderr, "profil: --exclude, --line-length, --from and --to go with --list\n");
+        return 2;
+    }
+    if (o->attach_pid > 0)
+        return options_attach(argc, o);
+    if (o->duration > 0 && o->mode != MODE_PROFILE) {
+        fprintf(stderr, "profil: --duration goes with a program or -p PID\n");
         return 2;
     }
     if (optind >= argc) {

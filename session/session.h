@@ -231,6 +231,12 @@ struct session {
     int exit_signal;     /* when aborted */
     uint32_t max_threads;
     char *meta_json;     /* owned: metadata read from a file, or NULL */
+    /* -p: profil attached to a running process, whose start it did not see.
+     * exit_kind stays EXIT_NONE when profil let go of it still running (or
+     * it ended unseen: exit_unknown), since the header has no other words. */
+    bool attached;
+    int64_t attached_at; /* wall clock, seconds since the epoch */
+    bool exit_unknown;   /* it ended, but not as profil's child: how is not known */
 };
 
 /* A new session for PROGRAM (its module must load: the program area comes
@@ -355,6 +361,10 @@ struct bucket_label *session_bucket_labels(const struct session *s);
 
 /* Record how the program ended, from its wait status. */
 void session_set_exit(struct session *s, int wstatus);
+
+/* An attached process ended and its status is not known (EXIT_NONE, with
+ * exit_unknown), or profil let go of it running on (ENDED false). */
+void session_set_detached_end(struct session *s, bool ended);
 
 /* Name for a signal: "SIGSEGV". */
 const char *session_signal_name(int sig);
