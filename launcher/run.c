@@ -405,13 +405,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     s->start_time = (int64_t)time(NULL);
     if (attach)
         s->attached_at = s->start_time;
-    if (!screen && attach)
-        fprintf(stderr,
-                "profil: attaching to process %ld, sampling every %u us with the %s "
-                "driver, %s clock\n",
-                o->attach_pid, s->interval_us, ops->name,
-                o->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
-    else if (!screen)
+    if (!screen && !attach)
         fprintf(stderr, "profil: sampling every %u us with the %s driver, %s clock\n",
                 s->interval_us, ops->name, o->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     fflush(NULL); /* nothing buffered may reach the program's output twice */
@@ -426,6 +420,11 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         free(cause);
         goto out;
     }
+    if (!screen && attach) /* said once it is so: a refusal is the only line */
+        fprintf(stderr, "profil: attached to process %ld, sampling every %u us with the %s "
+                        "driver, %s clock\n",
+                o->attach_pid, s->interval_us, ops->name,
+                o->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     note = d->note != NULL ? xstrdup(d->note) : NULL; /* what was said at the start */
     if (d->note != NULL && !screen)
         fprintf(stderr, "profil: %s\n", d->note);
