@@ -30,6 +30,10 @@
  * executable mapping known, so dlopen'd libraries and JIT regions appear.
  *
  * Choices:
+ * - Attached (-p): each thread is PTRACE_SEIZEd, which stops nothing and
+ *   sends nothing (PTRACE_ATTACH's SIGSTOP would change what the program
+ *   does), without PTRACE_O_EXITKILL: if profil dies the kernel detaches the
+ *   process, which runs on; free() detaches every thread (see there).
  * - PTRACE_O_EXITKILL: if profil dies (a crash, SIGKILL) the kernel kills the
  *   program rather than leave a traced process stopped forever or running on
  *   unseen; free() detaches the program's other processes first, so that

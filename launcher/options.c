@@ -110,7 +110,8 @@ static void options_usage(FILE *out)
             "  -V, --version        show the version and exit\n"
             "\n"
             "Exit status: the program's own (128+N when killed by signal N); 1 when profil\n"
-            "fails, 2 for a bad command line.  See profil(1).\n");
+            "fails, 2 for a bad command line.  See profil(1).\n"
+            "With -p: 0 once the session is saved, however the process ended.\n");
 }
 
 /* Parse a numeric option value with the prompt's rules. */

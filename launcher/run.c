@@ -421,8 +421,9 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         goto out;
     }
     if (!screen && attach) /* said once it is so: a refusal is the only line */
-        fprintf(stderr, "profil: attached to process %ld, sampling every %u us with the %s "
-                        "driver, %s clock\n",
+        fprintf(stderr,
+                "profil: attached to process %ld, sampling every %u us with the %s "
+                "driver, %s clock\n",
                 o->attach_pid, s->interval_us, ops->name,
                 o->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     note = d->note != NULL ? xstrdup(d->note) : NULL; /* what was said at the start */
