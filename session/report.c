@@ -475,7 +475,8 @@ static cJSON *report_json_object(struct session *s)
                           : s->exit_unknown                 ? cJSON_CreateString("exited")
                           : s->attached                     ? cJSON_CreateString("running")
                                                             : cJSON_CreateNull());
-    cJSON_AddBoolToObject(o, "attached", s->attached);
+    if (s->attached) /* only then: the keys of other sessions stay as they were */
+        cJSON_AddBoolToObject(o, "attached", true);
     cJSON_AddItemToObject(exit, "code",
                           s->exit_kind == EXIT_TERMINATED ? cJSON_CreateNumber(s->exit_code)
                                                           : cJSON_CreateNull());
