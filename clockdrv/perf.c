@@ -420,8 +420,8 @@ static int perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause)
             continue; /* an offline CPU */
         if (fd < 0) {
             int err = errno;
-            if (err == ESRCH && !owner)
-                return -ESRCH;
+            if (err == ESRCH && d->base.attached)
+                return -ESRCH; /* the thread ended: the caller goes on without it */
             if (d->base.attached)
                 *cause = clockdrv_attach_refusal("perf", d->base.pid, err);
             else

@@ -137,11 +137,18 @@ for drv in ptrace perf; do
         "$drv: --report says the process still ran"
     diag "$drv: $(printf '%s' "$J" | jq -c .counters), duration $(printf '%s' "$J" | jq -r .meta.duration_s) s"
     near "$(printf '%s' "$J" | jq -r .meta.duration_s)" 2 0.5 "$drv: the session lasted about 2 s"
+    # 3 points, or 4 standard deviations when a loaded machine (the
+    # suite's other tests, other users) left the workers few samples: at
+    # 650 samples (seen under load) work_c's share has a deviation of 1.6.
+    n=$(printf '%s' "$J" | jq -r '[.functions[] | select(.name | test("^work_[abc]$")) | .samples] | add // 0')
     set -- $(shares3 "$T/$drv.PRF" work_a work_b work_c)
-    diag "$drv: work_a/b/c ${1:-?} ${2:-?} ${3:-?} %"
-    near "${1:-x}" 50 3 "$drv: work_a has 50 % of the three (+/- 3)"
-    near "${2:-x}" 30 3 "$drv: work_b has 30 % of the three (+/- 3)"
-    near "${3:-x}" 20 3 "$drv: work_c has 20 % of the three (+/- 3)"
+    diag "$drv: work_a/b/c ${1:-?} ${2:-?} ${3:-?} % of $n samples"
+    for w in "a 50 ${1:-x}" "b 30 ${2:-x}" "c 20 ${3:-x}"; do
+        set -- $w
+        tol=$(awk -v n="$n" -v p="$2" 'BEGIN { if (n < 1) n = 1
+            t = 4 * 100 * sqrt(p / 100 * (1 - p / 100) / n); printf "%.1f\n", (t > 3 ? t : 3) }')
+        near "$3" "$2" "$tol" "$drv: work_$1 has $2 % of the three (+/- $tol)"
+    done
     unharmed "$drv" "$drv: after detaching"
 
     # A TERM to profil ends the session; the process is not sent it.
@@ -180,6 +187,29 @@ for drv in ptrace perf; do
     wait "$P"
     is "$?" 7 "$drv: its parent still gets its exit status"
 done
+
+# ---------------------------------------------------------------------------
+# A process stopped by SIGSTOP stays stopped when profil lets go of it, and
+# goes on at SIGCONT: the group-stop is neither swallowed nor ended.
+start stopped
+kill -STOP "$P"
+sleep 0.2
+for drv in ptrace perf; do
+    if [ "$drv" = perf ] && [ -n "$REFUSED" ]; then
+        skip "perf: a stopped process" "$REFUSED"
+        continue
+    fi
+    run "$PROFIL" --no-tui --driver "$drv" --duration 1 -p "$P" -b 1 -t 1000 \
+        -o "$T/stopped-$drv.PRF" </dev/null
+    is "$rc" 0 "$drv: attached to a stopped process, profil exits 0"
+    is "$(status "$P" State | cut -c1)$(status "$P" TracerPid)" T0 \
+        "$drv: the stopped process is still stopped, and not traced"
+done
+kill -CONT "$P"
+sleep 0.2
+unharmed stopped "after SIGCONT"
+kill "$P"
+wait "$P" 2>/dev/null
 
 # ---------------------------------------------------------------------------
 # --duration with a program profil starts: stopped as --until-settled stops it.
