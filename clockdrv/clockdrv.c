@@ -59,7 +59,7 @@ void clockdrv_pause(struct clockdrv *d, bool paused)
 
 bool clockdrv_stop(struct clockdrv *d, int sig)
 {
-    if (d->pid <= 0 || d->ended)
+    if (d->pid <= 0 || d->ended || d->attached)
         return false;
     uint64_t now = clockdrv_now_ns();
     if (d->stop_at != 0 && now - d->stop_at < CLOCKDRV_ESCALATE_NS) {

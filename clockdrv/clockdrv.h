@@ -64,17 +64,24 @@ struct clockdrv_ops {
     /* Whether the driver can run here for this user: 0, or -errno and *cause. */
     int (*probe)(const struct clockdrv_config *cfg, char **cause);
     /* Start the program under the clock, enabled from its exec.  The
-     * program dies with profil (clockdrv/spawn.c).  An attached process
-     * (-p, not implemented yet) must never be killed: no PTRACE_O_EXITKILL
-     * for it, and free() detaches it rather than killing it. */
+     * program dies with profil (clockdrv/spawn.c). */
     struct clockdrv *(*start)(const struct clockdrv_config *cfg, const struct launch *l,
                               char **cause);
+    /* Put the clock on the running process PID and every thread it has
+     * (-p), enabled at once; its new threads and children are followed.
+     * The result has attached set: the process is never signalled nor
+     * killed (no PTRACE_O_EXITKILL, clockdrv_stop sends nothing), and
+     * free() lets go of it, leaving it as it was.  The mappings it had are
+     * handed over by the first drain, as EVENT_MMAP.  NULL and *cause, one
+     * line naming what refused (clockdrv_attach_refusal). */
+    struct clockdrv *(*attach)(const struct clockdrv_config *cfg, pid_t pid, char **cause);
     /* Hand every event gathered so far to EMIT.  Returns 1 once the program
      * has ended and the last event was handed over, 0 while it runs. */
     int (*drain)(struct clockdrv *d, clockdrv_emit_fn emit, void *arg);
     void (*clock_on)(struct clockdrv *d);
     void (*clock_off)(struct clockdrv *d);
-    /* Kill the program if it still runs, reap it, release everything. */
+    /* Kill the program if it still runs, reap it, release everything; an
+     * attached process is let go of instead, running on as before. */
     void (*free)(struct clockdrv *d);
 };
 
@@ -90,6 +97,8 @@ struct clockdrv {
     bool paused;
     uint64_t stop_at;  /* when clockdrv_stop last asked the program to end, or 0 */
     char *note;        /* owned: a remark for the user (e.g. kernel excluded), or NULL */
+    bool attached;     /* started by attach: a process profil did not start */
+    bool exit_unknown; /* ended, but not our child: wstatus is not known */
 };
 
 extern const struct clockdrv_ops clockdrv_perf_ops;
@@ -103,6 +112,33 @@ extern const struct clockdrv_ops clockdrv_ptrace_ops;
  * A second request within CLOCKDRV_ESCALATE_NS of the first sends SIGKILL
  * instead, and returns true: the program ignored or caught the first. */
 bool clockdrv_stop(struct clockdrv *d, int sig);
+/* An attached process (d->attached) is never sent anything: clockdrv_stop
+ * returns false at once, and its caller ends the session instead. */
+
+/* clockdrv/attach.c: what both drivers need to attach to a running process. */
+
+/* The threads of process PID now, in *TIDS (owned, *N of them): 0, or -errno
+ * (-ESRCH: no such process). */
+int clockdrv_tasks(pid_t pid, pid_t **tids, size_t *n);
+
+/* The tracer of thread TID (TracerPid), 0 when none, -1 when unknown. */
+pid_t clockdrv_tracer(pid_t tid);
+
+/* One line saying why DRIVER ("ptrace", "perf") could not watch PID after
+ * the kernel said ERR: no such process, another tracer, Yama's
+ * ptrace_scope, another user's process, perf_event_paranoid.  Owned. */
+char *clockdrv_attach_refusal(const char *driver, pid_t pid, int err);
+
+/* An executable mapping as /proc/PID/maps shows it. */
+struct clockdrv_map {
+    uint64_t start, len, pgoff;
+    char *path; /* owned: as perf's mmap records name it ("//anon", "[vdso]") */
+};
+
+/* The executable mappings of PID: 0 and *MAPS (free with clockdrv_maps_free),
+ * or -errno. */
+int clockdrv_exec_maps(pid_t pid, struct clockdrv_map **maps, size_t *n);
+void clockdrv_maps_free(struct clockdrv_map *maps, size_t n);
 
 /* The driver named NAME ("perf", "ptrace"), or NULL. */
 const struct clockdrv_ops *clockdrv_find(const char *name);

@@ -142,6 +142,14 @@ struct clockdrv_perf {
     char *note0;              /* the note as the start made it, or NULL */
     bool note0_kept;
     bool setuid_said; /* the note says a setuid program went unseen */
+    size_t pages;     /* of each CPU's ring */
+    bool exclude_kernel; /* the events take user-mode samples only */
+    int *extra;          /* the events of an attached process's other threads */
+    size_t nextra, extra_alloc;
+    struct clockdrv_map *maps; /* attached: the mappings there were, for the first drain */
+    size_t nmaps;
+    uint64_t attach_ns; /* when profil attached */
+    bool several;       /* attached to a process of several threads */
 };
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -266,10 +274,15 @@ static void perf_period_given(struct perf_cpu *pc, uint64_t time, uint64_t perio
 static void clockdrv_perf_free(struct clockdrv *base)
 {
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
-    if (d->base.pid > 0 && !d->base.ended) {
+    if (d->base.pid > 0 && !d->base.ended && !d->base.attached) {
         kill(d->base.pid, SIGKILL);
         waitpid(d->base.pid, &d->base.wstatus, 0);
     }
+    /* An attached process runs on: closing the events is all it takes. */
+    for (size_t i = 0; i < d->nextra; i++)
+        close(d->extra[i]);
+    free(d->extra);
+    clockdrv_maps_free(d->maps, d->nmaps);
     long page = sysconf(_SC_PAGESIZE);
     for (int i = 0; i < d->ncpus; i++) {
         if (d->cpus[i].meta != NULL)
@@ -316,7 +329,7 @@ static long perf_switch_tracepoint(void)
  * the thread blocks (its prev_state is a sleep, not R nor R+ for preempted):
  * a program that is only preempted pays nothing.  Else every context switch,
  * which costs a stack copy at each preemption too. */
-static void perf_open_cs(struct clockdrv_perf *d, pid_t pid, int i)
+static int perf_open_cs(struct clockdrv_perf *d, pid_t pid, int i)
 {
     struct perf_event_attr attr;
     perf_cs_attr(&attr, &d->cfg);
@@ -337,25 +350,24 @@ static void perf_open_cs(struct clockdrv_perf *d, pid_t pid, int i)
     }
     uint64_t id;
     if (fd < 0)
-        return;
+        return -1;
     if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, d->cpus[i].fd) < 0 ||
         ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
         close(fd);
-        return;
+        return -1;
     }
-    d->cpus[i].cs_fd = fd;
     d->cs = true;
     d->cs_ids = xreallocarray(d->cs_ids, d->ncs_ids + 1, sizeof *d->cs_ids);
     d->cs_ids[d->ncs_ids++] = id;
+    return fd;
 }
 
-/* Open the event on every CPU for the held child PID. */
-static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
+/* The CPUs, and the size of their rings. */
+static void perf_setup_cpus(struct clockdrv_perf *d)
 {
     long ncpus = sysconf(_SC_NPROCESSORS_CONF);
     d->ncpus = ncpus > 0 ? (int)ncpus : 1;
     d->cpus = xcalloc((size_t)d->ncpus, sizeof *d->cpus);
-    bool exclude_kernel = false;
     /* Bigger buffers for faster clocks: about half a second of samples. */
     size_t pages = d->cfg.interval_us <= 100 ? 128 : d->cfg.interval_us <= 500 ? 64 : 32;
     if (d->cfg.stacks) {
@@ -369,30 +381,81 @@ static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
         while (2 * pages <= most && (uint64_t)pages * 4096 < bytes)
             pages *= 2;
     }
+    d->pages = pages;
     d->ids = d->cfg.stacks;
     for (int i = 0; i < d->ncpus; i++)
         d->cpus[i].fd = d->cpus[i].cs_fd = -1;
+}
+
+/* Keep FD, an event of a thread after the first, to enable, disable and close. */
+static void perf_keep_extra(struct clockdrv_perf *d, int fd)
+{
+    d->extra = xgrowarray(d->extra, &d->extra_alloc, d->nextra + 1, sizeof *d->extra);
+    d->extra[d->nextra++] = fd;
+}
+
+/* Open the event on every CPU for the task PID (the held child, or a thread
+ * of an attached process).  The first task's events own the CPUs' rings;
+ * a later one's write into them (PERF_EVENT_IOC_SET_OUTPUT, as perf record
+ * -p does), with the period its CPU's has.  -ESRCH when the task is gone. */
+static int perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause)
+{
     for (int i = 0; i < d->ncpus; i++) {
+        bool owner = d->cpus[i].fd < 0;
+        if (!owner && d->cpus[i].meta == NULL)
+            continue; /* an offline CPU */
         struct perf_event_attr attr;
-        perf_attr(&attr, &d->cfg, exclude_kernel);
-        attr.sample_period = clockdrv_jitter_next(&d->jitter);
-        perf_period_given(&d->cpus[i], 0, attr.sample_period);
+        perf_attr(&attr, &d->cfg, d->exclude_kernel);
+        if (d->base.attached) {
+            attr.enable_on_exec = 0; /* it runs already: at once */
+            attr.disabled = 0;
+        }
+        if (owner) {
+            attr.sample_period = clockdrv_jitter_next(&d->jitter);
+            perf_period_given(&d->cpus[i], 0, attr.sample_period);
+        } else {
+            attr.sample_period = d->cpus[i].periods[d->cpus[i].nperiods - 1].period;
+        }
         int fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd < 0 && (errno == EACCES || errno == EPERM) && !exclude_kernel) {
-            exclude_kernel = true; /* paranoid 2: user-mode samples only */
-            perf_attr(&attr, &d->cfg, exclude_kernel);
+        if (fd < 0 && (errno == EACCES || errno == EPERM) && !d->exclude_kernel) {
+            d->exclude_kernel = true; /* paranoid 2: user-mode samples only */
+            perf_attr(&attr, &d->cfg, true);
+            if (d->base.attached) {
+                attr.enable_on_exec = 0;
+                attr.disabled = 0;
+            }
             attr.sample_period = d->cpus[i].periods[d->cpus[i].nperiods - 1].period;
             fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
         }
-        if (fd < 0 && errno == ENODEV)
+        if (fd < 0 && errno == ENODEV && owner)
             continue; /* an offline CPU */
         if (fd < 0) {
             int err = errno;
-            *cause = xasprintf("perf: perf_event_open on CPU %d: %s", i, strerror(err));
+            if (err == ESRCH && d->base.attached)
+                return -ESRCH; /* the thread ended: the caller goes on without it */
+            if (d->base.attached)
+                *cause = clockdrv_attach_refusal("perf", d->base.pid, err);
+            else
+                *cause = xasprintf("perf: perf_event_open on CPU %d: %s", i, strerror(err));
             return -err;
         }
+        if (!owner) {
+            if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, d->cpus[i].fd) < 0) {
+                int err = errno;
+                close(fd);
+                *cause = xasprintf("perf: cannot share CPU %d's ring buffer: %s", i, strerror(err));
+                return -err;
+            }
+            perf_keep_extra(d, fd);
+            if (d->cfg.stacks && d->wall && !d->exclude_kernel) {
+                int cs = perf_open_cs(d, pid, i);
+                if (cs >= 0)
+                    perf_keep_extra(d, cs);
+            }
+            continue;
+        }
         d->cpus[i].fd = fd;
-        int r = perf_map(&d->cpus[i], pages);
+        int r = perf_map(&d->cpus[i], d->pages);
         if (r < 0) {
             *cause = xasprintf("perf: cannot map the ring buffer (%s); raise "
                                "kernel.perf_event_mlock_kb or RLIMIT_MEMLOCK", strerror(-r));
@@ -401,16 +464,23 @@ static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
         d->cpus[i].meta->data_tail = 0;
         struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
         epoll_ctl(d->base.fd, EPOLL_CTL_ADD, fd, &ev);
-        if (d->cfg.stacks && d->wall && !exclude_kernel)
-            perf_open_cs(d, pid, i);
+        if (d->cfg.stacks && d->wall && !d->exclude_kernel)
+            d->cpus[i].cs_fd = perf_open_cs(d, pid, i);
     }
-    if (exclude_kernel)
+    if (d->exclude_kernel && d->base.note == NULL)
         d->base.note = xstrdup("kernel samples excluded: time on a CPU in the kernel is not seen");
     return 0;
 }
 
-static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg, const struct launch *l,
-                                            char **cause)
+/* Open the event on every CPU for the held child PID. */
+static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
+{
+    perf_setup_cpus(d);
+    return perf_open_task(d, pid, cause);
+}
+
+/* The driver's state before any event is open; NULL and *cause. */
+static struct clockdrv_perf *perf_new(const struct clockdrv_config *cfg, char **cause)
 {
     struct clockdrv_perf *d = xcalloc(1, sizeof *d);
     d->base.ops = &clockdrv_perf_ops;
@@ -429,6 +499,15 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg, c
         clockdrv_perf_free(&d->base);
         return NULL;
     }
+    return d;
+}
+
+static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg,
+                                            const struct launch *l, char **cause)
+{
+    struct clockdrv_perf *d = perf_new(cfg, cause);
+    if (d == NULL)
+        return NULL;
     struct spawn sp;
     if (spawn_prepare(&sp, l, cause) < 0) {
         clockdrv_perf_free(&d->base);
@@ -453,6 +532,84 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg, c
     struct perf_thread *t = perf_thread(d, (uint32_t)sp.pid, true);
     t->pid = (uint32_t)sp.pid;
     d->base.threads = d->base.max_threads = 1;
+    return &d->base;
+}
+
+/* Open the events on every thread of PID, as perf record -p does, scanning
+ * its task list again until a scan finds none new: a thread made meanwhile
+ * by one already watched inherits its events, one made by a thread not yet
+ * watched is opened on the next scan.  (A thread made by a watched one and
+ * seen by that scan gets events of its own too, in the few microseconds
+ * the opening takes: its samples would count twice.)  The kernel does not
+ * replay the mappings there were: they are read from /proc/PID/maps once
+ * the events are open (a mapping made meanwhile comes in both, which the
+ * session takes as one) and handed over by the first drain.  The end is
+ * seen by a pidfd; not our child, the process's exit status is unknown. */
+static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, pid_t pid,
+                                             char **cause)
+{
+    struct clockdrv_perf *d = perf_new(cfg, cause);
+    if (d == NULL)
+        return NULL;
+    d->base.attached = true;
+    d->base.pid = pid;
+    d->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (d->pidfd < 0) {
+        *cause = errno == ESRCH || errno == EINVAL
+                     ? clockdrv_attach_refusal("perf", pid, ESRCH)
+                     : xasprintf("perf: pidfd_open: %s", strerror(errno));
+        clockdrv_perf_free(&d->base);
+        return NULL;
+    }
+    perf_setup_cpus(d);
+    d->attach_ns = clockdrv_now_ns();
+    for (int pass = 0;; pass++) {
+        pid_t *tids;
+        size_t n, added = 0;
+        int r = clockdrv_tasks(pid, &tids, &n);
+        if (r < 0) {
+            *cause = clockdrv_attach_refusal("perf", pid, -r);
+            clockdrv_perf_free(&d->base);
+            return NULL;
+        }
+        for (size_t i = 0; i < n && r == 0; i++) {
+            if (perf_thread(d, (uint32_t)tids[i], false) != NULL)
+                continue;
+            r = perf_open_task(d, tids[i], cause);
+            if (r == -ESRCH) {
+                r = 0; /* it ended meanwhile */
+                continue;
+            }
+            if (r < 0)
+                break;
+            struct perf_thread *t = perf_thread(d, (uint32_t)tids[i], true);
+            t->pid = (uint32_t)pid;
+            d->base.threads++;
+            added++;
+        }
+        free(tids);
+        if (r < 0 || (pass == 0 && added == 0)) {
+            if (r == 0)
+                *cause = clockdrv_attach_refusal("perf", pid, ESRCH);
+            clockdrv_perf_free(&d->base);
+            return NULL;
+        }
+        if (added == 0)
+            break;
+    }
+    d->base.max_threads = d->base.threads;
+    if (d->base.threads > 1) {
+        /* Each thread's events were given its CPU's period: they cannot
+         * change together, so they keep it (see perf_jitter). */
+        d->several = true;
+        d->jitter_stop = true;
+    }
+    if (clockdrv_exec_maps(pid, &d->maps, &d->nmaps) < 0) {
+        d->maps = NULL;
+        d->nmaps = 0;
+    }
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
+    epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->pidfd, &ev);
     return &d->base;
 }
 
@@ -1033,6 +1190,12 @@ static void perf_note_add(struct clockdrv_perf *d, const char *msg)
 /* Jittered periods stopped: say so. */
 static void perf_note_jitter(struct clockdrv_perf *d)
 {
+    if (d->several) {
+        perf_note_add(d, "the process had several threads when profil attached, so the sample "
+                         "periods do not change (each CPU keeps the random one it had); "
+                         "--driver ptrace keeps jittering");
+        return;
+    }
     perf_note_add(d, "the program started a thread or a process, so the sample periods stopped "
                      "changing (each CPU keeps the random one it had: the kernel gives a new "
                      "thread its parent's period of the moment for good); --driver ptrace "
@@ -1109,8 +1272,30 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
             break;
     }
     if (d->child_gone && !d->base.ended) {
-        if (waitpid(d->base.pid, &d->base.wstatus, WNOHANG) == d->base.pid)
+        if (waitpid(d->base.pid, &d->base.wstatus, WNOHANG) == d->base.pid) {
             d->base.ended = true;
+        } else if (d->base.attached) {
+            /* Another's child: it ended, how is its parent's to know. */
+            d->base.ended = true;
+            d->base.exit_unknown = true;
+        }
+    }
+    if (d->maps != NULL || d->nmaps > 0) {
+        /* The mappings an attached process had before profil came. */
+        for (size_t i = 0; i < d->nmaps; i++) {
+            struct event mev = {.type = EVENT_MMAP,
+                                .pid = (uint32_t)d->base.pid,
+                                .tid = (uint32_t)d->base.pid,
+                                .time_ns = d->attach_ns};
+            mev.mmap.start = d->maps[i].start;
+            mev.mmap.len = d->maps[i].len;
+            mev.mmap.pgoff = d->maps[i].pgoff;
+            mev.mmap.path = d->maps[i].path;
+            emit(arg, &mev);
+        }
+        clockdrv_maps_free(d->maps, d->nmaps);
+        d->maps = NULL;
+        d->nmaps = 0;
     }
     uint64_t now = clockdrv_now_ns();
     d->nrecs = 0;
@@ -1156,6 +1341,8 @@ static void perf_ioctl_all(struct clockdrv_perf *d, unsigned long req)
         if (d->cpus[i].cs_fd >= 0)
             ioctl(d->cpus[i].cs_fd, req, 0);
     }
+    for (size_t i = 0; i < d->nextra; i++)
+        ioctl(d->extra[i], req, 0);
 }
 
 static void clockdrv_perf_clock_off(struct clockdrv *base)
@@ -1177,6 +1364,7 @@ const struct clockdrv_ops clockdrv_perf_ops = {
     .name = "perf",
     .probe = clockdrv_perf_probe,
     .start = clockdrv_perf_start,
+    .attach = clockdrv_perf_attach,
     .drain = clockdrv_perf_drain,
     .clock_on = clockdrv_perf_clock_on,
     .clock_off = clockdrv_perf_clock_off,

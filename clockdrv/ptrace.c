@@ -30,6 +30,10 @@
  * executable mapping known, so dlopen'd libraries and JIT regions appear.
  *
  * Choices:
+ * - Attached (-p): each thread is PTRACE_SEIZEd, which stops nothing and
+ *   sends nothing (PTRACE_ATTACH's SIGSTOP would change what the program
+ *   does), without PTRACE_O_EXITKILL: if profil dies the kernel detaches the
+ *   process, which runs on; free() detaches every thread (see there).
  * - PTRACE_O_EXITKILL: if profil dies (a crash, SIGKILL) the kernel kills the
  *   program rather than leave a traced process stopped forever or running on
  *   unseen; free() detaches the program's other processes first, so that
@@ -101,6 +105,8 @@
 #define PTRACE_OPTIONS                                                                             \
     (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |         \
      PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)
+/* A process profil attached to must outlive profil: no EXITKILL. */
+#define PTRACE_ATTACH_OPTIONS (PTRACE_OPTIONS & ~PTRACE_O_EXITKILL)
 #define PTRACE_SPIN_NS   20000ull      /* how long a tick polls for the stops that come at once */
 #define PTRACE_DETACH_NS      2000000000ull /* longest wait at free for the program to let go */
 #define PTRACE_OVERRUN_WINDOW 64            /* ticks over which overruns are counted */
@@ -500,6 +506,15 @@ static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, v
     struct clockdrv_ptrace *d = (struct clockdrv_ptrace *)base;
     d->emit = emit;
     d->arg = arg;
+    if (d->attach_maps) {
+        /* The mappings an attached process had before profil came. */
+        d->attach_maps = false;
+        d->now = clockdrv_now_ns();
+        for (size_t i = 0; i < d->nprocs; i++) {
+            d->procs[i]->nmaps = 0;
+            ptrace_maps(d, d->procs[i]);
+        }
+    }
     struct signalfd_siginfo si;
     while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
         ;
@@ -559,14 +574,18 @@ static void clockdrv_ptrace_clock_off(struct clockdrv *base)
 }
 
 /* Kill the program if it runs, let go of any other process it started (so
- * that EXITKILL does not take them down with profil), reap, release. */
+ * that EXITKILL does not take them down with profil), reap, release.  An
+ * attached process is let go of whole: each thread is interrupted (a
+ * detach needs a stopped tracee) and detached at its stop with the signal
+ * it was stopped for, if any, so that none is swallowed; a thread in a
+ * group-stop stays stopped, as the kernel re-establishes it. */
 static void clockdrv_ptrace_free(struct clockdrv *base)
 {
     struct clockdrv_ptrace *d = (struct clockdrv_ptrace *)base;
     d->emit = NULL;
     if (d->timerfd >= 0)
         ptrace_arm(d, false);
-    if (d->base.pid > 0 && !d->base.ended)
+    if (d->base.pid > 0 && !d->base.ended && !d->base.attached)
         kill(d->base.pid, SIGKILL);
     d->freeing = true;
     for (size_t i = 0; i < d->threads_alloc; i++) {
@@ -579,7 +598,7 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
     }
     d->pending = 0;
     uint64_t deadline = clockdrv_now_ns() + PTRACE_DETACH_NS;
-    while (d->threads_used > 0 || (d->base.pid > 0 && !d->base.ended)) {
+    while (d->threads_used > 0 || (d->base.pid > 0 && !d->base.ended && !d->base.attached)) {
         int st;
         pid_t r = waitpid(-1, &st, __WALL | WNOHANG);
         if (r > 0) {
@@ -621,9 +640,9 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
     free(d);
 }
 
-/* Fork the program, seize it, then let it exec. */
-static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
-                                              const struct launch *l, char **cause)
+/* The driver's state with its clock set up but nothing traced; NULL and
+ * *cause when the clock cannot be made. */
+static struct clockdrv_ptrace *ptrace_new(const struct clockdrv_config *cfg, char **cause)
 {
     struct clockdrv_ptrace *d = xcalloc(1, sizeof *d);
     d->base.ops = &clockdrv_ptrace_ops;
@@ -655,14 +674,13 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
     struct epoll_event ev = {.events = EPOLLIN};
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->sigfd, &ev);
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->timerfd, &ev);
+    return d;
+}
 
-    struct spawn sp;
-    if (spawn_prepare(&sp, l, cause) < 0) {
-        clockdrv_ptrace_free(&d->base);
-        return NULL;
-    }
-    /* Two files per thread: as many as we may, now that the program has
-     * its own limit. */
+/* Two files per thread: as many as we may (once a program we start has
+ * its own limit). */
+static void ptrace_raise_nofile(struct clockdrv_ptrace *d)
+{
     struct rlimit rl;
     d->nofile = RLIM_INFINITY;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
@@ -674,6 +692,21 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
         d->nofile = rl.rlim_cur;
     }
     d->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* Fork the program, seize it, then let it exec. */
+static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
+                                              const struct launch *l, char **cause)
+{
+    struct clockdrv_ptrace *d = ptrace_new(cfg, cause);
+    if (d == NULL)
+        return NULL;
+    struct spawn sp;
+    if (spawn_prepare(&sp, l, cause) < 0) {
+        clockdrv_ptrace_free(&d->base);
+        return NULL;
+    }
+    ptrace_raise_nofile(d);
     if (ptrace(PTRACE_SEIZE, sp.pid, 0, PTRACE_OPTIONS) < 0) {
         *cause = xasprintf("ptrace: cannot trace the program: %s", strerror(errno));
         spawn_abort(&sp);
@@ -698,10 +731,68 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
     return &d->base;
 }
 
+/* Seize every thread of PID, scanning its task list again until a scan finds
+ * none new: a thread made meanwhile by one already seized is ours through
+ * PTRACE_O_TRACECLONE (a second seize says EPERM), one made by a thread not
+ * yet seized is seized on the next scan.  PTRACE_SEIZE stops nothing and
+ * sends nothing, unlike PTRACE_ATTACH's SIGSTOP; no PTRACE_O_EXITKILL: if
+ * profil dies the kernel lets go of the process, which runs on. */
+static struct clockdrv *clockdrv_ptrace_attach(const struct clockdrv_config *cfg, pid_t pid,
+                                               char **cause)
+{
+    struct clockdrv_ptrace *d = ptrace_new(cfg, cause);
+    if (d == NULL)
+        return NULL;
+    d->base.attached = true;
+    d->base.pid = pid;
+    ptrace_raise_nofile(d);
+    for (int pass = 0;; pass++) {
+        pid_t *tids;
+        size_t n, added = 0;
+        int r = clockdrv_tasks(pid, &tids, &n);
+        if (r < 0) {
+            *cause = clockdrv_attach_refusal("ptrace", pid, -r);
+            clockdrv_ptrace_free(&d->base);
+            return NULL;
+        }
+        for (size_t i = 0; i < n && r == 0; i++) {
+            if (ptrace_thread(d, tids[i]) != NULL)
+                continue;
+            if (ptrace(PTRACE_SEIZE, tids[i], 0, PTRACE_ATTACH_OPTIONS) < 0) {
+                int err = errno;
+                if (err == ESRCH)
+                    continue; /* it ended meanwhile */
+                if (err != EPERM || clockdrv_tracer(tids[i]) != getpid()) {
+                    r = -err;
+                    break;
+                }
+            }
+            struct ptrace_thread *t = ptrace_adopt(d, tids[i], 0);
+            /* What it ran before profil came is no sample's. */
+            if (ptrace_schedstat(d, t, &t->exec, &t->delay, &t->runs))
+                t->seen = SEEN_RUNNABLE;
+            added++;
+        }
+        free(tids);
+        if (r < 0 || (pass == 0 && added == 0)) {
+            *cause = clockdrv_attach_refusal("ptrace", pid, r < 0 ? -r : ESRCH);
+            clockdrv_ptrace_free(&d->base);
+            return NULL;
+        }
+        if (added == 0)
+            break;
+    }
+    d->attach_maps = true; /* handed over by the first drain */
+    ptrace_prioritize(d);
+    ptrace_arm(d, true);
+    return &d->base;
+}
+
 const struct clockdrv_ops clockdrv_ptrace_ops = {
     .name = "ptrace",
     .probe = clockdrv_ptrace_probe,
     .start = clockdrv_ptrace_start,
+    .attach = clockdrv_ptrace_attach,
     .drain = clockdrv_ptrace_drain,
     .clock_on = clockdrv_ptrace_clock_on,
     .clock_off = clockdrv_ptrace_clock_off,

@@ -109,6 +109,7 @@ struct clockdrv_ptrace {
     uint64_t deadline;             /* the jittered timer's next expiry */
     size_t pending; /* threads this tick interrupted whose stop has not come */
     bool freeing;   /* letting go of everything */
+    bool attach_maps; /* attached: the first drain hands over the mappings there were */
     uint64_t tick;
     uint64_t now; /* the current tick's time */
 

@@ -59,6 +59,8 @@ struct options {
     const char *target;  /* the program, or the .PRF for --report */
     bool start_paused;   /* --start-paused: the clock starts off */
     const char *control; /* --control FIFO[,ACK], or NULL */
+    long attach_pid;     /* -p, --pid: the running process to attach to, or 0 */
+    double duration;     /* --duration SECONDS: end the session then (0: never) */
 };
 
 /* Open the debug information of the libraries PATH will map (as ldd lists
@@ -67,6 +69,11 @@ void launcher_open_libraries(struct session *s, const char *path);
 
 /* profil --list FILE [SESSION.PRF]: the Multics profile listing of FILE. */
 int launcher_list(const struct options *o);
+
+/* profil -p PID: attach to a running process, profile it until q, Ctrl-C,
+ * a TERM, --duration or its end, and let go of it running on.  profil's
+ * exit status: 0, or 1 when it could not attach or save. */
+int launcher_attach(struct options *o);
 
 /* Parse the command line.  Returns -1 to go on, or an exit status (0 after
  * --help/--version, 2 after a usage error, printed to stderr). */
@@ -105,6 +112,8 @@ int launcher_refuse_same(const char *output, const char *input, const char *role
  * returns profil's exit status. */
 int launcher_run(struct session *s, const struct options *o, const char *path,
                  const struct args *a, const char *output);
+/* With o->attach_pid, launcher_run attaches to that process instead of
+ * starting PATH (its executable, as /proc/PID/exe names it); A is unused. */
 
 /* From the prompts' end to the program's start (reading and downloading
  * debug information can take a while): Ctrl-C or Ctrl-\ makes profil say

@@ -192,11 +192,6 @@ static int main_window(struct session *s, const struct options *o)
 {
     if (o->from_arg == NULL && o->to_arg == NULL)
         return 0;
-    if (o->has_tid || o->has_pid || o->comm) {
-        fprintf(stderr, "profil: --from/--to and --tid/--pid/--comm do not go together: the "
-                        "timeline does not say which thread took a frame's samples\n");
-        return -1;
-    }
     double from = 0, to = (double)s->nframes * SESSION_FRAME_NS / 1e9;
     if ((o->from_arg && main_bound(s, "from", o->from_arg, &from) < 0) ||
         (o->to_arg && main_bound(s, "to", o->to_arg, &to) < 0))
@@ -208,13 +203,13 @@ static int main_window(struct session *s, const struct options *o)
                 quote(o->target));
         return -1;
     }
-    if (f1 <= f0) {
-        fprintf(stderr, "profil: --from %.1f s is not before --to %.1f s\n", from, to);
-        return -1;
-    }
     if (f0 >= s->nframes) {
         fprintf(stderr, "profil: --from %.1f s: the session is %.1f s long\n", from,
                 (double)s->nframes * SESSION_FRAME_NS / 1e9);
+        return -1;
+    }
+    if (f1 <= f0) {
+        fprintf(stderr, "profil: --from %.1f s is not before --to %.1f s\n", from, to);
         return -1;
     }
     session_window_set(s, f0, f1 < s->nframes ? f1 : s->nframes);
@@ -631,8 +626,15 @@ int main(int argc, char **argv)
         free(file);
         return r;
     }
+    if (o.attach_pid > 0)
+        return launcher_attach(&o);
     if (main_is_session(o.target))
         return main_replay(&o);
+    if (o.has_tid || o.comm || o.from_arg || o.to_arg) {
+        fprintf(stderr, "profil: --%s goes with --report and the replay\n",
+                o.has_tid ? "tid" : o.comm ? "comm" : o.from_arg ? "from" : "to");
+        return 2;
+    }
 
     debuginfo_set_progress(launcher_debuginfo_progress, NULL, NULL, NULL);
     char *path = launcher_resolve(o.target);

@@ -15,6 +15,7 @@ static void options_usage(FILE *out)
 {
     fprintf(out,
             "Usage: profil [OPTION]... PROGRAM [PARAMETER]...\n"
+            "       profil [OPTION]... -p PID\n"
             "       profil --report [--json] FILE.PRF\n"
             "       profil --hist[=all] [--json] FILE.PRF\n"
             "       profil [--replay] FILE.PRF\n"
@@ -37,6 +38,13 @@ static void options_usage(FILE *out)
             "                       words after PROGRAM, or after PROGRAM --, do the same\n"
             "  -o, --output=FILE    write the session to FILE (default NAME.PRF, or\n"
             "                       $PROFDIR/PID.NAME.PRF when PROFDIR is set)\n"
+            "  -p, --pid=PID        attach to the running process PID and all its threads\n"
+            "                       instead of starting a program; q, Ctrl-C, a TERM,\n"
+            "                       --duration or its end stop the session, and profil lets\n"
+            "                       go of it running on as before (only the bucket size and\n"
+            "                       sample time are asked)\n"
+            "      --duration=S     end the session after S seconds: detach from -p PID, or\n"
+            "                       stop a program profil started as --until-settled does\n"
             "      --clock=CLOCK    wall (default: every tick, blocked time as I/O) or cpu\n"
             "      --driver=DRIVER  auto (default: perf where allowed, else ptrace), perf\n"
             "                       or ptrace\n"
@@ -114,7 +122,8 @@ static void options_usage(FILE *out)
             "  -V, --version        show the version and exit\n"
             "\n"
             "Exit status: the program's own (128+N when killed by signal N); 1 when profil\n"
-            "fails, 2 for a bad command line.  See profil(1).\n");
+            "fails, 2 for a bad command line.  See profil(1).\n"
+            "With -p: 0 once the session is saved, however the process ended.\n");
 }
 
 /* Parse a numeric option value with the prompt's rules. */
@@ -131,7 +140,6 @@ static int options_number(const char *name, const char *v, unsigned long min, un
 enum {
     OPT_CLOCK = 256,
     OPT_TID,
-    OPT_PID,
     OPT_COMM,
     OPT_BY_THREAD,
     OPT_DRIVER,
@@ -167,17 +175,19 @@ enum {
     OPT_ANNOTATE,
     OPT_DISASM,
     OPT_START_PAUSED,
-    OPT_CONTROL
+    OPT_CONTROL,
+    OPT_DURATION
 };
 static const struct option longopts[] = {
     {"bucket", required_argument, NULL, 'b'},
     {"tid", required_argument, NULL, OPT_TID},
-    {"pid", required_argument, NULL, OPT_PID},
     {"comm", required_argument, NULL, OPT_COMM},
     {"by-thread", no_argument, NULL, OPT_BY_THREAD},
     {"interval", required_argument, NULL, 't'},
     {"args", required_argument, NULL, 'a'},
     {"output", required_argument, NULL, 'o'},
+    {"pid", required_argument, NULL, 'p'},
+    {"duration", required_argument, NULL, OPT_DURATION},
     {"clock", required_argument, NULL, OPT_CLOCK},
     {"driver", required_argument, NULL, OPT_DRIVER},
     {"no-tui", no_argument, NULL, OPT_NO_TUI},
@@ -224,7 +234,7 @@ static const struct option longopts[] = {
 static int options_scan(int argc, char **argv, struct options *o)
 {
     int c;
-    while ((c = getopt_long(argc, argv, "+:b:t:a:o:c:d:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:b:t:a:o:c:d:p:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'b':
             if (options_number("bucket", optarg, BUCKET_MIN, BUCKET_MAX, &o->bucket) < 0)
@@ -332,17 +342,35 @@ static int options_scan(int argc, char **argv, struct options *o)
             }
             o->control = optarg;
             break;
+        case 'p': {
+            uint32_t pid;
+            if (options_number("pid", optarg, 1, 4194304, &pid) < 0)
+                return 2;
+            o->attach_pid = (long)pid; /* with --report or a replay: a filter */
+            o->pid = pid;
+            o->has_pid = true;
+            break;
+        }
+        case OPT_DURATION: {
+            char *end;
+            double secs = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(secs > 0 && secs <= 31536000)) {
+                fprintf(stderr, "profil: --duration: '%s' is not a number of seconds above 0\n",
+                        optarg);
+                return 2;
+            }
+            o->duration = secs;
+            break;
+        }
         case OPT_NO_INLINE: o->no_inline = true; break;
         case OPT_NO_JITTER: o->no_jitter = true; break;
         case OPT_DIFF: o->mode = MODE_DIFF; break;
         case OPT_MERGE: o->mode = MODE_MERGE; break;
         case OPT_FORCE: o->force = true; break;
         case OPT_TID:
-        case OPT_PID:
-            if (options_number(c == OPT_TID ? "tid" : "pid", optarg, 1, UINT32_MAX,
-                               c == OPT_TID ? &o->tid : &o->pid) < 0)
+            if (options_number("tid", optarg, 1, UINT32_MAX, &o->tid) < 0)
                 return 2;
-            *(c == OPT_TID ? &o->has_tid : &o->has_pid) = true;
+            o->has_tid = true;
             break;
         case OPT_COMM:
             if (optarg[0] == '\0') {
@@ -520,6 +548,30 @@ static int options_merge(int argc, char **argv, struct options *o)
     return -1;
 }
 
+/* -p PID: a running process takes the program's place, and its parameters'. */
+static int options_attach(int argc, struct options *o)
+{
+    if (o->mode != MODE_PROFILE) {
+        fprintf(stderr, "profil: -p attaches to a process to profile it: not with --report, "
+                        "--replay or --export\n");
+        return 2;
+    }
+    if (optind < argc || o->have_args) {
+        fprintf(stderr, "profil: -p attaches to a running process: give no program or "
+                        "parameters with it\n");
+        return 2;
+    }
+    if (o->json || o->tree || o->inverted || o->lines) {
+        fprintf(stderr, "profil: --%s goes with --report\n",
+                o->json    ? "json"
+                : o->tree  ? "tree"
+                : o->lines ? "lines"
+                           : "inverted");
+        return 2;
+    }
+    return -1;
+}
+
 int options_parse(int argc, char **argv, struct options *o)
 {
     /* Multics spelled it -ll (and -line_length): getopt would read -l -l. */
@@ -554,9 +606,21 @@ int options_parse(int argc, char **argv, struct options *o)
         fprintf(stderr, "profil: --exclude and --line-length go with --list\n");
         return 2;
     }
-    if ((o->from_arg || o->to_arg) && o->mode != MODE_REPORT && o->mode != MODE_REPLAY) {
+    if ((o->from_arg || o->to_arg) && o->mode != MODE_REPORT && o->mode != MODE_REPLAY &&
+        o->mode != MODE_PROFILE) {
         fprintf(stderr, "profil: --from and --to go with --list (lines), --report and the "
                         "replay (seconds, or mark:TEXT)\n");
+        return 2;
+    }
+    if ((o->from_arg || o->to_arg) && (o->has_tid || o->comm || (o->has_pid && o->mode != MODE_PROFILE))) {
+        fprintf(stderr, "profil: --from/--to and --tid/--pid/--comm do not go together: the "
+                        "timeline does not say which thread took a frame's samples\n");
+        return 2;
+    }
+    if (o->attach_pid > 0 && o->mode == MODE_PROFILE)
+        return options_attach(argc, o);
+    if (o->duration > 0 && o->mode != MODE_PROFILE) {
+        fprintf(stderr, "profil: --duration goes with a program or -p PID\n");
         return 2;
     }
     if (optind >= argc) {
@@ -617,14 +681,10 @@ int options_parse(int argc, char **argv, struct options *o)
         }
         return -1;
     }
-    if (o->has_tid || o->comm || o->by_thread || o->has_pid) {
-        fprintf(stderr, "profil: --%s goes with --report%s\n",
-                o->has_tid   ? "tid"
-                : o->comm    ? "comm"
-                : o->has_pid ? "pid"
-                             : "by-thread",
-                o->by_thread && !o->has_tid && !o->comm && !o->has_pid ? " --json"
-                                                                       : " and the replay");
+    /* --tid, --comm, --from and --to go with a replay too, which
+     * `profil FILE.PRF` is: main looks at the file before it says no. */
+    if (o->by_thread) {
+        fprintf(stderr, "profil: --by-thread goes with --report --json\n");
         return 2;
     }
     if (o->json || o->tree || o->inverted || o->lines) {

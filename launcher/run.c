@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #define RUN_TICK_MS 50
+#define RUN_STOP_GRACE_NS 2000000000ull /* --duration: TERM, then KILL this much later */
 
 static void run_emit(void *arg, const struct event *ev)
 {
@@ -38,6 +39,8 @@ static void run_emit(void *arg, const struct event *ev)
 /* profil's exit status mirrors the program's, as strace and time do. */
 static int run_status(const struct session *s)
 {
+    if (s->attached)
+        return 0; /* not its run: profil's own status */
     if (s->exit_kind == EXIT_ABORTED)
         return 128 + s->exit_signal;
     return s->exit_code;
@@ -93,22 +96,33 @@ static const struct clockdrv_ops *run_driver(const struct options *o,
     return ops;
 }
 
-/* Plain mode: the program keeps this terminal; Ctrl-C and Ctrl-\ are for it,
+/* Plain mode: the program keeps this terminal; Ctrl-C and Ctrl-\\ are for it,
  * as they were under PROFIL; a TERM or HUP sent to profil is passed on (and
- * a second one soon after kills the program: clockdrv_stop). */
-static void run_plain_loop(struct session *s, struct clockdrv *d, double until_settled,
+ * a second one soon after kills the program: clockdrv_stop).  An attached
+ * process has a terminal of its own: Ctrl-C, Ctrl-\\, TERM and HUP end the
+ * session, and profil lets go of it.  --duration ends it too: an attached
+ * process is let go of, a program profil started is stopped as
+ * --until-settled stops it. */
+static void run_plain_loop(struct session *s, struct clockdrv *d, const struct options *o,
                            struct control *ctl)
 {
+    double until_settled = o->until_settled;
     struct settle settle;
     settle_init(&settle);
-    bool settled = false;
-    struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGQUIT, &ign, &old_quit);
+    bool settled = false, timed_out = false;
+    uint64_t stopped_at = 0;
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
     sigset_t fwd, old_mask;
     sigemptyset(&fwd);
     sigaddset(&fwd, SIGTERM);
     sigaddset(&fwd, SIGHUP);
+    if (d->attached) {
+        sigaddset(&fwd, SIGINT);
+        sigaddset(&fwd, SIGQUIT);
+    } else {
+        sigaction(SIGINT, &ign, &old_int);
+        sigaction(SIGQUIT, &ign, &old_quit);
+    }
     sigprocmask(SIG_BLOCK, &fwd, &old_mask);
     int sfd = signalfd(-1, &fwd, SFD_CLOEXEC | SFD_NONBLOCK);
     for (;;) {
@@ -123,34 +137,67 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, double until_s
             if ((control_ready(ctl, pfd + 2, nctl, msg, sizeof msg) & CONTROL_SAY) && msg[0])
                 fprintf(stderr, "profil: %s\n", msg);
         }
+        bool detach = false;
         if (sfd >= 0 && (pfd[1].revents & POLLIN)) {
             struct signalfd_siginfo si;
             while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-                if (clockdrv_stop(d, (int)si.ssi_signo))
+                if (d->attached) {
+                    fprintf(stderr, "profil: %s: detaching from process %d\n",
+                            session_signal_name((int)si.ssi_signo), (int)d->pid);
+                    detach = true;
+                } else if (clockdrv_stop(d, (int)si.ssi_signo)) {
                     fprintf(stderr,
                             "profil: %s again within %llu s: killing the program "
                             "(SIGKILL)\n",
                             si.ssi_signo == SIGHUP ? "SIGHUP" : "SIGTERM",
                             CLOCKDRV_ESCALATE_NS / 1000000000ull);
+                }
             }
         }
-        if (d->ops->drain(d, run_emit, s) == 1)
+        if (d->ops->drain(d, run_emit, s) == 1 || detach)
             break;
+        uint64_t now = clockdrv_now_ns();
+        if (o->duration > 0 && !timed_out && now - s->start_ns >= (uint64_t)(o->duration * 1e9)) {
+            timed_out = true;
+            if (d->attached) {
+                fprintf(stderr, "profil: --duration %g s reached: detaching from process %d\n",
+                        o->duration, (int)d->pid);
+                break;
+            }
+            fprintf(stderr, "profil: --duration %g s reached: stopping the program\n", o->duration);
+            clockdrv_stop(d, SIGTERM);
+            stopped_at = now;
+        }
         /* --until-settled: the ranking's top has stopped moving; stop the
          * program as a TERM would, and keep the session. */
         if (until_settled > 0 && !settled && !d->paused &&
-            settle_update(&settle, s, (double)clockdrv_now_ns() / 1e9) >= until_settled) {
+            settle_update(&settle, s, (double)now / 1e9) >= until_settled) {
             settled = true;
+            if (d->attached) {
+                fprintf(stderr,
+                        "profil: the top routines have kept their order for %.0f s "
+                        "(--until-settled): detaching from process %d\n",
+                        until_settled, (int)d->pid);
+                break;
+            }
             fprintf(stderr, "profil: the top routines have kept their order for %.0f s "
                             "(--until-settled): stopping the program\n", until_settled);
             clockdrv_stop(d, SIGTERM);
+        }
+        /* A program that ignores the TERM of --duration is killed after a grace. */
+        if (stopped_at != 0 && now - stopped_at > RUN_STOP_GRACE_NS) {
+            fprintf(stderr, "profil: the program ignored SIGTERM: killing it (SIGKILL)\n");
+            clockdrv_stop(d, SIGKILL); /* within CLOCKDRV_ESCALATE_NS: SIGKILL */
+            stopped_at = 0;
         }
     }
     if (sfd >= 0)
         close(sfd);
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
+    if (!d->attached) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+    }
 }
 
 struct run_save {
@@ -349,6 +396,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     if (!o->no_stacks || !o->no_inline)
         launcher_open_libraries(s, s->modules[0]->path);
     bool screen = !o->no_tui && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    bool attach = o->attach_pid > 0; /* no terminal to give: it has its own */
 
     char **argv = xcalloc(a->argc + 2, sizeof *argv);
     argv[0] = (char *)o->target;
@@ -370,7 +418,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         if (o->control != NULL)
             goto out;
     }
-    if (screen) {
+    if (screen && !attach) {
         struct winsize ws;
         if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0)
             ws = (struct winsize){ .ws_row = 24, .ws_col = 80 };
@@ -388,13 +436,16 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     s->jitter_pct = cfg.jitter * 100;
     s->jitter_known = true;
     s->start_time = (int64_t)time(NULL);
-    if (!screen)
+    if (attach)
+        s->attached_at = s->start_time;
+    if (!screen && !attach)
         fprintf(stderr, "profil: sampling every %u us with the %s driver, %s clock\n",
                 s->interval_us, ops->name, o->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     fflush(NULL); /* nothing buffered may reach the program's output twice */
     s->start_ns = clockdrv_now_ns();
     run_started = 1;
-    struct clockdrv *d = ops->start(&cfg, &l, &cause);
+    struct clockdrv *d =
+        attach ? ops->attach(&cfg, (pid_t)o->attach_pid, &cause) : ops->start(&cfg, &l, &cause);
     if (slave >= 0)
         close(slave);
     if (d == NULL) {
@@ -406,6 +457,12 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         clockdrv_pause(d, true);
         s->sample_from_ns = clockdrv_now_ns();
     }
+    if (!screen && attach) /* said once it is so: a refusal is the only line */
+        fprintf(stderr,
+                "profil: attached to process %ld, sampling every %u us with the %s "
+                "driver, %s clock\n",
+                o->attach_pid, s->interval_us, ops->name,
+                o->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     note = d->note != NULL ? xstrdup(d->note) : NULL; /* what was said at the start */
     if (d->note != NULL && !screen)
         fprintf(stderr, "profil: %s\n", d->note);
@@ -424,6 +481,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
                                 .save_as = run_save_as,
                                 .save_arg = &rs,
                                 .until_settled = o->until_settled,
+                                .duration = o->duration,
                                 .baseline = o->baseline_session,
                                 .baseline_name = o->baseline,
                                 .watch_fds = ctl != NULL ? run_control_fds : NULL,
@@ -440,13 +498,18 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         if (d->note != NULL)
             fprintf(stderr, "profil: %s\n", d->note);
     } else {
-        run_plain_loop(s, d, o->until_settled, ctl);
+        run_plain_loop(s, d, o, ctl);
         s->duration_s = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
         if (d->note != NULL && (note == NULL || strcmp(note, d->note) != 0))
             fprintf(stderr, "profil: %s\n", d->note);
     }
     s->max_threads = d->max_threads;
-    session_set_exit(s, d->wstatus);
+    if (d->attached && (!d->ended || d->exit_unknown))
+        session_set_detached_end(s, d->ended);
+    else
+        session_set_exit(s, d->wstatus);
+    if (screen && d->attached && !d->ended)
+        s->duration_s = (double)(clockdrv_now_ns() - s->start_ns) / 1e9; /* q: detached */
     d->ops->free(d);
 
     char msg[160];

@@ -27,6 +27,53 @@ static cJSON *meta_string_or_null(const char *s)
     return s != NULL ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
+/* How the program ended, in a word: null while it ran on, as a program
+ * profil started does when the session is saved before its end; an
+ * attached one says "running" (profil let go of it) or "exited" (it ended,
+ * how is not known). */
+static cJSON *meta_exit_status(const struct session *s)
+{
+    if (s->exit_kind == EXIT_ABORTED)
+        return cJSON_CreateString("aborted");
+    if (s->exit_kind == EXIT_TERMINATED)
+        return cJSON_CreateString("terminated");
+    if (s->exit_unknown)
+        return cJSON_CreateString("exited");
+    return s->attached ? cJSON_CreateString("running") : cJSON_CreateNull();
+}
+
+/* An attached session says so, and when, and what it could not see. */
+static void meta_attached(const struct session *s, cJSON *obj)
+{
+    if (!s->attached)
+        return;
+    char date[64] = "";
+    time_t t = (time_t)s->attached_at;
+    struct tm tm;
+    if (s->attached_at != 0 && gmtime_r(&t, &tm) != NULL)
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    meta_set(obj, "attached", cJSON_CreateBool(true));
+    meta_set(obj, "attached_at", date[0] ? cJSON_CreateString(date) : cJSON_CreateNull());
+    meta_set(obj, "attached_note",
+             cJSON_CreateString("profil attached to a running process: its start was not seen"));
+}
+
+/* The attached facts of a file's metadata, as meta_attached wrote them. */
+static void meta_get_attached(struct session *s, const cJSON *obj)
+{
+    s->attached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "attached"));
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(obj, "attached_at");
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    if (s->attached && cJSON_IsString(at) && at->valuestring != NULL &&
+        strptime(at->valuestring, "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
+        s->attached_at = (int64_t)timegm(&tm);
+    const cJSON *exit = cJSON_GetObjectItemCaseSensitive(obj, "exit");
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(exit, "status");
+    s->exit_unknown = s->exit_kind == EXIT_NONE && cJSON_IsString(status) &&
+                      status->valuestring != NULL && strcmp(status->valuestring, "exited") == 0;
+}
+
 char *meta_to_json(const struct session *s)
 {
     /* A session read from a file keeps the facts of the machine it ran on. */
@@ -71,10 +118,7 @@ char *meta_to_json(const struct session *s)
     meta_set(obj, "threads", cJSON_CreateNumber(s->max_threads));
     meta_set(obj, "duration_s", cJSON_CreateNumber(s->duration_s));
     cJSON *exit = cJSON_CreateObject();
-    cJSON_AddItemToObject(exit, "status",
-                          s->exit_kind == EXIT_ABORTED      ? cJSON_CreateString("aborted")
-                          : s->exit_kind == EXIT_TERMINATED ? cJSON_CreateString("terminated")
-                                                            : cJSON_CreateNull());
+    cJSON_AddItemToObject(exit, "status", meta_exit_status(s));
     cJSON_AddItemToObject(exit, "code",
                           s->exit_kind == EXIT_TERMINATED ? cJSON_CreateNumber(s->exit_code)
                                                           : cJSON_CreateNull());
@@ -83,6 +127,7 @@ char *meta_to_json(const struct session *s)
                               ? cJSON_CreateString(session_signal_name(s->exit_signal))
                               : cJSON_CreateNull());
     meta_set(obj, "exit", exit);
+    meta_attached(s, obj);
     if (s->unwinds > 0) { /* a live run: what unwinding cost the front end */
         cJSON *u = cJSON_CreateObject();
         cJSON_AddNumberToObject(u, "stacks", (double)s->unwinds);
@@ -271,6 +316,7 @@ int meta_from_json(struct session *s, const char *json, char **cause)
         s->args = v;
         s->nargs = n;
     }
+    meta_get_attached(s, obj);
     const cJSON *jitter = cJSON_GetObjectItemCaseSensitive(obj, "jitter_pct");
     if (cJSON_IsNumber(jitter) && jitter->valuedouble >= 0 && jitter->valuedouble < 100) {
         s->jitter_pct = jitter->valuedouble;

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The widest the text report's Routine column grows. */
 #define REPORT_NAME_MAX 80
@@ -63,7 +64,12 @@ const char *report_termination(const struct session *s, char *buf, size_t size)
                  strsignal(s->exit_signal));
         break;
     default:
-        snprintf(buf, size, "Program still running when the session was saved");
+        if (s->exit_unknown)
+            snprintf(buf, size, "Program exited (status unknown: not profil's child)");
+        else if (s->attached)
+            snprintf(buf, size, "Program still running (profil detached from it)");
+        else
+            snprintf(buf, size, "Program still running when the session was saved");
         break;
     }
     return buf;
@@ -109,6 +115,20 @@ static void report_clears(const struct session *s, FILE *out)
 static void report_counters(const struct session *s, FILE *out, double lost_pct);
 static void report_reliability(const struct session *s, FILE *out, const size_t *order, size_t n);
 static bool report_indistinct(const struct session *s, const size_t *order, size_t n, size_t k);
+
+/* An attached session says that the process's start was not seen. */
+static void report_attached(const struct session *s, FILE *out)
+{
+    if (!s->attached)
+        return;
+    char date[64] = "";
+    time_t t = (time_t)s->attached_at;
+    struct tm tm;
+    if (s->attached_at != 0 && localtime_r(&t, &tm) != NULL)
+        strftime(date, sizeof date, " at %Y-%m-%d %H:%M:%S", &tm);
+    fprintf(out, "Attached: to process %u%s, already running: its start was not seen\n", s->pid,
+            date);
+}
 
 /* A merged session names its runs (profil --merge). */
 static void report_merged(const struct session *s, FILE *out)
@@ -171,6 +191,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
                 (double)s->win_from * SESSION_FRAME_NS / 1e9,
                 (double)s->win_to * SESSION_FRAME_NS / 1e9,
                 (double)s->nframes * SESSION_FRAME_NS / 1e9);
+    report_attached(s, out);
     report_merged(s, out);
     report_clears(s, out);
     report_marks(s, out);
@@ -473,7 +494,11 @@ static cJSON *report_json_object(struct session *s)
     cJSON_AddItemToObject(exit, "status",
                           s->exit_kind == EXIT_ABORTED      ? cJSON_CreateString("aborted")
                           : s->exit_kind == EXIT_TERMINATED ? cJSON_CreateString("terminated")
+                          : s->exit_unknown                 ? cJSON_CreateString("exited")
+                          : s->attached                     ? cJSON_CreateString("running")
                                                             : cJSON_CreateNull());
+    if (s->attached) /* only then: the keys of other sessions stay as they were */
+        cJSON_AddBoolToObject(o, "attached", true);
     cJSON_AddItemToObject(exit, "code",
                           s->exit_kind == EXIT_TERMINATED ? cJSON_CreateNumber(s->exit_code)
                                                           : cJSON_CreateNull());

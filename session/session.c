@@ -743,6 +743,13 @@ void session_set_exit(struct session *s, int wstatus)
     }
 }
 
+void session_set_detached_end(struct session *s, bool ended)
+{
+    s->funcs_dirty = true;
+    s->exit_kind = EXIT_NONE;
+    s->exit_unknown = ended;
+}
+
 const char *session_signal_name(int sig)
 {
     static char buf[32];

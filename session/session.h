@@ -261,6 +261,12 @@ struct session {
     /* Live: samples timed before this are dropped (--start-paused: those
      * the clock took between the exec and the pause); 0 keeps them all. */
     uint64_t sample_from_ns;
+    /* -p: profil attached to a running process, whose start it did not see.
+     * exit_kind stays EXIT_NONE when profil let go of it still running (or
+     * it ended unseen: exit_unknown), since the header has no other words. */
+    bool attached;
+    int64_t attached_at; /* wall clock, seconds since the epoch */
+    bool exit_unknown;   /* it ended, but not as profil's child: how is not known */
 };
 
 /* A new session for PROGRAM (its module must load: the program area comes
@@ -398,6 +404,9 @@ int session_mark_add(struct session *s, double t_s, const char *text);
 
 /* Forget every mark. */
 void session_marks_free(struct session *s);
+/* An attached process ended and its status is not known (EXIT_NONE, with
+ * exit_unknown), or profil let go of it running on (ENDED false). */
+void session_set_detached_end(struct session *s, bool ended);
 
 /* Name for a signal: "SIGSEGV". */
 const char *session_signal_name(int sig);

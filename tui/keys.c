@@ -31,7 +31,7 @@ static void tui_show(struct tui *t, int view)
 static void tui_pty_write(struct tui *t, const char *bytes, size_t n)
 {
     if (t->pty < 0) {
-        if (n == 1 && bytes[0] == 3 && tui_live(t))
+        if (n == 1 && bytes[0] == 3 && tui_live(t) && !t->d->attached)
             kill(t->d->pid, SIGINT);
         return;
     }
@@ -391,8 +391,8 @@ void tui_key(struct tui *t, int ch)
     case 'q':
     case 'Q':
     case KEY_F(10):
-        if (!tui_live(t))
-            t->quit = true;
+        if (!tui_live(t) || t->d->attached)
+            t->quit = true; /* an attached process is let go of, not stopped */
         else
             t->confirm_quit = true;
         t->dirty = true;

@@ -344,7 +344,8 @@ static void tui_draw_header(struct tui *t)
         double elapsed = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
         if (ended)
             elapsed = s->duration_s > 0 ? s->duration_s : (double)(s->end_ns - s->start_ns) / 1e9;
-        snprintf(f[n].text, sizeof f[n].text, "pid %d", (int)t->d->pid);
+        snprintf(f[n].text, sizeof f[n].text, t->d->attached ? "pid %d attached" : "pid %d",
+                 (int)t->d->pid);
         f[n++].keep = 3;
         snprintf(f[n].text, sizeof f[n].text, "%s/%s %u us", s->driver,
                  s->clock == CLOCK_KIND_CPU ? "cpu" : "wall", s->interval_us);
@@ -596,7 +597,9 @@ static void tui_drain(struct tui *t)
         if ((settled >= SETTLE_SECONDS) != (t->settled_for >= SETTLE_SECONDS))
             t->dirty = true;
         t->settled_for = settled;
-        if (t->cfg->until_settled > 0 && settled >= t->cfg->until_settled && !t->stopping) {
+        if (t->cfg->until_settled > 0 && settled >= t->cfg->until_settled && t->d->attached) {
+            t->quit = true; /* let go of it: the session is kept */
+        } else if (t->cfg->until_settled > 0 && settled >= t->cfg->until_settled && !t->stopping) {
             clockdrv_stop(t->d, SIGTERM); /* as the TERM key would: the session is kept */
             t->stopping = true;
             t->stop_at = clockdrv_now_ns();
@@ -610,7 +613,10 @@ static void tui_drain(struct tui *t)
     if (t->d->ended && !was_ended) {
         t->dirty = true;
         /* Record the end now: the file saved next must say how it ended. */
-        session_set_exit(t->s, t->d->wstatus);
+        if (t->d->exit_unknown)
+            session_set_detached_end(t->s, true);
+        else
+            session_set_exit(t->s, t->d->wstatus);
         t->s->max_threads = t->d->max_threads;
         t->s->duration_s = (double)(clockdrv_now_ns() - t->s->start_ns) / 1e9;
         if (t->stopping)
@@ -722,7 +728,7 @@ static int tui_run(struct tui *t0, char **cause)
             while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
                 if (si.ssi_signo == SIGWINCH) {
                     tui_resize(t);
-                } else if (!tui_live(t)) {
+                } else if (!tui_live(t) || d->attached) {
                     t->quit = true; /* nothing runs: a signal to profil ends it */
                 } else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT) {
                     kill(d->pid, (int)si.ssi_signo);
@@ -762,7 +768,17 @@ static int tui_run(struct tui *t0, char **cause)
                 tui_key(t, ch);
         }
         uint64_t now = clockdrv_now_ns();
-        if (t->stopping && tui_live(t) && now - t->stop_at > STOP_GRACE_NS)
+        if (t->cfg->duration > 0 && tui_live(t) && !t->stopping &&
+            now - t->s->start_ns >= (uint64_t)(t->cfg->duration * 1e9)) {
+            if (d->attached) {
+                t->quit = true; /* let go of it */
+            } else {
+                clockdrv_stop(d, SIGTERM); /* as --until-settled does */
+                t->stopping = true;
+                t->stop_at = now;
+            }
+        }
+        if (t->stopping && tui_live(t) && !d->attached && now - t->stop_at > STOP_GRACE_NS)
             kill(d->pid, SIGKILL);
         if (tui_live(t) && now - t->rate_at >= 500000000ull) {
             t->rate_at = now;

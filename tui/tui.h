@@ -25,6 +25,9 @@ struct tui_config {
     /* --until-settled: stop the program once the ranking's top has stayed
      * settled this many seconds (0: never). */
     double until_settled;
+    /* --duration: end the session after this many seconds (0: never): let
+     * go of an attached process, stop a started one as until_settled does. */
+    double duration;
     /* --baseline: a session to compare the ranking with (borrowed), or NULL. */
     struct session *baseline;
     const char *baseline_name;

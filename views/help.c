@@ -12,7 +12,7 @@ static const char *const help_lines[] = {
     "Threads;  Tab  next",
     "  h ? F1       this help (? and F1 in the Flame); Up Down PgUp PgDn scroll it, any other key "
     "leaves",
-    "  q F10        quit: asks first while the program still runs",
+    "  q F10        quit: asks first while the program runs (-p: detaches at once)",
     "  Up Down j k  move;  PgUp PgDn  a page;  Home End  first, last;  mouse wheel",
     "  / F3         search routines (bucket labels in the histogram); Esc cancels",
     "  n N          that search again, forward or back; in the histogram with no",

@@ -53,7 +53,7 @@ like "$err" '^profil: --from 2\.0 s is not before --to 1\.0 s$' "and says so"
 run "$PROFIL" --report --from soon "$F"
 like "$err" "^profil: --from: 'soon' is neither seconds from the start nor mark:TEXT$" "--from soon: says what it takes"
 run "$PROFIL" --report --from 1 --tid 5 "$F"
-is "$rc" 1 "--from with --tid: exit 1"
+is "$rc" 2 "--from with --tid: a usage error"
 like "$err" 'do not go together' "and says why"
 run "$PROFIL" --from 1 "$PROGS/phases" </dev/null
 is "$rc" 2 "--from when profiling: a usage error"

@@ -1,0 +1,152 @@
+/*
+ * profil -p PID: the running process takes the place of the program.  Its
+ * executable is what /proc/PID/exe names, its parameters what its command
+ * line holds; only the bucket size and the sample time are asked.
+ */
+#include "config.h"
+
+#include "launcher/launcher.h"
+#include "launcher/prompt.h"
+#include "session/module.h"
+#include "session/quote.h"
+#include "xmalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The executable of PID, as /proc/PID/exe names it; NULL after one line. */
+static char *attach_exe(long pid)
+{
+    char link[64], path[PATH_MAX];
+    struct stat st;
+    snprintf(link, sizeof link, "/proc/%ld", pid);
+    if (stat(link, &st) < 0) {
+        fprintf(stderr, "profil: -p %ld: no such process\n", pid);
+        return NULL;
+    }
+    snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n < 0) {
+        int err = errno;
+        if (err == EACCES || err == EPERM)
+            fprintf(stderr,
+                    "profil: -p %ld: not permitted to read its program (%s): the process "
+                    "belongs to uid %u; run profil as that user or with CAP_SYS_PTRACE\n",
+                    pid, link, (unsigned)st.st_uid);
+        else if (err == ENOENT)
+            fprintf(stderr,
+                    "profil: -p %ld: the process has no program to profile (a kernel "
+                    "thread, or it has just ended)\n",
+                    pid);
+        else
+            fprintf(stderr, "profil: -p %ld: %s: %s\n", pid, link, strerror(err));
+        return NULL;
+    }
+    path[n] = '\0';
+    static const char deleted[] = " (deleted)";
+    size_t len = (size_t)n;
+    if (len >= sizeof deleted - 1 && strcmp(path + len - (sizeof deleted - 1), deleted) == 0) {
+        path[len - (sizeof deleted - 1)] = '\0';
+        fprintf(stderr,
+                "profil: -p %ld: its program %s was deleted or replaced since it started: its "
+                "code and names cannot be read\n",
+                pid, quote(path));
+        return NULL;
+    }
+    return xstrdup(path);
+}
+
+/* The parameters PID was started with (its command line without argv[0]). */
+static void attach_args(struct session *s, long pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return;
+    char *word = NULL;
+    size_t cap = 0;
+    bool first = true;
+    while (getdelim(&word, &cap, '\0', f) > 0) {
+        if (first) {
+            first = false;
+            continue;
+        }
+        s->args = xreallocarray(s->args, s->nargs + 2, sizeof *s->args);
+        s->args[s->nargs++] = xstrdup(word);
+        s->args[s->nargs] = NULL;
+    }
+    free(word);
+    fclose(f);
+}
+
+int launcher_attach(struct options *o)
+{
+    long pid = o->attach_pid;
+    if (pid == (long)getpid()) {
+        fprintf(stderr, "profil: -p %ld: that is profil itself\n", pid);
+        return 1;
+    }
+    char *path = attach_exe(pid);
+    if (path == NULL)
+        return 1;
+    char *cause = NULL, *output = NULL;
+    struct args a = {0};
+    struct session *s = NULL;
+    int status = 1, r;
+    if (module_check_executable(path, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
+        goto out;
+    }
+    output = launcher_output_name(o, path, 0);
+    if ((r = launcher_refuse_same(output, path, "the program")) != 0) {
+        status = r;
+        goto out;
+    }
+    r = launcher_check_output(output);
+    if (r < 0) {
+        fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
+        goto out;
+    }
+    if ((o->bucket == 0 && (r = prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, BUCKET_MIN,
+                                              BUCKET_MAX, &o->bucket)) < 0) ||
+        (o->interval == 0 && (r = prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED,
+                                                INTERVAL_MIN, INTERVAL_MAX, &o->interval)) < 0)) {
+        if (r == PROMPT_GAVE_UP) {
+            status = 2;
+            goto out;
+        }
+        fprintf(stderr, "profil: end of input: nothing was attached to\n");
+        goto out;
+    }
+    launcher_catch_early_signals(true);
+    s = session_new(path, o->bucket, o->interval, &cause);
+    if (s == NULL) {
+        fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
+        goto out;
+    }
+    attach_args(s, pid);
+    free(s->program);
+    s->program = xstrdup(path);
+    s->comment = o->comment ? xstrdup(o->comment) : NULL;
+    s->raw_names = o->no_demangle;
+    s->embed_source = o->embed_source;
+    s->attached = true;
+    s->pid = (uint32_t)pid;
+    status = launcher_run(s, o, path, &a, output);
+out:
+    launcher_catch_early_signals(false);
+    session_free(s);
+    free(output);
+    free(path);
+    return status;
+}
