@@ -202,3 +202,32 @@ void clockdrv_maps_free(struct clockdrv_map *maps, size_t n)
         free(maps[i].path);
     free(maps);
 }
+
+void clockdrv_attach_threads(pid_t pid, uint64_t time, clockdrv_emit_fn emit, void *arg)
+{
+    pid_t *tids = NULL;
+    size_t n = 0;
+    if (clockdrv_tasks(pid, &tids, &n) < 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        struct event ev = {.type = EVENT_THREAD, .pid = (uint32_t)pid, .tid = (uint32_t)tids[i],
+                           .time_ns = time};
+        if (tids[i] != pid)
+            emit(arg, &ev);
+        char path[64], name[32];
+        snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid, (int)tids[i]);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t k = read(fd, name, sizeof name - 1);
+        close(fd);
+        if (k <= 0)
+            continue;
+        name[k] = '\0';
+        name[strcspn(name, "\n")] = '\0';
+        ev.type = EVENT_COMM;
+        ev.comm.name = name;
+        emit(arg, &ev);
+    }
+    free(tids);
+}

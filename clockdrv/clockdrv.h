@@ -140,6 +140,11 @@ struct clockdrv_map {
 int clockdrv_exec_maps(pid_t pid, struct clockdrv_map **maps, size_t *n);
 void clockdrv_maps_free(struct clockdrv_map *maps, size_t n);
 
+/* The threads an attached process PID had before profil came, handed to
+ * EMIT at TIME: each one's start (EVENT_THREAD, not for the first) and its
+ * name (EVENT_COMM), as a process profil started reports them. */
+void clockdrv_attach_threads(pid_t pid, uint64_t time, clockdrv_emit_fn emit, void *arg);
+
 /* The driver named NAME ("perf", "ptrace"), or NULL. */
 const struct clockdrv_ops *clockdrv_find(const char *name);
 

@@ -1296,6 +1296,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
         clockdrv_maps_free(d->maps, d->nmaps);
         d->maps = NULL;
         d->nmaps = 0;
+        clockdrv_attach_threads(d->base.pid, d->attach_ns, emit, arg);
     }
     uint64_t now = clockdrv_now_ns();
     d->nrecs = 0;

@@ -514,6 +514,7 @@ static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, v
             d->procs[i]->nmaps = 0;
             ptrace_maps(d, d->procs[i]);
         }
+        clockdrv_attach_threads(d->base.pid, d->now, emit, arg);
     }
     struct signalfd_siginfo si;
     while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
