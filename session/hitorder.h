@@ -25,6 +25,7 @@ struct hitorder {
     size_t seen_nkeys;
     size_t seen_nhits;
     size_t seen_alloc;
+    uint32_t module; /* the program area's module it was built for */
 };
 
 void hitorder_init(struct hitorder *o);

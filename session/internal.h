@@ -52,6 +52,11 @@ enum counter_kind session_counter_of(const struct session *s, uint32_t module, u
 /* Add N to C's counter K and to its total, saturating. */
 void counters_add(struct counters *c, enum counter_kind k, uint64_t n);
 
+/* Make MODULE's code the program area (0: the program's own), its buckets
+ * empty: false when it has no code segment or too much code, and nothing
+ * changed. */
+bool session_set_program_area(struct session *s, uint32_t module);
+
 /* The hit of id ID, or NULL. */
 struct hit *session_hit_by_id(struct session *s, uint32_t id);
 /* The views' counts made again (threads.c, window.c): all set to 0 (lost and

@@ -171,7 +171,7 @@ struct report_place *report_bucket_places(struct session *s)
     for (size_t i = 0; i < s->hits_alloc && !s->classic; i++) {
         const struct hit *h = &s->hits[i];
         size_t b;
-        if (h->module != 0 || h->count == 0 || !session_bucket_of(s, h->offset, &b) ||
+        if (h->module != s->prog_module || h->count == 0 || !session_bucket_of(s, h->offset, &b) ||
             b >= s->nbuckets)
             continue;
         if (h->count > best[b] || (h->count == best[b] && h->offset < at[b])) {

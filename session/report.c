@@ -221,6 +221,9 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
                 s->c.lost, lost_pct);
     fprintf(out, "\n");
 
+    if (s->prog_module != 0)
+        fprintf(out, "    Area: %s, the executable of the process shown\n",
+                quote(s->modules[s->prog_module]->path));
     fprintf(out, "   Start: 0x%" PRIx64 "\n", s->prog_low);
     fprintf(out, "     End: 0x%" PRIx64 "\n", s->prog_high);
     fprintf(out, "  Length: %zu\n", s->nbuckets);

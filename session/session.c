@@ -287,7 +287,7 @@ static bool session_bucket_at(const struct session *s, uint64_t off, uint32_t pa
                               size_t nbuckets, size_t *bucket)
 {
     uint64_t vaddr;
-    if (s->nmodules == 0 || !module_offset_to_vaddr(s->modules[0], off, &vaddr) ||
+    if (s->nmodules == 0 || !module_offset_to_vaddr(s->modules[s->prog_module], off, &vaddr) ||
         vaddr < s->prog_low || vaddr >= s->prog_high)
         return false;
     uint64_t b = (vaddr - s->prog_low) / (16 * (uint64_t)paragraphs);
@@ -308,9 +308,10 @@ bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket)
 enum counter_kind session_counter_of(const struct session *s, uint32_t module, uint64_t offset,
                                      size_t *bucket)
 {
-    switch (s->modules[module]->kind) {
-    case MODULE_PROGRAM: /* in the program's file but outside its code: high */
+    if (module == s->prog_module) /* in the program's file but outside its code: high */
         return session_bucket_of(s, offset, bucket) ? COUNT_PROGRAM : COUNT_HIGH;
+    switch (s->modules[module]->kind) {
+    case MODULE_PROGRAM: /* the first program, while the area is another process's */
     case MODULE_LIBRARY:
     case MODULE_VDSO: return COUNT_DOS;
     case MODULE_KERNEL: return COUNT_IO;
@@ -568,7 +569,7 @@ uint64_t *session_run_buckets(const struct session *s, uint32_t paragraphs, size
     for (size_t i = 0; i < s->hits_alloc; i++) {
         const struct hit *h = &s->hits[i];
         uint64_t count = h->count + h->before_clear;
-        if (h->module == 0 && count > 0 && session_bucket_at(s, h->offset, paragraphs, *n, &k))
+        if (h->module == s->prog_module && count > 0 && session_bucket_at(s, h->offset, paragraphs, *n, &k))
             b[k] += count;
     }
     return b;
@@ -603,7 +604,7 @@ int session_rebucket(struct session *s, uint32_t paragraphs)
     size_t b;
     for (size_t i = 0; i < s->hits_alloc; i++) {
         const struct hit *h = &s->hits[i];
-        if (h->module == 0 && h->count > 0 && session_bucket_of(s, h->offset, &b))
+        if (h->module == s->prog_module && h->count > 0 && session_bucket_of(s, h->offset, &b))
             s->buckets[b] += h->count;
     }
     return 0;
@@ -677,7 +678,7 @@ bool session_bucket_span(const struct session *s, size_t i, uint64_t *off_lo, ui
 {
     if (s->nmodules == 0)
         return false;
-    const struct module *m = s->modules[0];
+    const struct module *m = s->modules[s->prog_module];
     uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
     uint64_t lo = s->prog_low + i * size;
     if (!module_vaddr_to_offset(m, lo, off_lo))
@@ -693,7 +694,7 @@ const char *session_bucket_symbol(const struct session *s, size_t i, bool *start
     uint64_t off_lo, off_hi;
     if (!session_bucket_span(s, i, &off_lo, &off_hi))
         return NULL;
-    const struct module *m = s->modules[0];
+    const struct module *m = s->modules[s->prog_module];
     /* The first symbol starting at or after off_lo. */
     size_t a = off_lo > 0 ? module_symbol_after(m, off_lo - 1) : 0;
     if (a < m->nsyms && m->syms[a].start <= off_hi && !m->syms[a].synthetic) {
@@ -707,7 +708,7 @@ const char *session_bucket_symbol(const struct session *s, size_t i, bool *start
 const char *session_bucket_unsampled(const struct session *s, size_t i, long cover)
 {
     if (cover >= 0)
-        return module_symbol_name(s->modules[0], (size_t)cover, s->raw_names);
+        return module_symbol_name(s->modules[s->prog_module], (size_t)cover, s->raw_names);
     bool starts;
     return session_bucket_symbol(s, i, &starts);
 }
@@ -780,13 +781,13 @@ static int label_part_cmp(const void *a, const void *b)
  * ONLY into OUT[0]) from the program's hits: one pass over the hit table. */
 static void session_label(const struct session *s, size_t only, struct bucket_label *out)
 {
-    const struct module *m = s->nmodules > 0 ? s->modules[0] : NULL;
+    const struct module *m = s->nmodules > 0 ? s->modules[s->prog_module] : NULL;
     struct label_part *parts = NULL;
     size_t n = 0, alloc = 0;
     for (size_t i = 0; m != NULL && i < s->hits_alloc; i++) {
         const struct hit *h = &s->hits[i];
         size_t b;
-        if (h->module != 0 || h->count == 0 || !session_bucket_of(s, h->offset, &b) ||
+        if (h->module != s->prog_module || h->count == 0 || !session_bucket_of(s, h->offset, &b) ||
             (only != SIZE_MAX && b != only))
             continue;
         long k = module_find_symbol(m, h->offset);
@@ -828,7 +829,7 @@ struct bucket_label *session_bucket_labels(const struct session *s)
 {
     struct bucket_label *l = xcalloc(s->nbuckets ? s->nbuckets : 1, sizeof *l);
     session_label(s, SIZE_MAX, l);
-    const struct module *m = s->nmodules > 0 ? s->modules[0] : NULL;
+    const struct module *m = s->nmodules > 0 ? s->modules[s->prog_module] : NULL;
     for (size_t i = 0; m != NULL && i < s->nbuckets; i++) {
         uint64_t off, end;
         if (l[i].name == NULL && session_bucket_span(s, i, &off, &end))

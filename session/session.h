@@ -141,9 +141,13 @@ struct session {
     double jitter_pct;
     bool jitter_known;
 
-    /* The program area, in the executable's own addresses. */
+    /* The program area, in the executable's own addresses: module
+     * prog_module's code, the program's (0), or under a filter of one
+     * process, that process's own executable (session_filter_set). */
     uint64_t prog_low;
     uint64_t prog_high;
+    uint32_t prog_module;
+    uint64_t prog_low0, prog_high0; /* the program's, while another module's is shown */
     uint64_t *buckets;   /* owned */
     size_t nbuckets;
 

@@ -396,6 +396,21 @@ void session_filter_set(struct session *s, struct session_filter *f)
     s->window = false; /* one or the other: the frames have no threads */
     if (s->classic)
         return; /* no threads: nothing to filter */
+    /* The threads of one process: its own executable is the program area. */
+    uint32_t area = 0, pid = 0;
+    for (size_t i = 0; f != NULL && i < f->ntids; i++) {
+        const struct thread_info *t = threads_find(s, f->tids[i]);
+        if (t == NULL || (pid != 0 && t->pid != pid)) {
+            pid = 0;
+            break;
+        }
+        pid = t->pid;
+    }
+    const struct proc_info *p = pid ? threads_proc(s, pid, 0, false) : NULL;
+    if (p != NULL && p->exe_module != UINT32_MAX)
+        area = p->exe_module;
+    if (!session_set_program_area(s, area))
+        session_set_program_area(s, 0);
     uint64_t lost = s->c.lost, preempted = s->c.preempted;
     uint64_t lost_bc = s->before_clear.lost, preempted_bc = s->before_clear.preempted;
     session_view_zero(s);

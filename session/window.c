@@ -6,7 +6,11 @@
 #include "config.h"
 
 #include "session/internal.h"
+#include "session/limits.h"
 #include "session/threads.h"
+#include "xmalloc.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -90,6 +94,7 @@ void session_window_set(struct session *s, size_t from, size_t to)
     if (to > from) {
         session_filter_free(s->filter); /* one or the other: the frames have no threads */
         s->filter = NULL;
+        session_set_program_area(s, 0);
         s->window = true;
         s->win_from = from;
         s->win_to = to;
@@ -101,4 +106,29 @@ void session_window_set(struct session *s, size_t from, size_t to)
         session_filter_set(s, s->filter); /* every thread's counts, since the latest clear */
     else
         window_count(s, 0, s->nframes); /* no threads kept (an older file): the whole timeline */
+}
+
+bool session_set_program_area(struct session *s, uint32_t module)
+{
+    if (module == s->prog_module || module >= s->nmodules || s->classic)
+        return module == s->prog_module;
+    uint64_t lo = s->prog_low0, hi = s->prog_high0;
+    if (module != 0) {
+        struct module *m = s->modules[module];
+        session_load_module(m);
+        if (!module_exec_span(m, &lo, &hi) ||
+            session_bucket_count(lo, hi, s->bucket_paragraphs) > LIMIT_BUCKETS)
+            return false;
+    }
+    if (s->prog_module == 0) { /* the program's own, to come back to */
+        s->prog_low0 = s->prog_low;
+        s->prog_high0 = s->prog_high;
+    }
+    s->prog_module = module;
+    s->prog_low = lo;
+    s->prog_high = hi;
+    s->nbuckets = session_bucket_count(lo, hi, s->bucket_paragraphs);
+    free(s->buckets);
+    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    return true;
 }

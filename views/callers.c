@@ -185,7 +185,7 @@ static void callers_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             wattron(win, ctx->colors ? COLOR_PAIR(PAIR_SELECT) : A_REVERSE);
         else if (row->kind == ROW_MIDDLE)
             wattron(win, A_BOLD);
-        else if (ctx->colors && row->func >= 0 && s->funcs[row->func].module != 0)
+        else if (ctx->colors && row->func >= 0 && s->funcs[row->func].module != s->prog_module)
             wattron(win, COLOR_PAIR(PAIR_DOS));
         draw_text(win, r + 2, 0, w, line);
         wattrset(win, A_NORMAL);

@@ -107,7 +107,7 @@ static uint32_t flame_node_of(const struct flame *f, const struct session *s,
 static int flame_class(const struct session *s, const struct func *fn, char *fill)
 {
     const struct module *m = s->modules[fn->module];
-    if (fn->module == 0) {
+    if (fn->module == s->prog_module) {
         *fill = '=';
         return PAIR_PROGRAM;
     }

@@ -357,7 +357,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         bool selected = row == f->sel && ctx->focused;
         if (selected)
             wattron(win, ctx->colors ? COLOR_PAIR(PAIR_SELECT) : A_REVERSE);
-        else if (ctx->colors && fn->module != 0)
+        else if (ctx->colors && fn->module != s->prog_module)
             wattron(win, COLOR_PAIR(PAIR_DOS));
         draw_text(win, r + 2, 0, w, line);
         wattrset(win, A_NORMAL);

@@ -83,7 +83,7 @@ static void histogram_refresh(struct histogram *h, const struct session *s)
         h->ncand = 0;
         size_t b;
         for (size_t i = 0; i < s->hits_alloc; i++) {
-            if (s->hits[i].module == 0 && session_bucket_of(s, s->hits[i].offset, &b))
+            if (s->hits[i].module == s->prog_module && session_bucket_of(s, s->hits[i].offset, &b))
                 h->cand[h->ncand++] = b;
         }
         size_t n = h->ncand;
@@ -174,7 +174,7 @@ static const char *histogram_label(struct histogram *h, const struct session *s,
 /* Whether NAME is the function bucket B falls in, started in an earlier bucket. */
 static bool histogram_continues(const struct session *s, size_t b, const char *name)
 {
-    const struct module *m = s->nmodules ? s->modules[0] : NULL;
+    const struct module *m = s->nmodules ? s->modules[s->prog_module] : NULL;
     uint64_t off;
     if (m == NULL || name == NULL ||
         !module_vaddr_to_offset(m, s->prog_low + b * 16 * (uint64_t)s->bucket_paragraphs, &off))
@@ -203,7 +203,7 @@ static int histogram_elsewhere(WINDOW *win, int y, int w, int rows, const struct
     }
     bool ranked = false; /* functions elsewhere to look at? */
     for (size_t i = 0; i < s->nfuncs && !ranked; i++)
-        ranked = s->funcs[i].module != 0 && s->funcs[i].samples > 0;
+        ranked = s->funcs[i].module != s->prog_module && s->funcs[i].samples > 0;
     char msg[256], own[64] = "No samples";
     double pct = 100.0 * (double)s->c.program / (double)s->c.total;
     if (s->c.program > 0) /* never "0.0%" for some */
@@ -275,10 +275,12 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     const struct session *s = ctx->s;
     histogram_refresh(h, s);
     int w = getmaxx(win), rows = getmaxy(win) - 2;
-    char info[96];
-    snprintf(info, sizeof info, "%zu bucket%s of %u paragraph%s%s", s->nbuckets,
-             s->nbuckets == 1 ? "" : "s", s->bucket_paragraphs,
-             s->bucket_paragraphs == 1 ? "" : "s", h->hide_empty ? ", empty hidden" : "");
+    char info[160];
+    snprintf(info, sizeof info, "%s%s%zu bucket%s of %u paragraph%s%s",
+             s->prog_module != 0 ? s->modules[s->prog_module]->name : "",
+             s->prog_module != 0 ? "'s code: " : "", s->nbuckets, s->nbuckets == 1 ? "" : "s",
+             s->bucket_paragraphs, s->bucket_paragraphs == 1 ? "" : "s",
+             h->hide_empty ? ", empty hidden" : "");
     draw_title(win, "Histogram", info, ctx->focused, ctx->colors);
     if (rows <= 0)
         return;
@@ -390,7 +392,7 @@ static int histogram_source(struct histogram *h, struct view_ctx *ctx)
     const struct func *best = NULL;
     for (size_t i = 0; i < s->nfuncs; i++) {
         const struct func *fn = &s->funcs[i];
-        if (fn->module != 0 || fn->inlined || strcmp(fn->name, name) != 0)
+        if (fn->module != s->prog_module || fn->inlined || strcmp(fn->name, name) != 0)
             continue;
         if (best == NULL || (fn->start <= hi && fn->end > lo))
             best = fn;
@@ -457,9 +459,9 @@ static int histogram_jump(void *state, struct view_ctx *ctx)
     struct histogram *h = state;
     const struct session *s = ctx->s;
     uint64_t lo, hi;
-    if (ctx->jump_module != 0 || s->nmodules == 0 ||
-        !module_offset_to_vaddr(s->modules[0], ctx->jump_start, &lo) ||
-        !module_offset_to_vaddr(s->modules[0], ctx->jump_end - 1, &hi) || lo < s->prog_low ||
+    if (ctx->jump_module != s->prog_module || s->nmodules == 0 ||
+        !module_offset_to_vaddr(s->modules[s->prog_module], ctx->jump_start, &lo) ||
+        !module_offset_to_vaddr(s->modules[s->prog_module], ctx->jump_end - 1, &hi) || lo < s->prog_low ||
         hi >= s->prog_high) {
         snprintf(ctx->status, sizeof ctx->status, "that function is not in the program area");
         return VIEW_REDRAW;

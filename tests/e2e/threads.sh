@@ -117,6 +117,13 @@ for driver in perf ptrace; do
     run "$PROFIL" --report --json --pid "$(json "$F" '.processes[] | select(.exe | endswith("/shares")) | .pid')" "$F"
     is "$(printf '%s\n' "$out" | jq -r '[.functions[].name | select(startswith("work_") or . == "parent_work")] | sort | join(" ")')" \
         "work_a work_b work_c" "$driver: --pid of shares: its routines only"
+    like "$(printf '%s\n' "$out" | jq -r '.program_area')" '/shares$' \
+        "$driver: --pid of shares: its executable is the program area"
+    cmp_ok "$(printf '%s\n' "$out" | jq -r '.counters.program * 100 / .counters.total')" ">=" 90 \
+        "$driver: --pid of shares: its own code counts as Program"
+    is "$(printf '%s\n' "$out" | jq -r '.counters.program == ([.buckets[]] | add)')" true \
+        "$driver: --pid of shares: and Program is the sum of its buckets"
+    like "$(json "$F" '.program_area')" '/spawner$' "$driver: unfiltered, the program area is spawner's"
 done
 
 # Errors: one line, and a status.
