@@ -28,7 +28,9 @@ static const char *const help_lines[] = {
     "               (--baseline FILE.PRF: a Change column, points and stars)",
     "  Callers      Enter  go to the caller or callee;  Backspace Left  back a step",
     "               (past the first: the Functions);  b  its buckets",
-    "  Timeline     Left Right  scroll in time;  Home  the start;  End  the newest",
+    "  Timeline     Left Right  the cursor, a frame;  PgUp PgDn  scroll;  Home  the start;  "
+    "End  the newest;  { }  a time window from, to the cursor: every view shows it "
+    "(Esc: the whole run)",
     "  Flame (6)    arrows h j k l  move between frames;  Enter  zoom into one;",
     "               Backspace  zoom back out;  /  highlight frames and show their",
     "               share;  n N  the next match;  r  inverted (callers under)",
