@@ -129,7 +129,7 @@ int launcher_attach(struct options *o)
     }
     launcher_catch_early_signals(true);
     s = session_new(path, o->bucket, o->interval, &cause);
-    if (s == NULL) {
+    if (s == NULL || (o->range != NULL && session_set_range(s, o->range, &cause) < 0)) {
         fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         goto out;

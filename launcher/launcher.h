@@ -42,6 +42,7 @@ struct options {
     uint32_t tid, pid;
     const char *comm;    /* ... --comm NAME */
     bool by_thread;      /* --report --json --by-thread */
+    const char *range;   /* --range LOW-HIGH or FUNCTION: the program area */
     int hist;            /* --hist: 1 the buckets with samples, 2 (--hist=all) every one */
     uint32_t bucket;     /* 0: ask */
     uint32_t interval;   /* 0: ask */

@@ -729,7 +729,7 @@ int main(int argc, char **argv)
     }
     launcher_catch_early_signals(true);
     s = session_new(interp ? interp : path, o.bucket, o.interval, &cause);
-    if (s == NULL) {
+    if (s == NULL || (o.range != NULL && session_set_range(s, o.range, &cause) < 0)) {
         fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         goto out;

@@ -76,7 +76,10 @@ static void options_usage(FILE *out)
             "      --control=FIFO[,ACK]  obey commands written to FIFO, one a line (made\n"
             "                       when missing): enable, disable, clear, snapshot, mark\n"
             "                       TEXT; ACK gets \"ack\" after each (docs/control.md)\n"
-            "  -d, --delay=TENTHS   refresh the live screen every TENTHS/10 s (1..100, default 1)\n"
+            "      --range=LOW-HIGH, --range=FUNCTION  buckets for part of the program only\n"
+      "                       (addresses as the histogram shows them, or a function):\n"
+      "                       the rest of its code counts as high, as MIPS monitor did\n"
+      "  -d, --delay=TENTHS   refresh the live screen every TENTHS/10 s (1..100, default 1)\n"
             "  -c, --comment=TEXT   store a comment with the session\n"
             "      --report         print the PROF report of FILE.PRF\n"
             "      --json           with --report: print it as JSON\n"
@@ -144,6 +147,7 @@ enum {
     OPT_TID,
     OPT_COMM,
     OPT_BY_THREAD,
+    OPT_RANGE,
     OPT_DRIVER,
     OPT_NO_TUI,
     OPT_REPORT,
@@ -185,6 +189,7 @@ static const struct option longopts[] = {
     {"tid", required_argument, NULL, OPT_TID},
     {"comm", required_argument, NULL, OPT_COMM},
     {"by-thread", no_argument, NULL, OPT_BY_THREAD},
+    {"range", required_argument, NULL, OPT_RANGE},
     {"interval", required_argument, NULL, 't'},
     {"args", required_argument, NULL, 'a'},
     {"output", required_argument, NULL, 'o'},
@@ -382,6 +387,13 @@ static int options_scan(int argc, char **argv, struct options *o)
             o->comm = optarg;
             break;
         case OPT_BY_THREAD: o->by_thread = true; break;
+        case OPT_RANGE:
+            if (optarg[0] == '\0') {
+                fprintf(stderr, "profil: --range: give LOW-HIGH or a function's name\n");
+                return 2;
+            }
+            o->range = optarg;
+            break;
         case OPT_BASELINE: o->baseline = optarg; break;
         case OPT_UNTIL_SETTLED: {
             uint32_t secs = (uint32_t)SETTLE_SECONDS;
@@ -675,6 +687,11 @@ int options_parse(int argc, char **argv, struct options *o)
         if ((o->has_tid || o->has_pid || o->comm) && o->mode != MODE_REPORT &&
             o->mode != MODE_REPLAY) {
             fprintf(stderr, "profil: --tid, --pid and --comm go with --report and the replay\n");
+            return 2;
+        }
+        if (o->range != NULL) {
+            fprintf(stderr, "profil: --range goes with a program to run (or -p): the session's "
+                            "buckets are what its run took\n");
             return 2;
         }
         if (o->by_thread && (o->mode != MODE_REPORT || !o->json || o->tree || o->hist)) {

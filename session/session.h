@@ -398,6 +398,12 @@ struct bucket_label *session_bucket_labels(const struct session *s);
  * them again.  Live, the window stays put while the run grows. */
 void session_window_set(struct session *s, size_t from, size_t to);
 
+/* --range SPEC (MIPS monitor's lowpc and highpc): the program area is
+ * LOW-HIGH (the executable's own addresses, as the histogram shows them)
+ * or the code of the program's function of that name, within its code;
+ * samples in the program outside it count as high.  0, or -1 and *cause. */
+int session_set_range(struct session *s, const char *spec, char **cause);
+
 /* Record how the program ended, from its wait status. */
 void session_set_exit(struct session *s, int wstatus);
 

@@ -10,8 +10,11 @@
 #include "session/threads.h"
 #include "xmalloc.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include <errno.h>
 #include <string.h>
 
 struct hit *session_hit_by_id(struct session *s, uint32_t id)
@@ -131,4 +134,50 @@ bool session_set_program_area(struct session *s, uint32_t module)
     free(s->buckets);
     s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
     return true;
+}
+
+int session_set_range(struct session *s, const char *spec, char **cause)
+{
+    struct module *m = s->nmodules > 0 ? s->modules[0] : NULL;
+    uint64_t lo = 0, hi = 0;
+    char *end;
+    const char *dash = strchr(spec, '-');
+    bool numeric = dash != NULL && dash > spec && dash[1] != '\0';
+    if (numeric) {
+        errno = 0;
+        lo = strtoull(spec, &end, 0);
+        numeric = end == dash && errno == 0;
+        if (numeric) {
+            hi = strtoull(dash + 1, &end, 0);
+            numeric = *end == '\0' && errno == 0;
+        }
+    }
+    if (!numeric) { /* a function of the program, by its symbol's name */
+        long k = m != NULL ? module_find_named(m, spec) : -1;
+        uint64_t a, b;
+        if (k < 0 || !module_offset_to_vaddr(m, m->syms[k].start, &a) ||
+            !module_offset_to_vaddr(m, m->syms[k].end - 1, &b)) {
+            *cause = xasprintf("--range %s: neither LOW-HIGH (addresses as the histogram shows "
+                               "them) nor a function of %s",
+                               spec, m != NULL ? m->name : "the program");
+            return -1;
+        }
+        lo = a;
+        hi = b + 1;
+    }
+    if (hi <= lo) {
+        *cause = xasprintf("--range %s: the range is empty", spec);
+        return -1;
+    }
+    if (hi <= s->prog_low || lo >= s->prog_high) {
+        *cause = xasprintf("--range %s: outside the program's code, 0x%" PRIx64 "-0x%" PRIx64, spec,
+                           s->prog_low, s->prog_high);
+        return -1;
+    }
+    s->prog_low = lo > s->prog_low ? lo : s->prog_low;
+    s->prog_high = hi < s->prog_high ? hi : s->prog_high;
+    s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, s->bucket_paragraphs);
+    free(s->buckets);
+    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    return 0;
 }

@@ -60,6 +60,29 @@ is "$rc" 2 "--from when profiling: a usage error"
 run "$PROFIL" --report --from 99 "$F"
 like "$err" '^profil: --from 99\.0 s: the session is 2\.[0-9] s long$' "--from past the end: says how long"
 
+# Address ranges (MIPS monitor's lowpc, highpc): --range FUNCTION or LOW-HIGH
+# gives buckets to that part of the program only; the rest of its code
+# counts as high.
+R="$T/range.PRF"
+run "$PROFIL" --no-tui -b 1 -t 1000 --range markbit -o "$R" "$PROGS/sieve" 1500 </dev/null
+is "$rc" 0 "--range markbit: sieve runs"
+mb=$(json "$R" '[.functions[] | select(.name == "markbit") | .samples] | add // 0')
+is "$(json "$R" .counters.program)" "$mb" "--range markbit: Program is markbit's samples"
+is "$(json "$R" '.counters.program == ([.buckets[]] | add)')" true "--range markbit: and the sum of the buckets"
+cmp_ok "$(json "$R" .counters.high)" ">" 0 "--range markbit: sieve's other routines count as high"
+cmp_ok "$(json "$R" .bucket_count)" "<=" 4 "--range markbit: a few buckets, markbit's"
+lo=$(json "$R" .prog_low) hi=$(json "$R" .prog_high)
+run "$PROFIL" --no-tui -b 1 -t 1000 --range "$(printf '0x%x-0x%x' "$lo" "$hi")" -o "$T/range2.PRF" "$PROGS/sieve" 300 </dev/null
+is "$rc" 0 "--range LOW-HIGH: sieve runs"
+is "$(json "$T/range2.PRF" '"\(.prog_low) \(.prog_high)"')" "$lo $hi" "--range LOW-HIGH: that area"
+run "$PROFIL" --no-tui -b 1 -t 1000 --range 0x10-0x20 "$PROGS/sieve" 1 </dev/null
+is "$rc" 1 "--range outside the code: exit 1"
+like "$err" "^profil: --range 0x10-0x20: outside the program's code, 0x[0-9a-f]+-0x[0-9a-f]+\$" "and says where the code is"
+run "$PROFIL" --no-tui -b 1 -t 1000 --range nosuch "$PROGS/sieve" 1 </dev/null
+like "$err" '^profil: --range nosuch: neither LOW-HIGH .* nor a function of sieve$' "--range of no function: says so"
+run "$PROFIL" --report --range markbit "$R"
+is "$rc" 2 "--range with --report: a usage error"
+
 # Live: a window in the Timeline view on the second stretch, while the program
 # runs on; Esc shows the whole run.
 use_tmux
