@@ -431,15 +431,17 @@ static void tui_draw_status(struct tui *t)
         return;
     }
     /* A message that does not fit after the tabs takes the names of the
-     * others, the last first, until it does (their numbers stay). */
+     * others, the last first, until it does (their numbers stay); so do the
+     * first keys to know when there is no message. */
     bool named[NTABS];
     int used = 0;
     for (int i = 0; i < NTABS; i++) {
         named[i] = true;
         used += 1 + (int)strlen(tui_views[i]->name) + 1;
     }
-    for (int i = NTABS - 1; i >= 0 && t->status[0] && used + 1 + draw_width(t->status) > t->cols;
-         i--) {
+    /* Without a message, the keys worth knowing first ("h Help  q Quit") need room too. */
+    int want = t->status[0] ? draw_width(t->status) : 15;
+    for (int i = NTABS - 1; i >= 0 && used + 1 + want > t->cols; i--) {
         if (t->help || i != tui_tab(t->current)) {
             named[i] = false;
             used -= (int)strlen(tui_views[i]->name);

@@ -241,8 +241,8 @@ run "$PROFIL" --list lines.c "$LP" --from 9 --to 3 -o -
 is "$rc" 2 "--list --from after --to: exits 2"
 run "$PROFIL" --list lines.c "$LP" --exclude nothing -o -
 like "$err" "^profil: --exclude: 'nothing' is not a column" "--list --exclude of no column: one line"
-run "$PROFIL" --report --from 3 "$LP"
-is "$rc" 2 "--from without --list: exits 2"
+run "$PROFIL" --export folded --from 3 "$LP" -o -
+is "$rc" 2 "--from without --list, --report or a replay: exits 2"
 
 # A source moved after the build: the listing says where it looked, and
 # --source-dir or --prefix-map finds it; --embed-source keeps the text in the
