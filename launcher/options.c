@@ -562,6 +562,20 @@ static int options_merge(int argc, char **argv, struct options *o)
     return -1;
 }
 
+
+/* Whether a report's option was given to a run: said in one line. */
+static bool options_report_only(const struct options *o)
+{
+    if (!o->json && !o->tree && !o->inverted && !o->lines)
+        return false;
+    fprintf(stderr, "profil: --%s goes with --report\n",
+            o->json    ? "json"
+            : o->tree  ? "tree"
+            : o->lines ? "lines"
+                       : "inverted");
+    return true;
+}
+
 /* -p PID: a running process takes the program's place, and its parameters'. */
 static int options_attach(int argc, struct options *o)
 {
@@ -575,14 +589,8 @@ static int options_attach(int argc, struct options *o)
                         "parameters with it\n");
         return 2;
     }
-    if (o->json || o->tree || o->inverted || o->lines) {
-        fprintf(stderr, "profil: --%s goes with --report\n",
-                o->json    ? "json"
-                : o->tree  ? "tree"
-                : o->lines ? "lines"
-                           : "inverted");
+    if (options_report_only(o))
         return 2;
-    }
     return -1;
 }
 
@@ -706,14 +714,8 @@ int options_parse(int argc, char **argv, struct options *o)
         fprintf(stderr, "profil: --by-thread goes with --report --json\n");
         return 2;
     }
-    if (o->json || o->tree || o->inverted || o->lines) {
-        fprintf(stderr, "profil: --%s goes with --report\n",
-                o->json    ? "json"
-                : o->tree  ? "tree"
-                : o->lines ? "lines"
-                           : "inverted");
+    if (options_report_only(o))
         return 2;
-    }
     int rest = optind + 1;
     bool dashdash = rest < argc && strcmp(argv[rest], "--") == 0;
     if (dashdash)
