@@ -155,7 +155,13 @@ for drv in ptrace perf; do
     "$PROFIL" --no-tui --driver "$drv" -p "$P" -b 1 -t 1000 -o "$T/$drv-term.PRF" \
         </dev/null >"$T/term.out" 2>"$T/term.err" &
     PP=$!
-    sleep 1.5
+    # Once it samples (a TERM before then stops profil while it sets up,
+    # which a loaded machine made take more than 1.5 s).
+    for _i in $(seq 1 100); do
+        grep -q 'attached to process' "$T/term.err" 2>/dev/null && break
+        sleep 0.1
+    done
+    sleep 0.5
     kill -TERM "$PP"
     wait "$PP"
     is "$?" 0 "$drv: TERM to profil: it exits 0"
