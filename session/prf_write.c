@@ -369,15 +369,20 @@ static void prf_write_threads(const struct session *s, struct buf *out, struct b
 
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
 {
-    /* The file holds the whole run, whichever threads the views show. */
+    /* The file holds the whole run, whichever threads or time the views show. */
     struct session_filter *filter = s->filter;
-    if (filter != NULL) {
+    bool window = s->window;
+    size_t from = s->win_from, to = s->win_to;
+    if (filter != NULL || window) {
         s->filter = NULL;
+        s->window = false;
         session_filter_set(s, NULL);
     }
     prf_write_buffer_all(s, data, len);
     if (filter != NULL)
         session_filter_set(s, filter);
+    else if (window)
+        session_window_set(s, from, to);
 }
 
 static void prf_write_buffer_all(struct session *s, uint8_t **data, size_t *len)

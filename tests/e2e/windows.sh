@@ -102,6 +102,10 @@ s1=$(screen | sed -n 's/.* samples \([0-9]*\) .*/\1/p' | head -n 1)
 sleep 1.2
 s2=$(screen | sed -n 's/.* samples \([0-9]*\) .*/\1/p' | head -n 1)
 is "$s2" "$s1" "live: the window stays put while the run grows"
+tm send-keys -t s s
+ok "live: s saves a snapshot while the window is shown" wait_for 'snapshot saved' 5
+is "$("$PROFIL" --report --json "$T/live.PRF" | jq -r '[.functions[] | select(.name == "work_alpha") | .samples] | add // 0 | . > 0')" \
+    true "live: the snapshot holds the whole run (work_alpha too), and reads back"
 tm send-keys -t s Escape
 ok "live: Esc shows the whole run again" wait_for "${rank}work_alpha " 5
 tm send-keys -t s q y
