@@ -652,18 +652,19 @@ static int prf_parse_threads(struct session *s, struct cursor *c, char **cause)
             *cause = xstrdup("thread chunk has a damaged process");
             return -1;
         }
-        s->procs = xgrowarray(s->procs, &s->procs_alloc, s->nprocs + 1, sizeof *s->procs);
-        struct proc_info *p = &s->procs[s->nprocs++];
-        *p = (struct proc_info){.pid = (uint32_t)pid,
-                                .ppid = (uint32_t)ppid,
-                                .exe = exe[0] != '\0' ? exe : NULL,
-                                .start_ns = s->start_ns + start,
-                                .end_ns = end > 0 ? s->start_ns + end - 1 : 0,
-                                .ended = end > 0,
-                                .exit_known = status > 0,
-                                .wstatus = status > 0 ? (int)(uint32_t)(status - 1) : 0,
-                                .exe_module =
-                                    exe_module > 0 ? (uint32_t)exe_module - 1 : UINT32_MAX};
+        struct proc_info *p = threads_add_proc(s, (uint32_t)pid, s->start_ns + start);
+        if (p == NULL) { /* past LIMIT_PROCS: refused above */
+            free(exe);
+            *cause = xstrdup("thread chunk has a damaged process table");
+            return -1;
+        }
+        p->ppid = (uint32_t)ppid;
+        p->exe = exe[0] != '\0' ? exe : NULL;
+        p->end_ns = end > 0 ? s->start_ns + end - 1 : 0;
+        p->ended = end > 0;
+        p->exit_known = status > 0;
+        p->wstatus = status > 0 ? (int)(uint32_t)(status - 1) : 0;
+        p->exe_module = exe_module > 0 ? (uint32_t)exe_module - 1 : UINT32_MAX;
         if (p->exe == NULL)
             free(exe);
         p->args = xcalloc(nargs ? (size_t)nargs : 1, sizeof *p->args);
@@ -697,6 +698,11 @@ static int prf_parse_threads(struct session *s, struct cursor *c, char **cause)
             return -1;
         }
         struct thread_info *t = threads_get(s, (uint32_t)pid, (uint32_t)tid, s->start_ns + start);
+        if (t == NULL) { /* past LIMIT_THREADS: refused above */
+            free(name);
+            *cause = xstrdup("thread chunk has a damaged thread");
+            return -1;
+        }
         free(t->name);
         t->name = name[0] != '\0' ? name : NULL;
         if (t->name == NULL)

@@ -248,8 +248,10 @@ struct session {
     size_t nprocs, procs_alloc;
     struct thread_info *threads;
     size_t nthreads, threads_alloc;
-    uint32_t *thread_index;    /* open addressing on tid: index + 1, 0 empty */
-    size_t thread_index_alloc; /* a power of two, or 0 */
+    struct id_slot *thread_index; /* open addressing on tid (threads.h) */
+    size_t thread_index_alloc;    /* a power of two, or 0 */
+    struct id_slot *proc_index;   /* ... on pid: the latest process of each */
+    size_t proc_index_alloc;
     struct thread_hit *thits;  /* open addressing on (tid, hit id) */
     size_t nthits, thits_alloc;
     struct session_filter *filter; /* owned: the threads the views show, or NULL: all */

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "session/internal.h"
+#include "session/limits.h"
 #include "session/stacks.h"
 #include "session/threads.h"
 #include "xmalloc.h"
@@ -14,55 +15,69 @@
 #include <string.h>
 #include <sys/wait.h>
 
-static uint64_t tid_hash(uint32_t tid)
+static uint64_t id_hash(uint32_t id)
 {
-    uint64_t h = tid * 0x9e3779b97f4a7c15ull;
+    uint64_t h = id * 0x9e3779b97f4a7c15ull;
     return h ^ (h >> 29);
+}
+
+/* Open addressing on a pid or tid: the slot holding KEY, or the empty one
+ * where it would go. */
+static struct id_slot *id_slot(struct id_slot *tab, size_t alloc, uint32_t key)
+{
+    size_t mask = alloc - 1, i = id_hash(key) & mask;
+    while (tab[i].index1 != 0 && tab[i].key != key)
+        i = (i + 1) & mask;
+    return &tab[i];
+}
+
+/* Map KEY to INDEX in *TAB (*ALLOC slots, grown to keep under half full,
+ * N entries after this one): a reused id maps to its latest holder. */
+static void id_put(struct id_slot **tab, size_t *alloc, size_t n, uint32_t key, size_t index)
+{
+    if (2 * n > *alloc) {
+        size_t old = *alloc, grown = old ? 2 * old : 64;
+        struct id_slot *t = xcalloc(grown, sizeof *t);
+        for (size_t i = 0; i < old; i++) {
+            if ((*tab)[i].index1 != 0)
+                *id_slot(t, grown, (*tab)[i].key) = (*tab)[i];
+        }
+        free(*tab);
+        *tab = t;
+        *alloc = grown;
+    }
+    *id_slot(*tab, *alloc, key) = (struct id_slot){key, (uint32_t)index + 1};
 }
 
 struct thread_info *threads_find(const struct session *s, uint32_t tid)
 {
     if (s->thread_index_alloc == 0 || tid == 0)
         return NULL;
-    size_t mask = s->thread_index_alloc - 1;
-    for (size_t i = tid_hash(tid) & mask; s->thread_index[i] != 0; i = (i + 1) & mask) {
-        struct thread_info *t = &s->threads[s->thread_index[i] - 1];
-        if (t->tid == tid)
-            return t;
-    }
-    return NULL;
+    const struct id_slot *e = id_slot(s->thread_index, s->thread_index_alloc, tid);
+    return e->index1 ? &s->threads[e->index1 - 1] : NULL;
 }
 
-static void thread_index_put(struct session *s, uint32_t tid, size_t index)
+struct proc_info *threads_add_proc(struct session *s, uint32_t pid, uint64_t time)
 {
-    size_t mask = s->thread_index_alloc - 1, i = tid_hash(tid) & mask;
-    while (s->thread_index[i] != 0 && s->threads[s->thread_index[i] - 1].tid != tid)
-        i = (i + 1) & mask;
-    s->thread_index[i] = (uint32_t)index + 1;
-}
-
-static void thread_index_grow(struct session *s)
-{
-    size_t alloc = s->thread_index_alloc ? 2 * s->thread_index_alloc : 64;
-    free(s->thread_index);
-    s->thread_index = xcalloc(alloc, sizeof *s->thread_index);
-    s->thread_index_alloc = alloc;
-    for (size_t i = 0; i < s->nthreads; i++)
-        thread_index_put(s, s->threads[i].tid, i);
+    if (pid == 0 || s->nprocs >= LIMIT_PROCS)
+        return NULL;
+    s->procs = xgrowarray(s->procs, &s->procs_alloc, s->nprocs + 1, sizeof *s->procs);
+    struct proc_info *p = &s->procs[s->nprocs];
+    *p = (struct proc_info){.pid = pid, .start_ns = time, .exe_module = UINT32_MAX,
+                            .first_thread = -1};
+    id_put(&s->proc_index, &s->proc_index_alloc, s->nprocs + 1, pid, s->nprocs);
+    s->nprocs++;
+    return p;
 }
 
 struct proc_info *threads_proc(struct session *s, uint32_t pid, uint64_t time, bool create)
 {
-    for (size_t i = s->nprocs; i-- > 0;) { /* the latest first: a pid may be reused */
-        if (s->procs[i].pid == pid)
-            return &s->procs[i];
+    if (s->proc_index_alloc > 0 && pid != 0) { /* the latest of that pid */
+        const struct id_slot *e = id_slot(s->proc_index, s->proc_index_alloc, pid);
+        if (e->index1 != 0)
+            return &s->procs[e->index1 - 1];
     }
-    if (!create || pid == 0)
-        return NULL;
-    s->procs = xgrowarray(s->procs, &s->procs_alloc, s->nprocs + 1, sizeof *s->procs);
-    struct proc_info *p = &s->procs[s->nprocs++];
-    *p = (struct proc_info){.pid = pid, .start_ns = time, .exe_module = UINT32_MAX};
-    return p;
+    return create ? threads_add_proc(s, pid, time) : NULL;
 }
 
 struct thread_info *threads_get(struct session *s, uint32_t pid, uint32_t tid, uint64_t time)
@@ -72,16 +87,28 @@ struct thread_info *threads_get(struct session *s, uint32_t pid, uint32_t tid, u
         return t;
     if (t != NULL && t->pid == pid)
         return t; /* a sample after its end record (the rings are merged by time) */
-    if (pid != 0)
-        threads_proc(s, pid, time, true);
+    if (tid == 0 || s->nthreads >= LIMIT_THREADS)
+        return NULL; /* a fork bomb's: its samples count, without a thread */
+    struct proc_info *p = pid != 0 ? threads_proc(s, pid, time, true) : NULL;
     s->threads = xgrowarray(s->threads, &s->threads_alloc, s->nthreads + 1, sizeof *s->threads);
     t = &s->threads[s->nthreads];
-    *t = (struct thread_info){.tid = tid, .pid = pid, .start_ns = time};
-    if (2 * (s->nthreads + 1) > s->thread_index_alloc)
-        thread_index_grow(s);
-    thread_index_put(s, tid, s->nthreads); /* a reused tid: the new thread from now on */
+    *t = (struct thread_info){.tid = tid, .pid = pid, .start_ns = time, .next_in_proc = -1};
+    if (p != NULL) {
+        t->next_in_proc = p->first_thread;
+        p->first_thread = (long)s->nthreads;
+    }
+    id_put(&s->thread_index, &s->thread_index_alloc, s->nthreads + 1, tid, s->nthreads);
     s->nthreads++;
     return t;
+}
+
+/* Thread T of process P has ended at TIME (if it had not). */
+static void thread_end(struct thread_info *t, uint64_t time)
+{
+    if (!t->ended) {
+        t->ended = true;
+        t->end_ns = time;
+    }
 }
 
 /* The process's name for a thread that has none yet: the executable's base name. */
@@ -96,7 +123,7 @@ static void thread_name_from(struct thread_info *t, const char *path)
 void threads_first(struct session *s, uint32_t pid, uint64_t time)
 {
     struct proc_info *p = threads_proc(s, pid, time, true);
-    if (p->exe == NULL && s->program != NULL) {
+    if (p != NULL && p->exe == NULL && s->program != NULL) {
         p->exe = xstrdup(s->modules != NULL && s->nmodules > 0 ? s->modules[0]->path : s->program);
         p->exe_module = 0;
         p->nargs = s->nargs + 1;
@@ -106,7 +133,8 @@ void threads_first(struct session *s, uint32_t pid, uint64_t time)
             p->args[i + 1] = xstrdup(s->args[i]);
     }
     struct thread_info *t = threads_get(s, pid, pid, time);
-    thread_name_from(t, s->program);
+    if (t != NULL)
+        thread_name_from(t, s->program);
 }
 
 /* The NUL-separated command line CMD of LEN bytes, as an argument vector. */
@@ -137,14 +165,10 @@ void threads_on_event(struct session *s, const struct event *ev)
     switch (ev->type) {
     case EVENT_FORK:
         p = threads_proc(s, ev->pid, ev->time_ns, false);
-        if (p == NULL || p->ended)
-            p = threads_proc(s, ev->pid, ev->time_ns, true);
-        if (p->ended) { /* a reused pid: a new process */
-            s->procs = xgrowarray(s->procs, &s->procs_alloc, s->nprocs + 1, sizeof *s->procs);
-            p = &s->procs[s->nprocs++];
-            *p = (struct proc_info){
-                .pid = ev->pid, .start_ns = ev->time_ns, .exe_module = UINT32_MAX};
-        }
+        if (p == NULL || p->ended) /* a new process, or a reused pid's */
+            p = threads_add_proc(s, ev->pid, ev->time_ns);
+        if (p == NULL)
+            break;
         p->ppid = ev->fork.ppid;
         /* It runs its parent's program until it execs. */
         struct proc_info *pp = threads_proc(s, ev->fork.ppid, ev->time_ns, false);
@@ -159,7 +183,7 @@ void threads_on_event(struct session *s, const struct event *ev)
             }
         }
         t = threads_get(s, ev->pid, ev->pid, ev->time_ns);
-        if (t->name == NULL && pp != NULL) {
+        if (t != NULL && t->name == NULL && pp != NULL) {
             struct thread_info *pt = threads_find(s, ev->tid != ev->pid ? ev->tid : ev->fork.ppid);
             if (pt == NULL)
                 pt = threads_find(s, ev->fork.ppid);
@@ -169,6 +193,8 @@ void threads_on_event(struct session *s, const struct event *ev)
         break;
     case EVENT_EXEC:
         p = threads_proc(s, ev->pid, ev->time_ns, true);
+        if (p == NULL)
+            break;
         free(p->exe);
         p->exe = ev->exec.path ? xstrdup(ev->exec.path) : NULL;
         p->exe_module = UINT32_MAX;
@@ -184,15 +210,12 @@ void threads_on_event(struct session *s, const struct event *ev)
         if (ev->exec.cmdline != NULL)
             proc_set_args(p, ev->exec.cmdline, ev->exec.cmdline_len);
         /* Its other threads are gone. */
-        for (size_t i = 0; i < s->nthreads; i++) {
-            t = &s->threads[i];
-            if (t->pid == ev->pid && t->tid != ev->pid && !t->ended) {
-                t->ended = true;
-                t->end_ns = ev->time_ns;
-            }
+        for (long i = p->first_thread; i >= 0; i = s->threads[i].next_in_proc) {
+            if (s->threads[i].tid != ev->pid)
+                thread_end(&s->threads[i], ev->time_ns);
         }
         t = threads_get(s, ev->pid, ev->pid, ev->time_ns);
-        if (ev->exec.path != NULL) {
+        if (t != NULL && ev->exec.path != NULL) {
             free(t->name);
             t->name = NULL;
             thread_name_from(t, ev->exec.path);
@@ -206,17 +229,12 @@ void threads_on_event(struct session *s, const struct event *ev)
             p->exit_known = ev->exit.known;
             p->wstatus = ev->exit.wstatus;
         }
-        for (size_t i = 0; i < s->nthreads; i++) {
-            t = &s->threads[i];
-            if (t->pid == ev->pid && !t->ended) {
-                t->ended = true;
-                t->end_ns = ev->time_ns;
-            }
-        }
+        for (long i = p != NULL ? p->first_thread : -1; i >= 0; i = s->threads[i].next_in_proc)
+            thread_end(&s->threads[i], ev->time_ns);
         break;
     case EVENT_THREAD:
         t = threads_get(s, ev->pid, ev->tid, ev->time_ns);
-        if (t->name == NULL) { /* a new thread has its creator's name */
+        if (t != NULL && t->name == NULL) { /* a new thread has its creator's name */
             struct thread_info *lead = threads_find(s, ev->pid);
             if (lead != NULL && lead->name != NULL)
                 t->name = xstrdup(lead->name);
@@ -224,15 +242,15 @@ void threads_on_event(struct session *s, const struct event *ev)
         break;
     case EVENT_THREAD_EXIT:
         t = threads_find(s, ev->tid);
-        if (t != NULL && !t->ended) {
-            t->ended = true;
-            t->end_ns = ev->time_ns;
-        }
+        if (t != NULL)
+            thread_end(t, ev->time_ns);
         break;
     case EVENT_COMM:
         if (ev->comm.name == NULL)
             break;
         t = threads_get(s, ev->pid, ev->tid, ev->time_ns);
+        if (t == NULL)
+            break;
         free(t->name);
         t->name = xstrndup(ev->comm.name, 15);
         break;
@@ -264,9 +282,14 @@ static struct thread_hit *thit_slot(struct thread_hit *t, size_t alloc, uint32_t
     }
 }
 
-/* The entry of (TID, ID), made when missing. */
+/* The entry of (TID, ID), made when missing; NULL past LIMIT_THREAD_HITS
+ * (a file could not hold more: the thread's ticks still count). */
 static struct thread_hit *thit_get(struct session *s, uint32_t tid, uint32_t id)
 {
+    if (s->nthits >= LIMIT_THREAD_HITS) {
+        struct thread_hit *e = s->thits_alloc ? thit_slot(s->thits, s->thits_alloc, tid, id) : NULL;
+        return e != NULL && e->tid != 0 ? e : NULL;
+    }
     if (2 * (s->nthits + 1) > s->thits_alloc) {
         size_t alloc = s->thits_alloc ? 2 * s->thits_alloc : 256;
         struct thread_hit *t = xcalloc(alloc, sizeof *t);
@@ -298,7 +321,8 @@ void threads_count(struct session *s, struct thread_info *t, uint32_t id, bool b
     t->on_cpu = session_sat_add(t->on_cpu, count);
     if (id != UINT32_MAX && t->tid != 0) {
         struct thread_hit *e = thit_get(s, t->tid, id);
-        e->count = session_sat_add(e->count, count);
+        if (e != NULL)
+            e->count = session_sat_add(e->count, count);
     }
 }
 
@@ -348,6 +372,7 @@ void threads_free(struct session *s)
         free(s->threads[i].name);
     free(s->threads);
     free(s->thread_index);
+    free(s->proc_index);
     free(s->thits);
     session_filter_free(s->filter);
 }

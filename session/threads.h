@@ -31,6 +31,7 @@ struct proc_info {
     bool want_exe;       /* it exec'd and its executable is its next mapping */
     uint32_t exe_module; /* the module of exe, or UINT32_MAX */
     uint64_t samples;    /* scratch for threads_sum */
+    long first_thread;   /* its threads: an index into session.threads, then next_in_proc; -1 */
 };
 
 struct thread_info {
@@ -46,6 +47,13 @@ struct thread_info {
     uint64_t blocked_before_clear;
     uint64_t last_ns;  /* its latest sample */
     bool last_blocked; /* ... was a blocked one */
+    long next_in_proc; /* the next thread of its process, or -1 */
+};
+
+/* An id's slot in the session's pid and tid indexes: index + 1, 0 empty. */
+struct id_slot {
+    uint32_t key;
+    uint32_t index1;
 };
 
 /* One thread's samples at one hit. */
@@ -63,11 +71,17 @@ struct session_filter {
     char *label; /* owned: what the header says, "thread 1234 (worker)" */
 };
 
-/* The thread TID of process PID, made on first sight at TIME. */
+/* A new process PID, first seen at TIME (a reused pid's new process): NULL
+ * past LIMIT_PROCS processes. */
+struct proc_info *threads_add_proc(struct session *s, uint32_t pid, uint64_t time);
+
+/* The thread TID of process PID, made on first sight at TIME; NULL for tid
+ * 0 and past LIMIT_THREADS threads. */
 struct thread_info *threads_get(struct session *s, uint32_t pid, uint32_t tid, uint64_t time);
 /* The thread TID, or NULL. */
 struct thread_info *threads_find(const struct session *s, uint32_t tid);
-/* The process PID, made on first sight at TIME when CREATE. */
+/* The process PID (the latest of that pid), made on first sight at TIME
+ * when CREATE; NULL when not found, and past LIMIT_PROCS processes. */
 struct proc_info *threads_proc(struct session *s, uint32_t pid, uint64_t time, bool create);
 
 /* Process and thread events (fork, exec, exit, thread start and end, comm). */
