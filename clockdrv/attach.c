@@ -231,3 +231,19 @@ void clockdrv_attach_threads(pid_t pid, uint64_t time, clockdrv_emit_fn emit, vo
     }
     free(tids);
 }
+
+bool clockdrv_task_blocked(pid_t pid, pid_t tid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    const char *end = strrchr(buf, ')'); /* the name may hold anything but its last ')' */
+    return end != NULL && end[1] == ' ' && (end[2] == 'S' || end[2] == 'D');
+}

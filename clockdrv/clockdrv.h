@@ -140,6 +140,9 @@ struct clockdrv_map {
 int clockdrv_exec_maps(pid_t pid, struct clockdrv_map **maps, size_t *n);
 void clockdrv_maps_free(struct clockdrv_map *maps, size_t n);
 
+/* Whether thread TID of PID is asleep (state S or D) now. */
+bool clockdrv_task_blocked(pid_t pid, pid_t tid);
+
 /* The threads an attached process PID had before profil came, handed to
  * EMIT at TIME: each one's start (EVENT_THREAD, not for the first) and its
  * name (EVENT_COMM), as a process profil started reports them. */

@@ -584,6 +584,11 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
                 break;
             struct perf_thread *t = perf_thread(d, (uint32_t)tids[i], true);
             t->pid = (uint32_t)pid;
+            if (d->wall && clockdrv_task_blocked(pid, tids[i])) {
+                /* Asleep since before profil came: no switch record says so. */
+                t->blocked = true;
+                t->since = clockdrv_now_ns();
+            }
             d->base.threads++;
             added++;
         }

@@ -769,9 +769,11 @@ static struct clockdrv *clockdrv_ptrace_attach(const struct clockdrv_config *cfg
                 }
             }
             struct ptrace_thread *t = ptrace_adopt(d, tids[i], 0);
-            /* What it ran before profil came is no sample's. */
+            /* What it ran before profil came is no sample's; one asleep
+             * since then is blocked from now (the ticks' look at it says
+             * so only once it has moved). */
             if (ptrace_schedstat(d, t, &t->exec, &t->delay, &t->runs))
-                t->seen = SEEN_RUNNABLE;
+                t->seen = clockdrv_task_blocked(pid, tids[i]) ? SEEN_BLOCKED : SEEN_RUNNABLE;
             added++;
         }
         free(tids);

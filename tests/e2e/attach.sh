@@ -137,6 +137,12 @@ for drv in ptrace perf; do
         "$drv: --report says the process still ran"
     diag "$drv: $(printf '%s' "$J" | jq -c .counters), duration $(printf '%s' "$J" | jq -r .meta.duration_s) s"
     near "$(printf '%s' "$J" | jq -r .meta.duration_s)" 2 0.5 "$drv: the session lasted about 2 s"
+    is "$(printf '%s' "$J" | jq -r '[.threads[].name] | map(. // "?") | sort | unique | join(" ")')" \
+        "attachee" "$drv: the threads it had before profil came are named"
+    # The main thread sleeps between its lines: blocked for all of the
+    # session, though no switch record said so when profil came.
+    b=$(printf '%s' "$J" | jq -r --argjson p "$P" '.threads[] | select(.tid == $p) | .blocked')
+    cmp_ok "${b:-0}" ">=" 1600 "$drv: the sleeping main thread counts as blocked from the start ($b of ~2000 ticks)"
     # 3 points, or 4 standard deviations when a loaded machine (the
     # suite's other tests, other users) left the workers few samples: at
     # 650 samples (seen under load) work_c's share has a deviation of 1.6.
