@@ -63,36 +63,37 @@ void report_who(struct session *s, FILE *out)
     for (size_t pi = 0; pi < s->nprocs; pi++) {
         const struct proc_info *p = &s->procs[pi];
         uint64_t samples = 0, on_cpu = 0, program = 0;
-        size_t shown = 0;
-        for (size_t i = 0; i < s->nthreads; i++) {
-            const struct thread_info *t = &s->threads[i];
-            if (t->pid != p->pid || !threads_shown(s, t->tid) ||
-                threads_proc(s, t->pid, 0, false) != p) /* a reused pid: the later process's */
+        size_t shown = 0, *mine, nmine = threads_of_proc(s, p, &mine);
+        for (size_t k = 0; k < nmine; k++) {
+            size_t i = mine[k];
+            if (!threads_shown(s, s->threads[i].tid))
                 continue;
             samples = session_sat_add(samples, sums[i].samples);
             on_cpu = session_sat_add(on_cpu, sums[i].on_cpu);
             program = session_sat_add(program, sums[i].program);
             shown++;
         }
-        if (shown == 0)
+        if (shown == 0) {
+            free(mine);
             continue;
+        }
         char end[32];
         const struct thread_info *lead = threads_find(s, p->pid);
         fprintf(out, "%-8u %-8s %-16s %9" PRIu64 " %7s %8s %7.1f%%  %s (%s)\n", p->pid, "",
                 lead && lead->name ? quote(lead->name) : "?", samples, "", "",
                 on_cpu ? 100.0 * (double)program / (double)on_cpu : 0.0,
                 p->exe ? quote(p->exe) : "?", threads_proc_end(p, end, sizeof end));
-        for (size_t i = 0; i < s->nthreads; i++) {
-            const struct thread_info *t = &s->threads[i];
-            if (t->pid != p->pid || !threads_shown(s, t->tid) ||
-                threads_proc(s, t->pid, 0, false) != p)
+        for (size_t k = 0; k < nmine; k++) {
+            const struct thread_info *t = &s->threads[mine[k]];
+            if (!threads_shown(s, t->tid))
                 continue;
-            const struct thread_sums *m = &sums[i];
+            const struct thread_sums *m = &sums[mine[k]];
             fprintf(out, "%-8s %-8u %-16s %9" PRIu64 " %6.1f%% %7.1f%% %7.1f%%\n", "", t->tid,
                     t->name ? quote(t->name) : "?", m->samples,
                     threads_share_of_life(s, t, m->on_cpu), threads_share_of_life(s, t, m->blocked),
                     m->on_cpu ? 100.0 * (double)m->program / (double)m->on_cpu : 0.0);
         }
+        free(mine);
     }
     fprintf(out, "On CPU and Blocked: the thread's ticks over its life; Program: its samples on a "
                  "CPU in its own process's executable.\n");
@@ -199,12 +200,12 @@ void report_json_who(struct session *s, cJSON *o, const size_t *order, size_t n)
         for (size_t k = 0; k < p->nargs; k++)
             cJSON_AddItemToArray(args, cJSON_CreateString(p->args[k]));
         uint64_t samples = 0, program = 0;
-        for (size_t k = 0; k < s->nthreads; k++) {
-            if (s->threads[k].pid == p->pid && threads_proc(s, p->pid, 0, false) == p) {
-                samples = session_sat_add(samples, sums[k].samples);
-                program = session_sat_add(program, sums[k].program);
-            }
+        size_t *mine, nmine = threads_of_proc(s, p, &mine);
+        for (size_t k = 0; k < nmine; k++) {
+            samples = session_sat_add(samples, sums[mine[k]].samples);
+            program = session_sat_add(program, sums[mine[k]].program);
         }
+        free(mine);
         cJSON_AddNumberToObject(j, "samples", (double)samples);
         cJSON_AddNumberToObject(j, "program", (double)program);
         cJSON_AddNumberToObject(j, "start_s", since_start(s, p->start_ns));

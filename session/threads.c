@@ -590,3 +590,15 @@ const char *threads_proc_end(const struct proc_info *p, char *buf, size_t size)
         snprintf(buf, size, "exit %d", WEXITSTATUS(p->wstatus));
     return buf;
 }
+
+size_t threads_of_proc(const struct session *s, const struct proc_info *p, size_t **out)
+{
+    size_t n = 0;
+    for (long i = p->first_thread; i >= 0; i = s->threads[i].next_in_proc)
+        n++;
+    *out = xcalloc(n ? n : 1, sizeof **out);
+    size_t k = n;
+    for (long i = p->first_thread; i >= 0; i = s->threads[i].next_in_proc)
+        (*out)[--k] = (size_t)i; /* the chain is newest first */
+    return n;
+}

@@ -130,6 +130,10 @@ struct thread_sums {
 };
 void threads_sum(const struct session *s, bool run, struct thread_sums *out /* nthreads */);
 
+/* The threads of process P (indices into session.threads, in the order they
+ * were seen) in *OUT, which the caller frees; returns how many. */
+size_t threads_of_proc(const struct session *s, const struct proc_info *p, size_t **out);
+
 /* How process P ended: "exit 0", "SIGSEGV", "running", "ended, status unknown". */
 const char *threads_proc_end(const struct proc_info *p, char *buf, size_t size);
 

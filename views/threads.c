@@ -90,10 +90,10 @@ static void threads_rows(struct tview *v, const struct session *s, bool run)
         size_t head = v->n;
         v->rows = xgrowarray(v->rows, &v->alloc, v->n + 1, sizeof *v->rows);
         v->rows[v->n++] = (struct trow){.proc = p, .thread = -1};
-        for (size_t i = 0; i < s->nthreads; i++) {
+        size_t *mine, nmine = threads_of_proc(s, pi, &mine);
+        for (size_t k = 0; k < nmine; k++) {
+            size_t i = mine[k];
             const struct thread_info *t = &s->threads[i];
-            if (t->pid != pi->pid || threads_proc((struct session *)s, t->pid, 0, false) != pi)
-                continue;
             v->rows = xgrowarray(v->rows, &v->alloc, v->n + 1, sizeof *v->rows);
             struct trow *r = &v->rows[v->n++];
             *r = (struct trow){.proc = p,
@@ -110,6 +110,7 @@ static void threads_rows(struct tview *v, const struct session *s, bool run)
             h->blocked += r->blocked;
             h->program += r->program;
         }
+        free(mine);
         if (v->n - head > 2 && v->sort != TS_TREE) {
             sort_session = s;
             sort_key = v->sort;
