@@ -293,7 +293,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     free(order);
     report_counters(s, out, lost_pct);
     if (s->nthreads > 1 || s->filter != NULL)
-        report_who(s, out);
+        report_who(s, out, limit);
 }
 
 /* Whether the K-th routine of the ranking ORDER (N long) cannot be told from

@@ -37,11 +37,12 @@ struct cJSON;
 void report_json_add_lines(struct session *s, struct cJSON *o);
 
 /* Who ran (session/threadreport.c): the times without double counting and
- * a row per thread under its process, below a report; in a JSON report
+ * a row per thread under its process, below a report (with a LIMIT, not 0,
+ * that many processes, and threads of each, with the most samples); in a JSON report
  * object, "times", "filter", "processes" and "threads", and with
  * report_json_by_thread on, each function's "by_thread" (the JSON array
  * "functions" made from the ranking ORDER, N long). */
-void report_who(struct session *s, FILE *out);
+void report_who(struct session *s, FILE *out, size_t limit);
 void report_json_who(struct session *s, struct cJSON *o, const size_t *order, size_t n);
 void report_json_by_thread(bool on);
 

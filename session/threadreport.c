@@ -41,7 +41,13 @@ double threads_share_of_life(const struct session *s, const struct thread_info *
     return pct > 100 ? 100 : pct;
 }
 
-void report_who(struct session *s, FILE *out)
+static int u64_desc(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+void report_who(struct session *s, FILE *out, size_t limit)
 {
     if (s->nthreads == 0)
         return;
@@ -60,8 +66,30 @@ void report_who(struct session *s, FILE *out)
     threads_sum(s, true, sums);
     fprintf(out, "%-8s %-8s %-16s %9s %7s %8s %8s  %s\n", "PID", "TID", "Name", "Samples", "On CPU",
             "Blocked", "Program", "Executable");
+    /* With a LIMIT, the processes and the threads with the most samples. */
+    uint64_t *all = xcalloc(s->nprocs + 1, sizeof *all);
+    for (size_t pi = 0; pi < s->nprocs; pi++) {
+        size_t *mine, nmine = threads_of_proc(s, &s->procs[pi], &mine);
+        for (size_t k = 0; k < nmine; k++) {
+            if (threads_shown(s, s->threads[mine[k]].tid))
+                all[pi] = session_sat_add(all[pi], sums[mine[k]].samples);
+        }
+        free(mine);
+    }
+    uint64_t *sorted = xcalloc(s->nprocs + 1, sizeof *sorted);
+    memcpy(sorted, all, s->nprocs * sizeof *sorted);
+    qsort(sorted, s->nprocs, sizeof *sorted, u64_desc);
+    uint64_t least = limit > 0 && s->nprocs > limit ? sorted[limit - 1] : 0;
+    free(sorted);
+    size_t listed = 0, left = 0;
+    uint64_t left_samples = 0;
     for (size_t pi = 0; pi < s->nprocs; pi++) {
         const struct proc_info *p = &s->procs[pi];
+        if (limit > 0 && (all[pi] < least || listed == limit || (all[pi] == 0 && s->nprocs > limit))) {
+            left++;
+            left_samples = session_sat_add(left_samples, all[pi]);
+            continue;
+        }
         uint64_t samples = 0, on_cpu = 0, program = 0;
         size_t shown = 0, *mine, nmine = threads_of_proc(s, p, &mine);
         for (size_t k = 0; k < nmine; k++) {
@@ -83,10 +111,17 @@ void report_who(struct session *s, FILE *out)
                 lead && lead->name ? quote(lead->name) : "?", samples, "", "",
                 on_cpu ? 100.0 * (double)program / (double)on_cpu : 0.0,
                 p->exe ? quote(p->exe) : "?", threads_proc_end(p, end, sizeof end));
+        listed++;
+        size_t rows = 0;
         for (size_t k = 0; k < nmine; k++) {
             const struct thread_info *t = &s->threads[mine[k]];
             if (!threads_shown(s, t->tid))
                 continue;
+            if (limit > 0 && rows++ == limit) {
+                fprintf(out, "%-8s %-8s (%zu more thread%s: profil --report shows them all)\n", "",
+                        "...", shown - limit, shown - limit == 1 ? "" : "s");
+                break;
+            }
             const struct thread_sums *m = &sums[mine[k]];
             fprintf(out, "%-8s %-8u %-16s %9" PRIu64 " %6.1f%% %7.1f%% %7.1f%%\n", "", t->tid,
                     t->name ? quote(t->name) : "?", m->samples,
@@ -95,6 +130,10 @@ void report_who(struct session *s, FILE *out)
         }
         free(mine);
     }
+    if (left > 0)
+        fprintf(out, "%-8s (%zu more process%s, %" PRIu64 " samples: profil --report shows them all)\n",
+                "...", left, left == 1 ? "" : "es", left_samples);
+    free(all);
     fprintf(out, "On CPU and Blocked: the thread's ticks over its life; Program: its samples on a "
                  "CPU in its own process's executable.\n");
     free(sums);
