@@ -126,6 +126,21 @@ for driver in perf ptrace; do
     like "$(json "$F" '.program_area')" '/spawner$' "$driver: unfiltered, the program area is spawner's"
 done
 
+# Many processes: the end-of-run report lists the 20 with the most samples
+# and says how many more; --report lists them all.
+printf '#!/bin/sh\ni=0\nwhile [ $i -lt 40 ]; do /bin/true; i=$((i + 1)); done\n' >"$T/many.sh"
+chmod +x "$T/many.sh"
+run "$PROFIL" --no-tui -b 1 -t 1000 -a '' -o "$T/many.PRF" "$T/many.sh" </dev/null
+is "$rc" 0 "many: a shell running /bin/true 40 times"
+is "$(json "$T/many.PRF" '.processes | length')" 41 "many: 41 processes in the session"
+rows=$(printf '%s\n' "$out" | sed -n '/^PID  *TID/,/^On CPU/p' | grep -c '^[0-9]')
+cmp_ok "$rows" "<=" 20 "many: the end-of-run report lists at most 20 processes ($rows)"
+like "$out" '^\.\.\. +\([0-9]+ more processes, [0-9]+ samples: profil --report shows them all\)$' \
+    "many: and says how many more"
+run "$PROFIL" --report "$T/many.PRF"
+is "$(printf '%s\n' "$out" | sed -n '/^PID  *TID/,/^On CPU/p' | grep -c '^[0-9]')" 41 \
+    "many: --report lists them all"
+
 # Errors: one line, and a status.
 F="$T/crew-perf.PRF"
 [ -f "$F" ] || F="$T/crew-ptrace.PRF"
