@@ -1309,7 +1309,8 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     d->blob_len = 0;
     for (int i = 0; i < d->ncpus; i++)
         perf_read_ring(d, &d->cpus[i]);
-    qsort(d->recs, d->nrecs, sizeof *d->recs, perf_rec_cmp);
+    if (d->nrecs > 1) /* no records at all: a stopped process, recs still NULL */
+        qsort(d->recs, d->nrecs, sizeof *d->recs, perf_rec_cmp);
     uint64_t shed = d->shed;
     for (size_t i = 0; i < d->nrecs; i++) {
         struct perf_rec *r = &d->recs[i];

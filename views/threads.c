@@ -169,7 +169,7 @@ static void threads_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         return;
     char line[512];
     snprintf(line, sizeof line, "%-7s %-7s %-16s %9s %7s %7s %8s %2s  %s", "PID", "TID", "Name",
-             "Samples", "%", "On CPU", "Blocked", "S", "Executable / program share");
+             "Samples", "%", "On CPU", "Blocked", "S", "How it ended, own code: executable");
     wattron(win, A_BOLD);
     draw_text(win, 1, 0, w, line);
     wattroff(win, A_BOLD);
@@ -195,10 +195,11 @@ static void threads_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             char end[32];
             snprintf(
                 line, sizeof line,
-                "%-7u %-7s %-16.16s %9" PRIu64 " %6.1f%% %7s %8s %2s  %s (%s), own code %.0f%%",
+                "%-7u %-7s %-16.16s %9" PRIu64 " %6.1f%% %7s %8s %2s  %s, own code %.0f%%: %s",
                 p->pid, "", lead && lead->name ? lead->name : "?", r->samples, pct, "", "",
-                p->ended ? "-" : "", p->exe ? p->exe : "?", threads_proc_end(p, end, sizeof end),
-                r->on_cpu ? 100.0 * (double)r->program / (double)r->on_cpu : 0.0);
+                p->ended ? "-" : "", threads_proc_end(p, end, sizeof end),
+                r->on_cpu ? 100.0 * (double)r->program / (double)r->on_cpu : 0.0,
+                p->exe ? p->exe : "?");
         } else {
             const struct thread_info *t = &s->threads[r->thread];
             char st[2] = {thread_state(t, ctx->mode), '\0'};

@@ -213,7 +213,7 @@ for drv in ptrace perf; do
     fi
     run "$PROFIL" --no-tui --driver "$drv" --duration 1 -p "$P" -b 1 -t 1000 \
         -o "$T/stopped-$drv.PRF" </dev/null
-    is "$rc" 0 "$drv: attached to a stopped process, profil exits 0"
+    is "$rc" 0 "$drv: attached to a stopped process, profil exits 0" || diag "$err"
     is "$(status "$P" State | cut -c1)$(status "$P" TracerPid)" T0 \
         "$drv: the stopped process is still stopped, and not traced"
 done

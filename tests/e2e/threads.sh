@@ -160,13 +160,14 @@ is "$rc" 2 "--tid x: a usage error"
 # The Threads view: a row per thread under its process; Enter filters every
 # view to that thread; Esc shows them all again.
 use_tmux
-tm -f /dev/null new-session -d -s s -x 130 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
+tm -f /dev/null new-session -d -s s -x 180 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
 tm send-keys -t s "cd '$T'; $PROFIL -b 1 -t 1000 -o live.PRF $PROGS/crew 400; echo EXIT=\$?" Enter
 ok "live: the screen comes up" wait_for ' running *$' 10
 tm send-keys -t s 8
 ok "live: 8 shows the Threads view" wait_for '^ Threads .*Enter filters' 5
 ok "live: alpha has its row, with its state" wait_for '^ +[0-9]+ +alpha +[0-9]+ +[0-9.]+% +[0-9.]+% +[0-9.]+% +R' 5
-ok "live: the process row names the executable" wait_for '^[0-9]+ +crew .*/crew \(running\)' 3
+ok "live: the process row says it runs, and names the executable" \
+    wait_for '^[0-9]+ +crew .* running, own code [0-9]+%: .*/crew' 3
 tm send-keys -t s / beta Enter
 tm send-keys -t s Enter
 ok "live: Enter on beta filters every view to it" wait_for 'only thread [0-9]+ \(beta\) \(Esc: all\)' 5
