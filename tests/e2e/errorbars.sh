@@ -71,8 +71,10 @@ near "${lo:-none}" "$(jq -r '.functions[0].ci_low' "$J")" 0.006 \
 # 90 columns or more: the ranking has room for a +-95% column beside Self.
 tm resize-window -t s -x 95 -y 30
 ok "the screen at 95 columns: a +-95% column beside Self" wait_for '^Time.* +Self +\+-95% ' 5 || diag "$(screen)"
-half=$(jq -r '.functions[0] | (.ci_high - .ci_low) / 2' "$J" | awk '{ printf "%.2f", $1 }')
-ok "... $top's is +-$half, as in the JSON" wait_for "^[0-9:.]+ +$top +[0-9.]+%[ ~]\\+-$half " 5 || diag "$(screen)"
+ok "... $top has its +- there" wait_for "^[0-9:.]+ +$top +[0-9.]+%[ ~]\\+-[0-9.]+ " 5 || diag "$(screen)"
+half=$(screen | sed -n "s/^[0-9:.]* *$top *[0-9.]*%[ ~]+-\([0-9.]*\) .*/\1/p" | head -n 1)
+near "${half:-none}" "$(jq -r '.functions[0] | (.ci_high - .ci_low) / 2' "$J")" 0.006 \
+    "... $top's is the JSON's, within rounding (${half:-none})"
 
 # The histogram's bars carry their interval as a whisker, [--], where there
 # is room; the hottest bar's fits too.  (80 columns: the histogram alone.)
