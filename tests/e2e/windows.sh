@@ -36,10 +36,19 @@ run "$PROFIL" --report --from 1.2 --to 1.5 "$F"
 like "$out" '  Window: 1\.2-1\.5 s of 2\.[0-9] s: every count below is its own' "the report says the window"
 
 # Bounds named by marks (--control's mark).
+# The mark is written when the program says it turns to beta (a fixed
+# sleep raced profil's start-up under the sanitizers).
 mkfifo "$T/ctl"
-(sleep 1; echo "mark beta" >"$T/ctl") &
-run "$PROFIL" --no-tui -b 1 -t 1000 --control "$T/ctl" -o "$T/m.PRF" "$PROGS/phases" 1 1 </dev/null
-wait
+"$PROFIL" --no-tui -b 1 -t 1000 --control "$T/ctl" -o "$T/m.PRF" "$PROGS/phases" 1 1 \
+    </dev/null >"$T/m.out" 2>"$T/m.err" &
+pp=$!
+for _i in $(seq 1 200); do
+    grep -q '^phases: beta$' "$T/m.out" 2>/dev/null && break
+    sleep 0.02
+done
+echo "mark beta" >"$T/ctl"
+wait "$pp"
+rc=$?
 is "$rc" 0 "phases runs with a mark"
 w=$(works "$T/m.PRF" --from mark:beta)
 a=$(printf '%s\n' "$w" | tr ',' '\n' | sed -n 's/^work_alpha //p')

@@ -36,6 +36,8 @@ int main(int argc, char **argv)
     printf("phases: alpha %.1f s, then beta %.1f s\n", a, b);
     fflush(stdout);
     work_alpha(t0 + a);
+    printf("phases: beta\n"); /* a script may mark the moment (windows.sh) */
+    fflush(stdout);
     work_beta(t0 + a + b);
     printf("phases: done\n");
     return 0;
