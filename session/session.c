@@ -410,7 +410,8 @@ void session_ingest(struct session *s, const struct event *ev)
     if (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST || ev->type == EVENT_PREEMPTED ||
         ev->type == EVENT_HIT || ev->type == EVENT_STACK)
         f = s->cur_frame = session_frame_at(s, ev->time_ns);
-    /* A replayed hit or stack has no thread: the views show it unfiltered. */
+    /* A replayed hit or stack has no thread: a thread filter leaves it out
+     * of the views (which show the whole run's samples of the thread). */
     s->view = threads_viewed(s, ev->tid);
     struct thread_info *t = NULL;
     if (ev->type == EVENT_SAMPLE && ev->tid != 0)
