@@ -84,18 +84,10 @@ static bool attach_capable(int cap)
     return (eff >> cap) & 1;
 }
 
-/* The command name of PID, into BUF. */
+/* The command name of PID, into BUF ("?" when it cannot be read). */
 static const char *attach_comm(pid_t pid, char *buf, size_t size)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t r = fd >= 0 ? read(fd, buf, size - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    buf[r > 0 ? r : 0] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    if (buf[0] == '\0')
+    if (!clockdrv_task_comm(pid, pid, buf, size) || buf[0] == '\0')
         snprintf(buf, size, "?");
     return buf;
 }
@@ -214,17 +206,9 @@ void clockdrv_attach_threads(pid_t pid, uint64_t time, clockdrv_emit_fn emit, vo
                            .time_ns = time};
         if (tids[i] != pid)
             emit(arg, &ev);
-        char path[64], name[32];
-        snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid, (int)tids[i]);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
+        char name[32];
+        if (!clockdrv_task_comm(pid, tids[i], name, sizeof name))
             continue;
-        ssize_t k = read(fd, name, sizeof name - 1);
-        close(fd);
-        if (k <= 0)
-            continue;
-        name[k] = '\0';
-        name[strcspn(name, "\n")] = '\0';
         ev.type = EVENT_COMM;
         ev.comm.name = name;
         emit(arg, &ev);
@@ -236,14 +220,46 @@ bool clockdrv_task_blocked(pid_t pid, pid_t tid)
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (clockdrv_proc_read(path, buf, sizeof buf) <= 0)
         return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
     const char *end = strrchr(buf, ')'); /* the name may hold anything but its last ')' */
     return end != NULL && end[1] == ' ' && (end[2] == 'S' || end[2] == 'D');
+}
+
+ssize_t clockdrv_proc_read(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return n;
+}
+
+bool clockdrv_task_comm(pid_t pid, pid_t tid, char *buf, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+    if (clockdrv_proc_read(path, buf, size) <= 0)
+        return false;
+    buf[strcspn(buf, "\n")] = '\0';
+    return true;
+}
+
+void clockdrv_exec_info(pid_t pid, char *path, size_t path_size, char *args, size_t args_size,
+                        struct event *ev)
+{
+    char name[64];
+    snprintf(name, sizeof name, "/proc/%d/exe", (int)pid);
+    ssize_t n = readlink(name, path, path_size - 1);
+    if (n > 0) {
+        path[n] = '\0';
+        ev->exec.path = path;
+    }
+    snprintf(name, sizeof name, "/proc/%d/cmdline", (int)pid);
+    n = clockdrv_proc_read(name, args, args_size);
+    if (n > 0) {
+        ev->exec.cmdline = args;
+        ev->exec.cmdline_len = (uint32_t)n;
+    }
 }

@@ -140,6 +140,18 @@ struct clockdrv_map {
 int clockdrv_exec_maps(pid_t pid, struct clockdrv_map **maps, size_t *n);
 void clockdrv_maps_free(struct clockdrv_map *maps, size_t n);
 
+/* Read the /proc file PATH into BUF (SIZE bytes, NUL-terminated): its
+ * length, or -1. */
+ssize_t clockdrv_proc_read(const char *path, char *buf, size_t size);
+
+/* Thread TID of PID's name (comm), into BUF; false when it cannot be read. */
+bool clockdrv_task_comm(pid_t pid, pid_t tid, char *buf, size_t size);
+
+/* What process PID runs now, for an exec event EV: its executable (into
+ * PATH) and its NUL-separated command line (into ARGS), where /proc has them. */
+void clockdrv_exec_info(pid_t pid, char *path, size_t path_size, char *args, size_t args_size,
+                        struct event *ev);
+
 /* Whether thread TID of PID is asleep (state S or D) now. */
 bool clockdrv_task_blocked(pid_t pid, pid_t tid);
 

@@ -1028,23 +1028,8 @@ static void perf_note_setuid(struct clockdrv_perf *d);
  * executable from its first mapping). */
 static void perf_exec_args(struct clockdrv_perf *d, uint32_t pid, struct event *ev)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%u/exe", pid);
-    ssize_t n = readlink(path, d->exec_path, sizeof d->exec_path - 1);
-    if (n > 0) {
-        d->exec_path[n] = '\0';
-        ev->exec.path = d->exec_path;
-    }
-    snprintf(path, sizeof path, "/proc/%u/cmdline", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    n = read(fd, d->exec_args, sizeof d->exec_args);
-    close(fd);
-    if (n > 0) {
-        ev->exec.cmdline = d->exec_args;
-        ev->exec.cmdline_len = (uint32_t)n;
-    }
+    clockdrv_exec_info((pid_t)pid, d->exec_path, sizeof d->exec_path, d->exec_args,
+                       sizeof d->exec_args, ev);
 }
 
 static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clockdrv_emit_fn emit,

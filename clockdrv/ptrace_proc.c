@@ -427,21 +427,11 @@ static void ptrace_emit_comm(struct clockdrv_ptrace *d, struct ptrace_thread *t,
 
 void ptrace_comms(struct clockdrv_ptrace *d)
 {
-    char path[64], name[32];
+    char name[32];
     for (size_t i = 0; i < d->threads_alloc; i++) {
         struct ptrace_thread *t = &d->threads[i];
-        if (t->slot != SLOT_USED || !t->live)
-            continue;
-        snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)t->pid, (int)t->tid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        ssize_t n = read(fd, name, sizeof name - 1);
-        close(fd);
-        if (n > 0) {
-            name[n] = '\0';
+        if (t->slot == SLOT_USED && t->live && clockdrv_task_comm(t->pid, t->tid, name, sizeof name))
             ptrace_name(d, t, name);
-        }
     }
 }
 
@@ -534,34 +524,13 @@ void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
         struct event ev = {
             .type = EVENT_EXEC, .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time_ns = now};
         /* Stopped at its exec: what it runs now, for certain. */
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-        ssize_t n = readlink(path, d->exec_path, sizeof d->exec_path - 1);
-        if (n > 0) {
-            d->exec_path[n] = '\0';
-            ev.exec.path = d->exec_path;
-        }
-        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            n = read(fd, d->exec_args, sizeof d->exec_args);
-            close(fd);
-            if (n > 0) {
-                ev.exec.cmdline = d->exec_args;
-                ev.exec.cmdline_len = (uint32_t)n;
-            }
-        }
+        clockdrv_exec_info(pid, d->exec_path, sizeof d->exec_path, d->exec_args,
+                           sizeof d->exec_args, &ev);
         ptrace_emit(d, &ev);
-        snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            n = read(fd, d->exec_path, sizeof d->exec_path - 1);
-            close(fd);
-            if (n > 0) {
-                d->exec_path[n] = '\0';
-                t->comm[0] = '\0'; /* a new program: its name is said, even if the same */
-                ptrace_name(d, t, d->exec_path);
-            }
+        char name[32];
+        if (clockdrv_task_comm(pid, pid, name, sizeof name)) {
+            t->comm[0] = '\0'; /* a new program: its name is said, even if the same */
+            ptrace_name(d, t, name);
         }
     } else {
         t->held = false;
