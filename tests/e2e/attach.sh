@@ -27,11 +27,7 @@ start() {
     "$PROGS/attachee" "$@" >"$T/$_n.out" 2>&1 &
     P=$!
     ATTACHEES="$ATTACHEES $P"
-    _i=0
-    while [ "$_i" -lt 50 ] && ! grep -q '^attachee: pid' "$T/$_n.out" 2>/dev/null; do
-        sleep 0.1
-        _i=$((_i + 1))
-    done
+    file_has "$T/$_n.out" '^attachee: pid' 5
 }
 # status PID FIELD: a field of /proc/PID/status.
 status() { sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status" 2>/dev/null; }
@@ -163,10 +159,7 @@ for drv in ptrace perf; do
     PP=$!
     # Once it samples (a TERM before then stops profil while it sets up,
     # which a loaded machine made take more than 1.5 s).
-    for _i in $(seq 1 100); do
-        grep -q 'attached to process' "$T/term.err" 2>/dev/null && break
-        sleep 0.1
-    done
+    file_has "$T/term.err" 'attached to process' 10
     sleep 0.5
     kill -TERM "$PP"
     wait "$PP"

@@ -286,6 +286,18 @@ ctrl_free() {
     return 1
 }
 
+# file_has FILE ERE [SECONDS]: poll FILE (another process writes it) until a
+# line matches ERE, for up to SECONDS (default 10); 0 if one did.
+file_has() {
+    _fh_n=$(( ${3:-10} * 50 ))
+    while [ "$_fh_n" -gt 0 ]; do
+        grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+        sleep 0.02
+        _fh_n=$((_fh_n - 1))
+    done
+    return 1
+}
+
 # done_testing: print the plan.  The TAP driver counts the failures.
 done_testing() {
     echo "1..$_tap_n"

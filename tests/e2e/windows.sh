@@ -42,10 +42,7 @@ mkfifo "$T/ctl"
 "$PROFIL" --no-tui -b 1 -t 1000 --control "$T/ctl" -o "$T/m.PRF" "$PROGS/phases" 1 1 \
     </dev/null >"$T/m.out" 2>"$T/m.err" &
 pp=$!
-for _i in $(seq 1 200); do
-    grep -q '^phases: beta$' "$T/m.out" 2>/dev/null && break
-    sleep 0.02
-done
+file_has "$T/m.out" '^phases: beta$' 4
 echo "mark beta" >"$T/ctl"
 wait "$pp"
 rc=$?
