@@ -27,6 +27,17 @@ static int attach_pid_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The state letter of thread TID of PID (R, S, D, Z, ...), or 0. */
+static char attach_task_state(pid_t pid, pid_t tid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    if (clockdrv_proc_read(path, buf, sizeof buf) <= 0)
+        return 0;
+    const char *end = strrchr(buf, ')'); /* the name may hold anything but its last ')' */
+    return end != NULL && end[1] == ' ' ? end[2] : 0;
+}
+
 int clockdrv_tasks(pid_t pid, pid_t **tids, size_t *n)
 {
     char path[64];
@@ -43,12 +54,21 @@ int clockdrv_tasks(pid_t pid, pid_t **tids, size_t *n)
         long tid = strtol(e->d_name, &end, 10);
         if (*end != '\0' || tid <= 0)
             continue;
+        /* A main thread that called pthread_exit stays a zombie while the
+         * others run: nothing to trace or sample there (PTRACE_SEIZE says
+         * EPERM), and its /proc files are empty. */
+        char state = attach_task_state(pid, (pid_t)tid);
+        if (state == 'Z' || state == 'X')
+            continue;
         *tids = xgrowarray(*tids, &alloc, *n + 1, sizeof **tids);
         (*tids)[(*n)++] = (pid_t)tid;
     }
     closedir(dir);
-    if (*n == 0)
+    if (*n == 0) {
+        free(*tids);
+        *tids = NULL;
         return -ESRCH; /* a zombie: no thread left to watch */
+    }
     qsort(*tids, *n, sizeof **tids, attach_pid_cmp);
     return 0;
 }
@@ -149,10 +169,24 @@ char *clockdrv_attach_refusal(const char *driver, pid_t pid, int err)
                      (int)pid, paranoid);
 }
 
+pid_t clockdrv_live_task(pid_t pid)
+{
+    pid_t *tids, tid = pid;
+    size_t n;
+    if (clockdrv_tasks(pid, &tids, &n) < 0)
+        return pid;
+    tid = tids[0];
+    for (size_t i = 0; i < n; i++)
+        if (tids[i] == pid)
+            tid = pid;
+    free(tids);
+    return tid;
+}
+
 int clockdrv_exec_maps(pid_t pid, struct clockdrv_map **maps, size_t *n)
 {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/maps", (int)pid, (int)clockdrv_live_task(pid));
     FILE *f = fopen(path, "re");
     if (f == NULL)
         return -errno;
@@ -201,6 +235,15 @@ void clockdrv_attach_threads(pid_t pid, uint64_t time, clockdrv_emit_fn emit, vo
     size_t n = 0;
     if (clockdrv_tasks(pid, &tids, &n) < 0)
         return;
+    bool lead = false;
+    for (size_t i = 0; i < n; i++)
+        lead |= tids[i] == pid;
+    if (!lead) {
+        /* Its main thread ended before profil came (the others run on). */
+        struct event ev = {
+            .type = EVENT_THREAD_EXIT, .pid = (uint32_t)pid, .tid = (uint32_t)pid, .time_ns = time};
+        emit(arg, &ev);
+    }
     for (size_t i = 0; i < n; i++) {
         struct event ev = {.type = EVENT_THREAD, .pid = (uint32_t)pid, .tid = (uint32_t)tids[i],
                            .time_ns = time};
@@ -218,12 +261,8 @@ void clockdrv_attach_threads(pid_t pid, uint64_t time, clockdrv_emit_fn emit, vo
 
 bool clockdrv_task_blocked(pid_t pid, pid_t tid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-    if (clockdrv_proc_read(path, buf, sizeof buf) <= 0)
-        return false;
-    const char *end = strrchr(buf, ')'); /* the name may hold anything but its last ')' */
-    return end != NULL && end[1] == ' ' && (end[2] == 'S' || end[2] == 'D');
+    char state = attach_task_state(pid, tid);
+    return state == 'S' || state == 'D';
 }
 
 ssize_t clockdrv_proc_read(const char *path, char *buf, size_t size)

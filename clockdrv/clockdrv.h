@@ -117,9 +117,15 @@ bool clockdrv_stop(struct clockdrv *d, int sig);
 
 /* clockdrv/attach.c: what both drivers need to attach to a running process. */
 
-/* The threads of process PID now, in *TIDS (owned, *N of them): 0, or -errno
- * (-ESRCH: no such process). */
+/* The live threads of process PID now, in *TIDS (owned, *N of them, in
+ * order), a main thread that ended before the others (a zombie) left out:
+ * 0, or -errno (-ESRCH: no such process, or no thread of it alive). */
 int clockdrv_tasks(pid_t pid, pid_t **tids, size_t *n);
+
+/* A live thread of PID whose /proc files hold the process's executable,
+ * maps and command line: PID itself, or another when its main thread has
+ * ended before the others (those files are empty then). */
+pid_t clockdrv_live_task(pid_t pid);
 
 /* The tracer of thread TID (TracerPid), 0 when none, -1 when unknown. */
 pid_t clockdrv_tracer(pid_t tid);
@@ -157,7 +163,8 @@ bool clockdrv_task_blocked(pid_t pid, pid_t tid);
 
 /* The threads an attached process PID had before profil came, handed to
  * EMIT at TIME: each one's start (EVENT_THREAD, not for the first) and its
- * name (EVENT_COMM), as a process profil started reports them. */
+ * name (EVENT_COMM), as a process profil started reports them; a main
+ * thread that ended before the others, its end (EVENT_THREAD_EXIT). */
 void clockdrv_attach_threads(pid_t pid, uint64_t time, clockdrv_emit_fn emit, void *arg);
 
 /* The driver named NAME ("perf", "ptrace"), or NULL. */

@@ -138,6 +138,7 @@ struct clockdrv_perf {
     size_t blob_len, blob_alloc;
     struct event_stack stack; /* the sample being handed over's */
     uint64_t shed;            /* samples handed over without their stacks, to keep up */
+    bool lead_gone;           /* attached after its main thread ended: no exit record */
     uint64_t samples;         /* samples handed over */
     char *note0;              /* the note as the start made it, or NULL */
     bool note0_kept;
@@ -603,6 +604,7 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
             break;
     }
     d->base.max_threads = d->base.threads;
+    d->lead_gone = perf_thread(d, (uint32_t)pid, false) == NULL;
     if (d->base.threads > 1) {
         /* Each thread's events were given its CPU's period: they cannot
          * change together, so they keep it (see perf_jitter). */
@@ -1310,6 +1312,16 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     }
     if (d->shed > shed)
         perf_note_shed(d);
+    if (d->base.ended && d->lead_gone) {
+        /* An attached process whose main thread ended before profil came:
+         * no exit record says when the last thread took it along. */
+        d->lead_gone = false;
+        struct event ev = {.type = EVENT_EXIT,
+                           .pid = (uint32_t)d->base.pid,
+                           .tid = (uint32_t)d->base.pid,
+                           .time_ns = now};
+        emit(arg, &ev);
+    }
     /* Threads still blocked have been waiting all along: show it now. */
     if (d->wall && !d->base.ended && !d->base.paused && now > PERF_SLACK_NS) {
         for (size_t i = 0; i < d->threads_alloc; i++) {

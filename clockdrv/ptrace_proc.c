@@ -332,7 +332,7 @@ void ptrace_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
     if (fd < 0)
         return;
     size_t len = 0;
-    for (;;) {
+    for (bool again = true;;) {
         if (d->buf_alloc - len < 4096) {
             d->buf_alloc = d->buf_alloc ? 2 * d->buf_alloc : 65536;
             d->buf = xreallocarray(d->buf, d->buf_alloc, 1);
@@ -340,6 +340,19 @@ void ptrace_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
         ssize_t r = read(fd, d->buf + len, d->buf_alloc - len - 1);
         if (r < 0 && errno == EINTR)
             continue;
+        if (r == 0 && len == 0 && again) {
+            /* Empty: its main thread has ended before the others (a
+             * process profil attached to then); another thread's holds them. */
+            again = false;
+            pid_t tid = clockdrv_live_task(p->pid);
+            if (tid == p->pid)
+                break;
+            close(fd);
+            snprintf(path, sizeof path, "/proc/%d/task/%d/maps", (int)p->pid, (int)tid);
+            if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+                return;
+            continue;
+        }
         if (r <= 0)
             break;
         len += (size_t)r;
@@ -574,6 +587,26 @@ void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
         d->base.ended = true;
         d->base.wstatus = st;
         ptrace_unprioritize(d); /* the report and the screen are no real-time work */
+    } else if (pid == d->base.pid && d->base.attached && !d->base.ended &&
+               ptrace_thread(d, pid) == NULL) {
+        /* Attached after its main thread ended: the process ends with its
+         * last thread, and its status goes to its parent, not to profil. */
+        pid_t *tids;
+        size_t n;
+        if (clockdrv_tasks(pid, &tids, &n) < 0) {
+            struct event ev = {.type = EVENT_EXIT,
+                               .pid = (uint32_t)pid,
+                               .tid = (uint32_t)pid,
+                               .time_ns = clockdrv_now_ns()};
+            if (ptrace_proc(d, pid) != NULL)
+                ptrace_emit(d, &ev);
+            ptrace_proc_gone(d, pid);
+            d->base.ended = true;
+            d->base.exit_unknown = true;
+            ptrace_unprioritize(d);
+        } else {
+            free(tids);
+        }
     }
 }
 

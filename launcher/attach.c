@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "clockdrv/clockdrv.h"
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
 #include "session/module.h"
@@ -31,7 +32,9 @@ static char *attach_exe(long pid)
         fprintf(stderr, "profil: -p %ld: no such process\n", pid);
         return NULL;
     }
-    snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+    /* A thread of it that runs: a main thread that ended first has no exe. */
+    snprintf(link, sizeof link, "/proc/%ld/task/%ld/exe", pid,
+             (long)clockdrv_live_task((pid_t)pid));
     ssize_t n = readlink(link, path, sizeof path - 1);
     if (n < 0) {
         int err = errno;
@@ -67,7 +70,8 @@ static char *attach_exe(long pid)
 static void attach_args(struct session *s, long pid)
 {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/cmdline", pid,
+             (long)clockdrv_live_task((pid_t)pid));
     FILE *f = fopen(path, "re");
     if (f == NULL)
         return;

@@ -193,6 +193,34 @@ for drv in ptrace perf; do
     fi
     wait "$P"
     is "$?" 7 "$drv: its parent still gets its exit status"
+
+    # A process whose main thread has ended (pthread_exit) while two others
+    # run on: the main thread is a zombie, with no executable, maps or
+    # command line in /proc, and nothing to trace or sample.
+    "$PROGS/spinners" leader 2 1500 >"$T/$drv-leader.out" 2>&1 &
+    P=$!
+    ATTACHEES="$ATTACHEES $P"
+    _i=0
+    while [ "$(sed 's/.*) \(.\).*/\1/' "/proc/$P/stat" 2>/dev/null)" != Z ] && [ $_i -lt 50 ]; do
+        sleep 0.1
+        _i=$((_i + 1))
+    done
+    run "$PROFIL" --no-tui --driver "$drv" --clock cpu -p "$P" -b 1 -t 1000 -o "$T/$drv-leader.PRF" </dev/null
+    is "$rc" 0 "$drv: main thread ended first: profil attaches and exits 0" || diag "$err"
+    has "$out" "Program exited (status unknown" "$drv: main thread ended first: the end is seen"
+    J=$("$PROFIL" --report --json "$T/$drv-leader.PRF")
+    diag "$drv: main thread ended first: $(printf '%s' "$J" | jq -c '[.counters, [.threads[] | [.tid, .samples, .end_s]]]')"
+    is "$(printf '%s' "$J" | jq -r .program)" "$PROGS/spinners" \
+        "$drv: main thread ended first: the program is its executable"
+    cmp_ok "$(printf '%s' "$J" | jq -r '100 * .counters.program / ([.counters.total, 1] | max)')" ">=" 80 \
+        "$drv: main thread ended first: 80 % or more of the samples in its own code (its maps were read)"
+    is "$(printf '%s' "$J" | jq -r --argjson p "$P" '[.threads[] | select(.tid != $p and .samples > 100)] | length')" 2 \
+        "$drv: main thread ended first: both other threads sampled"
+    cmp_ok "$(printf '%s' "$J" | jq -r --argjson p "$P" '.threads[] | select(.tid == $p) | .end_s // 99')" "<" 0.1 \
+        "$drv: main thread ended first: it ended when profil came"
+    cmp_ok "$(printf '%s' "$J" | jq -r '.processes[0].end_s // 0')" ">" 0.5 \
+        "$drv: main thread ended first: the process ended with its last thread"
+    wait "$P"
 done
 
 # ---------------------------------------------------------------------------
