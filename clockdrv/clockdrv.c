@@ -6,8 +6,11 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +112,14 @@ uint64_t clockdrv_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The CPU time profil's thread has used. */
+static uint64_t clockdrv_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int clockdrv_read_int(const char *path, int fallback)
 {
     FILE *f = fopen(path, "re");
@@ -119,4 +130,54 @@ int clockdrv_read_int(const char *path, int fallback)
         fclose(f);
     }
     return v;
+}
+
+#define CLOCKDRV_RESET_ON_FORK 1 /* SCHED_FLAG_RESET_ON_FORK */
+
+void clockdrv_prioritize(struct clockdrv *d, bool fifo)
+{
+    struct clockdrv_sched_attr a = {.size = sizeof a};
+    if (d->prioritized || syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) < 0 ||
+        a.sched_policy != SCHED_OTHER)
+        return;
+    d->saved_attr = a;
+    struct clockdrv_sched_attr rt = {.size = sizeof rt,
+                                     .sched_policy = SCHED_FIFO,
+                                     .sched_flags = CLOCKDRV_RESET_ON_FORK,
+                                     .sched_priority = 1};
+    if (fifo && syscall(SYS_sched_setattr, 0, &rt, 0) == 0) {
+        d->prioritized = d->fifo = true;
+        d->budget_at = clockdrv_now_ns();
+        d->budget_cpu = clockdrv_cpu_ns();
+        return;
+    }
+    a.sched_runtime = 100000;
+    a.sched_flags = 0;
+    if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+        d->prioritized = true;
+}
+
+int clockdrv_unprioritize(struct clockdrv *d)
+{
+    if (!d->prioritized)
+        return 0;
+    d->prioritized = d->fifo = false;
+    struct clockdrv_sched_attr a = d->saved_attr;
+    if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+        return 0;
+    a.sched_flags |= CLOCKDRV_RESET_ON_FORK;
+    if (errno == EPERM && syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+        return 0;
+    return -errno;
+}
+
+bool clockdrv_over_budget(struct clockdrv *d, uint64_t now, double share)
+{
+    if (!d->fifo || now < d->budget_at + 1000000000ull)
+        return false;
+    uint64_t cpu = clockdrv_cpu_ns();
+    bool over = (double)(cpu - d->budget_cpu) > share * (double)(now - d->budget_at);
+    d->budget_at = now;
+    d->budget_cpu = cpu;
+    return over;
 }

@@ -470,7 +470,7 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
  * everything else: when that happens in a quarter of the ticks, give it up. */
 static void ptrace_overrun(struct clockdrv_ptrace *d)
 {
-    if (!d->fifo || !d->prioritized)
+    if (!d->base.fifo)
         return;
     if (d->tick - d->overrun_window >= PTRACE_OVERRUN_WINDOW) {
         d->overrun_window = d->tick;
@@ -727,7 +727,7 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
         return NULL;
     }
     d->base.pid = sp.pid;
-    ptrace_prioritize(d);
+    clockdrv_prioritize(&d->base, d->cfg.interval_us >= PTRACE_FIFO_US);
     ptrace_arm(d, true);
     return &d->base;
 }
@@ -786,7 +786,7 @@ static struct clockdrv *clockdrv_ptrace_attach(const struct clockdrv_config *cfg
             break;
     }
     d->attach_maps = true; /* handed over by the first drain */
-    ptrace_prioritize(d);
+    clockdrv_prioritize(&d->base, d->cfg.interval_us >= PTRACE_FIFO_US);
     ptrace_arm(d, true);
     return &d->base;
 }

@@ -14,21 +14,9 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#define PTRACE_RESET_ON_FORK 1 /* SCHED_FLAG_RESET_ON_FORK */
+#define PTRACE_FIFO_US 200 /* the shortest interval run at SCHED_FIFO */
 
 enum { SLOT_EMPTY, SLOT_USED, SLOT_GONE };
-
-/* The kernel's struct sched_attr (linux/sched/types.h clashes with sched.h). */
-struct ptrace_sched_attr {
-    uint32_t size;
-    uint32_t sched_policy;
-    uint64_t sched_flags;
-    int32_t sched_nice;
-    uint32_t sched_priority;
-    uint64_t sched_runtime;
-    uint64_t sched_deadline;
-    uint64_t sched_period;
-};
 
 /* One executable mapping, as /proc/PID/maps shows it. */
 struct ptrace_map {
@@ -89,9 +77,6 @@ struct clockdrv_ptrace {
     int sigfd;
     sigset_t chld;
     bool unblock_chld; /* SIGCHLD was not blocked before us */
-    bool prioritized;  /* our scheduling policy was changed: saved_attr is the old one */
-    bool fifo;         /* ... to SCHED_FIFO */
-    struct ptrace_sched_attr saved_attr;
     int spare;     /* /dev/null, closed to make room to read an unkept thread's file */
     rlim_t nofile; /* our limit on open files */
     bool out_of_fds;
@@ -126,7 +111,6 @@ struct clockdrv_ptrace {
 void ptrace_emit(struct clockdrv_ptrace *d, const struct event *ev);
 void ptrace_note(struct clockdrv_ptrace *d, const char *msg);
 void ptrace_unprioritize(struct clockdrv_ptrace *d);
-void ptrace_prioritize(struct clockdrv_ptrace *d);
 struct ptrace_thread *ptrace_thread(struct clockdrv_ptrace *d, pid_t tid);
 struct ptrace_thread *ptrace_thread_add(struct clockdrv_ptrace *d, pid_t tid, pid_t pid);
 void ptrace_thread_close(struct ptrace_thread *t);

@@ -17,7 +17,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PTRACE_FIFO_US    200 /* the shortest interval run at SCHED_FIFO */
 #define PTRACE_FD_RESERVE 32  /* descriptors left to the rest of profil */
 
 /* Read the maps again this often when stacks are taken, at least: a stack's
@@ -49,16 +48,10 @@ void ptrace_note(struct clockdrv_ptrace *d, const char *msg)
  * matters only to children profil does not have. */
 void ptrace_unprioritize(struct clockdrv_ptrace *d)
 {
-    if (!d->prioritized)
+    int r = clockdrv_unprioritize(&d->base);
+    if (r == 0)
         return;
-    d->prioritized = false;
-    struct ptrace_sched_attr a = d->saved_attr;
-    if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
-        return;
-    a.sched_flags |= PTRACE_RESET_ON_FORK;
-    if (errno == EPERM && syscall(SYS_sched_setattr, 0, &a, 0) == 0)
-        return;
-    char *msg = xasprintf("ptrace: cannot give back the scheduling policy (%s)", strerror(errno));
+    char *msg = xasprintf("ptrace: cannot give back the scheduling policy (%s)", strerror(-r));
     ptrace_note(d, msg);
     free(msg);
 }
@@ -624,28 +617,4 @@ bool ptrace_runnable(struct clockdrv_ptrace *d, struct ptrace_thread *t, bool *r
     *runnable = r >= 7 && memcmp(buf, "running", 7) == 0;
     t->seen = *runnable ? SEEN_RUNNABLE : SEEN_BLOCKED;
     return true;
-}
-
-/* Let the tracer run as soon as its timer or a stop wakes it, even among
- * many runnable threads: the lowest real-time priority where we may have it
- * and the interval leaves the rest of the machine room, else a short time
- * slice (kernels from 6.12; older ones ignore it). */
-void ptrace_prioritize(struct clockdrv_ptrace *d)
-{
-    struct ptrace_sched_attr a = {.size = sizeof a};
-    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) < 0 || a.sched_policy != SCHED_OTHER)
-        return;
-    d->saved_attr = a;
-    struct ptrace_sched_attr rt = {.size = sizeof rt,
-                                   .sched_policy = SCHED_FIFO,
-                                   .sched_flags = PTRACE_RESET_ON_FORK,
-                                   .sched_priority = 1};
-    if (d->cfg.interval_us >= PTRACE_FIFO_US && syscall(SYS_sched_setattr, 0, &rt, 0) == 0) {
-        d->prioritized = d->fifo = true;
-        return;
-    }
-    a.sched_runtime = 100000;
-    a.sched_flags = 0;
-    if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
-        d->prioritized = true;
 }
