@@ -59,6 +59,8 @@ bool session_set_program_area(struct session *s, uint32_t module);
 
 /* The hit of id ID, or NULL. */
 struct hit *session_hit_by_id(struct session *s, uint32_t id);
+/* The id of the hit at (MODULE, OFFSET), or UINT32_MAX when there is none. */
+uint32_t session_hit_id(const struct session *s, uint32_t module, uint64_t offset);
 /* The views' counts made again (threads.c, window.c): all set to 0 (lost and
  * preempted too), then, once the counts are in, the functions' Self from them. */
 void session_view_zero(struct session *s);

@@ -5,6 +5,7 @@
 #include "session/lines.h"
 #include "session/quote.h"
 #include "session/replay.h"
+#include "session/threads.h"
 #include "xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -149,6 +150,66 @@ static void merge_frames(struct session *out, const struct session *run, const u
     }
 }
 
+/* RUN's processes and threads, and each thread's samples at each hit, into
+ * OUT, their times moved to where RUN's timeline starts in OUT's (frame
+ * BASE).  A thread whose tid an earlier run's thread of the same process
+ * id had (a program run in a container, pid 1 each time) is one thread
+ * of the merge, as the per-thread stacks are. */
+static void merge_threads(struct session *out, const struct session *run, const uint32_t *mmap,
+                          size_t base)
+{
+    uint64_t shift = MERGE_T0 + (uint64_t)base * SESSION_FRAME_NS;
+#define MERGE_AT(t) (shift + ((t) > run->start_ns ? (t)-run->start_ns : 0))
+    for (size_t i = 0; i < run->nprocs; i++) {
+        const struct proc_info *p = &run->procs[i];
+        struct proc_info *q = threads_add_proc(out, p->pid, MERGE_AT(p->start_ns));
+        if (q == NULL)
+            break; /* past LIMIT_PROCS: its samples count, without a process */
+        q->ppid = p->ppid;
+        q->exe = p->exe != NULL ? xstrdup(p->exe) : NULL;
+        q->args = xcalloc(p->nargs + 1, sizeof *q->args);
+        for (size_t k = 0; k < p->nargs; k++)
+            q->args[q->nargs++] = xstrdup(p->args[k]);
+        q->ended = p->ended;
+        q->end_ns = p->ended ? MERGE_AT(p->end_ns) : 0;
+        q->exit_known = p->exit_known;
+        q->wstatus = p->wstatus;
+        q->exe_module = p->exe_module < run->nmodules ? mmap[p->exe_module] : UINT32_MAX;
+        size_t *idx, n = threads_of_proc(run, p, &idx);
+        for (size_t k = 0; k < n; k++) {
+            const struct thread_info *t = &run->threads[idx[k]];
+            struct thread_info *u = threads_get(out, t->pid, t->tid, MERGE_AT(t->start_ns));
+            if (u == NULL)
+                break; /* past LIMIT_THREADS */
+            if (u->name == NULL && t->name != NULL)
+                u->name = xstrdup(t->name);
+            u->ended = t->ended;
+            u->end_ns = t->ended ? MERGE_AT(t->end_ns) : 0;
+            u->on_cpu =
+                session_sat_add(u->on_cpu, session_sat_add(t->on_cpu, t->on_cpu_before_clear));
+            u->blocked =
+                session_sat_add(u->blocked, session_sat_add(t->blocked, t->blocked_before_clear));
+        }
+        free(idx);
+    }
+#undef MERGE_AT
+    for (size_t i = 0; i < run->thits_alloc; i++) {
+        const struct thread_hit *e = &run->thits[i];
+        if (e->tid == 0 || e->id >= run->nkeys)
+            continue;
+        const struct hit_key *k = &run->hit_keys[e->id];
+        uint32_t id = k->module < run->nmodules ? session_hit_id(out, mmap[k->module], k->offset)
+                                                : UINT32_MAX;
+        struct thread_info *t = threads_find(out, e->tid);
+        uint64_t count = session_sat_add(e->count, e->before_clear);
+        if (t == NULL || id == UINT32_MAX || count == 0)
+            continue;
+        uint64_t on = t->on_cpu; /* the ticks are the thread table's: only the split is added */
+        threads_count(out, t, id, false, count);
+        t->on_cpu = on;
+    }
+}
+
 /* The record of the merge in OUT's metadata: which runs, and the live
  * unwinding figures of the first run no longer hold. */
 static void merge_meta(struct session *out, struct session **runs, const char *const *names,
@@ -193,6 +254,7 @@ int merge_sessions(struct session *out, struct session **runs, const char *const
     }
     session_reset(out);
     session_timeline_reset(out);
+    threads_reset(out); /* the first run's come again, with the others' */
     out->start_ns = MERGE_T0;
     out->duration_s = 0;
     size_t end = 0;
@@ -208,6 +270,7 @@ int merge_sessions(struct session *out, struct session **runs, const char *const
         lines_merge(out, run, mmap);
         uint32_t *smap = merge_stacks(out, run, mmap);
         merge_frames(out, run, mmap, smap, base);
+        merge_threads(out, run, mmap, base);
         free(smap);
         free(mmap);
         out->has_stacks |= run->has_stacks;

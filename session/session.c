@@ -256,6 +256,14 @@ void session_timeline_reset(struct session *s)
     s->nframes = s->frames_alloc = s->clear_frame = s->compact_upto = 0;
 }
 
+uint32_t session_hit_id(const struct session *s, uint32_t module, uint64_t offset)
+{
+    if (s->hits_alloc == 0)
+        return UINT32_MAX;
+    const struct hit *h = hit_slot(s->hits, s->hits_alloc, module, offset);
+    return h->module == UINT32_MAX ? UINT32_MAX : h->id;
+}
+
 void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64_t count)
 {
     struct hit *h = hit_slot(s->hits, s->hits_alloc, module, offset);

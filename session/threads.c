@@ -377,6 +377,20 @@ void threads_free(struct session *s)
     session_filter_free(s->filter);
 }
 
+void threads_reset(struct session *s)
+{
+    threads_free(s);
+    s->procs = NULL;
+    s->nprocs = s->procs_alloc = 0;
+    s->threads = NULL;
+    s->nthreads = s->threads_alloc = 0;
+    s->thread_index = s->proc_index = NULL;
+    s->thread_index_alloc = s->proc_index_alloc = 0;
+    s->thits = NULL;
+    s->nthits = s->thits_alloc = 0;
+    s->filter = NULL;
+}
+
 static bool filter_has(const struct session_filter *f, uint32_t tid)
 {
     size_t lo = 0, hi = f->ntids;

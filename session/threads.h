@@ -99,6 +99,7 @@ uint64_t threads_hit_count(const struct session *s, uint32_t tid, uint32_t id, b
 
 void threads_clear(struct session *s); /* a clear ('c'): the counts move to before_clear */
 void threads_free(struct session *s);
+void threads_reset(struct session *s); /* no process, thread or filter: as a new session */
 
 /* Whether the filter keeps TID: there is none, or it keeps TID. */
 bool threads_shown(const struct session *s, uint32_t tid);

@@ -54,6 +54,26 @@ is "$(json "$T/all.PRF" '[.meta.merged[].file] | join(" ")')" "$T/r1.PRF $T/r2.P
     "the JSON names the runs merged"
 like "$("$PROFIL" --report "$T/all.PRF")" "^  Merged: 3 runs: $T/r1.PRF, $T/r2.PRF, $T/r3.PRF\$" \
     "and so does the text"
+# Who ran: each run's process and threads, with their samples.
+J=$("$PROFIL" --report --json "$T/all.PRF")
+is "$(printf '%s' "$J" | jq -r '[.processes[].pid] | sort | join(" ")')" \
+    "$(for i in 1 2 3; do json "$T/r$i.PRF" '.processes[].pid'; done | sort -n | tr '\n' ' ' | sed 's/ $//')" \
+    "the merge keeps each run's process"
+is "$(printf '%s' "$J" | jq -r '[.processes[] | .exe | sub(".*/"; "")] | unique | join(" ")')" shares \
+    "with its executable"
+is "$(printf '%s' "$J" | jq -r '[.processes[].samples] | add')" "$(sum .counters.total)" \
+    "the processes' samples add up to the runs' samples"
+is "$(printf '%s' "$J" | jq -r '[.threads[].samples] | add')" "$(sum '[.threads[].samples] | add')" \
+    "and the threads' samples"
+P2=$(json "$T/r2.PRF" '.processes[0].pid')
+is "$("$PROFIL" --report --json --pid "$P2" "$T/all.PRF" | jq -r .counters.total)" "$(json "$T/r2.PRF" .counters.total)" \
+    "--pid of the second run's process gives that run's samples"
+is "$("$PROFIL" --report --json --pid "$P2" "$T/all.PRF" | jq -r '[.functions[] | select(.name == "work_a") | .samples] | add')" \
+    "$(json "$T/r2.PRF" '[.functions[] | select(.name == "work_a") | .samples] | add')" \
+    "and that run's work_a"
+cmp_ok "$(printf '%s' "$J" | jq -r --argjson p "$P2" '.processes[] | select(.pid == $p) | .start_s')" ">=" \
+    "$(json "$T/r1.PRF" .meta.duration_s | awk '{ print $1 - 0.11 }')" \
+    "the second run's process starts after the first run's time"
 
 # Three runs of 20 against one of 60: the same shares within the intervals.
 # Two estimates of one share differ by more than 3.29 standard deviations
