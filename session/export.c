@@ -172,11 +172,11 @@ static int tid_cmp(const void *a, const void *b)
 static void speedscope_threads(struct speedscope *w, struct session *s, cJSON *profiles,
                                const char *name)
 {
-    uint32_t *tids = xcalloc(s->ntstacks + 1, sizeof *tids);
+    uint32_t *tids = xcalloc(s->tstacks.n + 1, sizeof *tids);
     size_t nt = 0;
-    for (size_t i = 0; i < s->tstacks_alloc; i++) {
-        if (s->tstacks[i].tid != 0 && s->tstacks[i].count > 0)
-            tids[nt++] = s->tstacks[i].tid;
+    for (size_t i = 0; i < s->tstacks.alloc; i++) {
+        if (s->tstacks.slots[i].tid != 0 && s->tstacks.slots[i].count > 0)
+            tids[nt++] = s->tstacks.slots[i].tid;
     }
     qsort(tids, nt, sizeof *tids, tid_cmp);
     size_t alloc = 1;
@@ -188,17 +188,17 @@ static void speedscope_threads(struct speedscope *w, struct session *s, cJSON *p
         char *title = xasprintf("%s, thread %u", name, tids[k]);
         cJSON *end = speedscope_profile(w, profiles, title);
         free(title);
-        for (size_t i = 0; i < s->tstacks_alloc; i++) {
-            const struct thread_stack *t = &s->tstacks[i];
-            if (t->tid != tids[k] || t->count == 0 || t->stack >= s->nstacks)
+        for (size_t i = 0; i < s->tstacks.alloc; i++) {
+            const struct tid_count *t = &s->tstacks.slots[i];
+            if (t->tid != tids[k] || t->count == 0 || t->key >= s->nstacks)
                 continue;
-            size_t depth = s->stacks[t->stack].depth;
+            size_t depth = s->stacks[t->key].depth;
             if (depth > alloc) {
                 alloc = depth;
                 ids = xreallocarray(ids, alloc, sizeof *ids);
                 fr = xreallocarray(fr, alloc, sizeof *fr);
             }
-            depth = session_stack_frames(s, t->stack, ids, alloc);
+            depth = session_stack_frames(s, t->key, ids, alloc);
             for (size_t j = 0; j < depth; j++) {
                 const struct stack_node *n = &s->stacks[ids[j]];
                 fr[j] = (struct export_frame){n->module, n->offset, n->func, n->level};

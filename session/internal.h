@@ -69,6 +69,17 @@ void session_view_finish(struct session *s);
 /* Mix a (module, offset) key so that nearby offsets spread over a table. */
 uint64_t hit_hash(uint32_t module, uint64_t offset);
 
+/* The entry of (TID, KEY) in T, made when missing; NULL for tid 0 and,
+ * when missing, past LIMIT entries (a file could not hold more). */
+struct tid_count *tid_table_get(struct tid_table *t, uint32_t tid, uint32_t key, size_t limit);
+/* The count of (TID, KEY): the whole run's, or since the latest clear when !RUN. */
+uint64_t tid_table_count(const struct tid_table *t, uint32_t tid, uint32_t key, bool run);
+/* The entries with a count in the whole run. */
+size_t tid_table_used(const struct tid_table *t);
+void tid_table_clear(struct tid_table *t); /* a clear: the counts move to before_clear */
+void tid_table_zero(struct tid_table *t);  /* every count 0, the entries kept */
+void tid_table_free(struct tid_table *t);  /* empty, as new */
+
 /* The function of the code at (MODULE, OFFSET): an index into s->funcs, or
  * -1 for anonymous code no JIT has named yet (try again later). */
 int64_t session_resolve(struct session *s, uint32_t module, uint64_t offset);

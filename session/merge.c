@@ -143,10 +143,11 @@ static void merge_frames(struct session *out, const struct session *run, const u
         session_frame_at(out, t);
         replay_feed_frame(out, run, i, t, mmap, smap);
     }
-    for (size_t i = 0; i < run->tstacks_alloc; i++) {
-        const struct thread_stack *t = &run->tstacks[i];
-        if (t->tid != 0 && t->stack < run->nstacks)
-            session_thread_stack(out, t->tid, smap[t->stack], t->count + t->before_clear);
+    for (size_t i = 0; i < run->tstacks.alloc; i++) {
+        const struct tid_count *t = &run->tstacks.slots[i];
+        if (t->tid != 0 && t->key < run->nstacks)
+            session_thread_stack(out, t->tid, smap[t->key],
+                                 session_sat_add(t->count, t->before_clear));
     }
 }
 
@@ -193,11 +194,11 @@ static void merge_threads(struct session *out, const struct session *run, const 
         free(idx);
     }
 #undef MERGE_AT
-    for (size_t i = 0; i < run->thits_alloc; i++) {
-        const struct thread_hit *e = &run->thits[i];
-        if (e->tid == 0 || e->id >= run->nkeys)
+    for (size_t i = 0; i < run->thits.alloc; i++) {
+        const struct tid_count *e = &run->thits.slots[i];
+        if (e->tid == 0 || e->key >= run->nkeys)
             continue;
-        const struct hit_key *k = &run->hit_keys[e->id];
+        const struct hit_key *k = &run->hit_keys[e->key];
         uint32_t id = k->module < run->nmodules ? session_hit_id(out, mmap[k->module], k->offset)
                                                 : UINT32_MAX;
         struct thread_info *t = threads_find(out, e->tid);

@@ -352,16 +352,13 @@ static void prf_write_threads(const struct session *s, struct buf *out, struct b
         buf_varint(p, session_sat_add(t->on_cpu, t->on_cpu_before_clear));
         buf_varint(p, session_sat_add(t->blocked, t->blocked_before_clear));
     }
-    size_t n = 0;
-    for (size_t i = 0; i < s->thits_alloc; i++)
-        n += s->thits[i].tid != 0 && s->thits[i].count + s->thits[i].before_clear > 0;
-    buf_varint(p, n);
-    for (size_t i = 0; i < s->thits_alloc; i++) {
-        const struct thread_hit *e = &s->thits[i];
-        if (e->tid == 0 || e->count + e->before_clear == 0)
+    buf_varint(p, tid_table_used(&s->thits));
+    for (size_t i = 0; i < s->thits.alloc; i++) {
+        const struct tid_count *e = &s->thits.slots[i];
+        if (e->tid == 0 || session_sat_add(e->count, e->before_clear) == 0)
             continue;
         buf_varint(p, e->tid);
-        buf_varint(p, e->id);
+        buf_varint(p, e->key);
         buf_varint(p, session_sat_add(e->count, e->before_clear));
     }
     prf_put_chunk(out, "THRD", p);
@@ -579,17 +576,14 @@ static void prf_write_buffer_all(struct session *s, uint8_t **data, size_t *len)
         }
         /* The per-thread split, appended (a reader of the first 1.3 files,
          * which end here, finds nothing more). */
-        size_t nt = 0;
-        for (size_t i = 0; i < s->tstacks_alloc; i++)
-            nt += s->tstacks[i].tid != 0 && s->tstacks[i].count + s->tstacks[i].before_clear > 0;
-        buf_varint(&p, nt);
-        for (size_t i = 0; i < s->tstacks_alloc; i++) {
-            const struct thread_stack *t = &s->tstacks[i];
-            if (t->tid == 0 || t->count + t->before_clear == 0)
+        buf_varint(&p, tid_table_used(&s->tstacks));
+        for (size_t i = 0; i < s->tstacks.alloc; i++) {
+            const struct tid_count *t = &s->tstacks.slots[i];
+            if (t->tid == 0 || session_sat_add(t->count, t->before_clear) == 0)
                 continue;
             buf_varint(&p, t->tid);
-            buf_varint(&p, fid[t->stack]);
-            buf_varint(&p, t->count + t->before_clear);
+            buf_varint(&p, fid[t->key]);
+            buf_varint(&p, session_sat_add(t->count, t->before_clear));
         }
         prf_put_chunk(&out, "STCK", &p);
     }

@@ -151,6 +151,82 @@ uint64_t hit_hash(uint32_t module, uint64_t offset)
     return x ^ (x >> 31);
 }
 
+/* The slot of (TID, KEY) in SLOTS of ALLOC (a power of two). */
+static struct tid_count *tid_slot(struct tid_count *slots, size_t alloc, uint32_t tid, uint32_t key)
+{
+    size_t mask = alloc - 1;
+    for (size_t i = hit_hash(tid, key) & mask;; i = (i + 1) & mask) {
+        if (slots[i].tid == 0 || (slots[i].tid == tid && slots[i].key == key))
+            return &slots[i];
+    }
+}
+
+struct tid_count *tid_table_get(struct tid_table *t, uint32_t tid, uint32_t key, size_t limit)
+{
+    if (tid == 0)
+        return NULL;
+    if (t->n >= limit) {
+        struct tid_count *e = t->alloc ? tid_slot(t->slots, t->alloc, tid, key) : NULL;
+        return e != NULL && e->tid != 0 ? e : NULL;
+    }
+    if (2 * (t->n + 1) > t->alloc) {
+        size_t alloc = t->alloc ? 2 * t->alloc : 256;
+        struct tid_count *slots = xcalloc(alloc, sizeof *slots);
+        for (size_t i = 0; i < t->alloc; i++) {
+            if (t->slots[i].tid != 0)
+                *tid_slot(slots, alloc, t->slots[i].tid, t->slots[i].key) = t->slots[i];
+        }
+        free(t->slots);
+        t->slots = slots;
+        t->alloc = alloc;
+    }
+    struct tid_count *e = tid_slot(t->slots, t->alloc, tid, key);
+    if (e->tid == 0) {
+        *e = (struct tid_count){tid, key, 0, 0};
+        t->n++;
+    }
+    return e;
+}
+
+uint64_t tid_table_count(const struct tid_table *t, uint32_t tid, uint32_t key, bool run)
+{
+    if (t->alloc == 0 || tid == 0)
+        return 0;
+    const struct tid_count *e = tid_slot(t->slots, t->alloc, tid, key);
+    if (e->tid == 0)
+        return 0;
+    return run ? session_sat_add(e->count, e->before_clear) : e->count;
+}
+
+size_t tid_table_used(const struct tid_table *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->alloc; i++)
+        n += t->slots[i].tid != 0 &&
+             session_sat_add(t->slots[i].count, t->slots[i].before_clear) > 0;
+    return n;
+}
+
+void tid_table_clear(struct tid_table *t)
+{
+    for (size_t i = 0; i < t->alloc; i++) {
+        t->slots[i].before_clear = session_sat_add(t->slots[i].before_clear, t->slots[i].count);
+        t->slots[i].count = 0;
+    }
+}
+
+void tid_table_zero(struct tid_table *t)
+{
+    for (size_t i = 0; i < t->alloc; i++)
+        t->slots[i].count = t->slots[i].before_clear = 0;
+}
+
+void tid_table_free(struct tid_table *t)
+{
+    free(t->slots);
+    *t = (struct tid_table){0};
+}
+
 /* Slot for KEY: the matching entry, or the empty slot where it would go. */
 static struct hit *hit_slot(struct hit *table, size_t alloc, uint32_t module, uint64_t offset)
 {

@@ -62,13 +62,21 @@ struct func {
 /* Where the starts of functions that are only ever inlined lie: past any file offset. */
 #define SESSION_INLINE_BASE (1ull << 62)
 
-/* The samples of one thread with one stack: the per-thread split of the
- * stack counts (speedscope's one profile per thread). */
-struct thread_stack {
+/* The samples of one thread at one key: a hit id (the per-thread split of
+ * the hit counts) or a stack id (of the stack counts: speedscope's one
+ * profile per thread). */
+struct tid_count {
     uint32_t tid; /* 0: an empty slot */
-    uint32_t stack;
+    uint32_t key;
     uint64_t count;        /* since the latest clear */
     uint64_t before_clear; /* counted before it */
+};
+
+/* Counts per (thread, key), open addressing (session.c). */
+struct tid_table {
+    struct tid_count *slots;
+    size_t n;     /* entries */
+    size_t alloc; /* slots: a power of two, or 0 */
 };
 
 /* One distinct call stack: its innermost frame, and the stack of its
@@ -204,9 +212,7 @@ struct session {
     uint64_t *unwind_pcs;         /* owned: scratch for unwinding */
     uint32_t *unwind_hist;        /* owned: live unwinding times, 1 us a bin, the last "more" */
     uint64_t unwinds;             /* stacks unwound live */
-    struct thread_stack *tstacks; /* owned: open addressing on (tid, stack) */
-    size_t ntstacks;
-    size_t tstacks_alloc;      /* a power of two, or 0 */
+    struct tid_table tstacks;     /* each thread's samples with each stack */
     bool no_inline;            /* --no-inline: inlined functions are not functions of their own */
     bool embed_source;         /* --embed-source: the file keeps the text of the sampled sources */
     struct lines *lines;       /* owned: source places (session/lines.h), or NULL */
@@ -252,8 +258,7 @@ struct session {
     size_t thread_index_alloc;    /* a power of two, or 0 */
     struct id_slot *proc_index;   /* ... on pid: the latest process of each */
     size_t proc_index_alloc;
-    struct thread_hit *thits;  /* open addressing on (tid, hit id) */
-    size_t nthits, thits_alloc;
+    struct tid_table thits;        /* each thread's samples at each hit */
     struct session_filter *filter; /* owned: the threads the views show, or NULL: all */
     bool window;             /* the views show frames [win_from, win_to) only (window.c) */
     size_t win_from, win_to;

@@ -225,38 +225,13 @@ void session_count_stack(struct session *s, const struct event *ev)
     }
 }
 
-static struct thread_stack *thread_stack_slot(struct thread_stack *t, size_t alloc, uint32_t tid,
-                                              uint32_t id)
-{
-    size_t mask = alloc - 1;
-    for (size_t i = hit_hash(tid, id) & mask;; i = (i + 1) & mask) {
-        if (t[i].tid == 0 || (t[i].tid == tid && t[i].stack == id))
-            return &t[i];
-    }
-}
-
 void session_thread_stack(struct session *s, uint32_t tid, uint32_t id, uint64_t count)
 {
-    if (tid == 0 || id == 0 || count == 0)
+    if (id == 0 || count == 0)
         return;
-    if (2 * (s->ntstacks + 1) > s->tstacks_alloc) {
-        size_t alloc = s->tstacks_alloc ? 2 * s->tstacks_alloc : 256;
-        struct thread_stack *t = xcalloc(alloc, sizeof *t);
-        for (size_t i = 0; i < s->tstacks_alloc; i++) {
-            if (s->tstacks[i].tid != 0)
-                *thread_stack_slot(t, alloc, s->tstacks[i].tid, s->tstacks[i].stack) =
-                    s->tstacks[i];
-        }
-        free(s->tstacks);
-        s->tstacks = t;
-        s->tstacks_alloc = alloc;
-    }
-    struct thread_stack *e = thread_stack_slot(s->tstacks, s->tstacks_alloc, tid, id);
-    if (e->tid == 0) {
-        *e = (struct thread_stack){tid, id, 0, 0};
-        s->ntstacks++;
-    }
-    e->count += count;
+    struct tid_count *e = tid_table_get(&s->tstacks, tid, id, SIZE_MAX);
+    if (e != NULL)
+        e->count = session_sat_add(e->count, count);
 }
 
 void session_stacks_clear(struct session *s)
@@ -265,10 +240,7 @@ void session_stacks_clear(struct session *s)
         s->stack_before_clear[i] += s->stack_count[i];
         s->stack_count[i] = 0;
     }
-    for (size_t i = 0; i < s->tstacks_alloc; i++) {
-        s->tstacks[i].before_clear += s->tstacks[i].count;
-        s->tstacks[i].count = 0;
-    }
+    tid_table_clear(&s->tstacks);
     s->totals_dirty = true;
 }
 
@@ -278,8 +250,7 @@ void session_stacks_reset(struct session *s)
         memset(s->stack_count, 0, s->nstacks * sizeof *s->stack_count);
         memset(s->stack_before_clear, 0, s->nstacks * sizeof *s->stack_before_clear);
     }
-    for (size_t i = 0; i < s->tstacks_alloc; i++)
-        s->tstacks[i].count = s->tstacks[i].before_clear = 0;
+    tid_table_zero(&s->tstacks);
     s->totals_dirty = true;
 }
 
@@ -298,7 +269,7 @@ double session_unwind_percentile(const struct session *s, double p)
 
 void session_stacks_free(struct session *s)
 {
-    free(s->tstacks);
+    tid_table_free(&s->tstacks);
     free(s->unwind_hist);
     free(s->stacks);
     free(s->stack_index);

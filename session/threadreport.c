@@ -165,12 +165,12 @@ static void report_json_split(struct session *s, cJSON *funcs, const size_t *ord
         if (h->module != UINT32_MAX && h->id < s->nkeys)
             func_of[h->id] = h->func;
     }
-    for (size_t i = 0; i < s->thits_alloc; i++) {
-        const struct thread_hit *e = &s->thits[i];
-        if (e->tid == 0 || e->id >= s->nkeys || e->count == 0 || func_of[e->id] < 0 ||
+    for (size_t i = 0; i < s->thits.alloc; i++) {
+        const struct tid_count *e = &s->thits.slots[i];
+        if (e->tid == 0 || e->key >= s->nkeys || e->count == 0 || func_of[e->key] < 0 ||
             !threads_shown(s, e->tid))
             continue;
-        size_t f = (size_t)func_of[e->id];
+        size_t f = (size_t)func_of[e->key];
         size_t k;
         for (k = 0; k < nper[f] && per[f][k].tid != e->tid; k++)
             ;

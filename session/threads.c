@@ -272,43 +272,6 @@ void threads_on_mmap(struct session *s, uint32_t pid, uint32_t module)
         p->exe = xstrdup(m->path);
 }
 
-/* The slot of (TID, ID) in a table of ALLOC (a power of two). */
-static struct thread_hit *thit_slot(struct thread_hit *t, size_t alloc, uint32_t tid, uint32_t id)
-{
-    size_t mask = alloc - 1;
-    for (size_t i = hit_hash(tid, id) & mask;; i = (i + 1) & mask) {
-        if (t[i].tid == 0 || (t[i].tid == tid && t[i].id == id))
-            return &t[i];
-    }
-}
-
-/* The entry of (TID, ID), made when missing; NULL past LIMIT_THREAD_HITS
- * (a file could not hold more: the thread's ticks still count). */
-static struct thread_hit *thit_get(struct session *s, uint32_t tid, uint32_t id)
-{
-    if (s->nthits >= LIMIT_THREAD_HITS) {
-        struct thread_hit *e = s->thits_alloc ? thit_slot(s->thits, s->thits_alloc, tid, id) : NULL;
-        return e != NULL && e->tid != 0 ? e : NULL;
-    }
-    if (2 * (s->nthits + 1) > s->thits_alloc) {
-        size_t alloc = s->thits_alloc ? 2 * s->thits_alloc : 256;
-        struct thread_hit *t = xcalloc(alloc, sizeof *t);
-        for (size_t i = 0; i < s->thits_alloc; i++) {
-            if (s->thits[i].tid != 0)
-                *thit_slot(t, alloc, s->thits[i].tid, s->thits[i].id) = s->thits[i];
-        }
-        free(s->thits);
-        s->thits = t;
-        s->thits_alloc = alloc;
-    }
-    struct thread_hit *e = thit_slot(s->thits, s->thits_alloc, tid, id);
-    if (e->tid == 0) {
-        *e = (struct thread_hit){tid, id, 0, 0};
-        s->nthits++;
-    }
-    return e;
-}
-
 void threads_count(struct session *s, struct thread_info *t, uint32_t id, bool blocked,
                    uint64_t count)
 {
@@ -320,7 +283,7 @@ void threads_count(struct session *s, struct thread_info *t, uint32_t id, bool b
     }
     t->on_cpu = session_sat_add(t->on_cpu, count);
     if (id != UINT32_MAX && t->tid != 0) {
-        struct thread_hit *e = thit_get(s, t->tid, id);
+        struct tid_count *e = tid_table_get(&s->thits, t->tid, id, LIMIT_THREAD_HITS);
         if (e != NULL)
             e->count = session_sat_add(e->count, count);
     }
@@ -328,12 +291,7 @@ void threads_count(struct session *s, struct thread_info *t, uint32_t id, bool b
 
 uint64_t threads_hit_count(const struct session *s, uint32_t tid, uint32_t id, bool run)
 {
-    if (s->thits_alloc == 0)
-        return 0;
-    const struct thread_hit *e = thit_slot(s->thits, s->thits_alloc, tid, id);
-    if (e->tid == 0)
-        return 0;
-    return run ? session_sat_add(e->count, e->before_clear) : e->count;
+    return tid_table_count(&s->thits, tid, id, run);
 }
 
 void threads_clear(struct session *s)
@@ -344,10 +302,7 @@ void threads_clear(struct session *s)
         t->blocked_before_clear = session_sat_add(t->blocked_before_clear, t->blocked);
         t->on_cpu = t->blocked = 0;
     }
-    for (size_t i = 0; i < s->thits_alloc; i++) {
-        s->thits[i].before_clear = session_sat_add(s->thits[i].before_clear, s->thits[i].count);
-        s->thits[i].count = 0;
-    }
+    tid_table_clear(&s->thits);
 }
 
 void session_filter_free(struct session_filter *f)
@@ -373,7 +328,7 @@ void threads_free(struct session *s)
     free(s->threads);
     free(s->thread_index);
     free(s->proc_index);
-    free(s->thits);
+    tid_table_free(&s->thits);
     session_filter_free(s->filter);
 }
 
@@ -386,8 +341,6 @@ void threads_reset(struct session *s)
     s->nthreads = s->threads_alloc = 0;
     s->thread_index = s->proc_index = NULL;
     s->thread_index_alloc = s->proc_index_alloc = 0;
-    s->thits = NULL;
-    s->nthits = s->thits_alloc = 0;
     s->filter = NULL;
 }
 
@@ -457,11 +410,11 @@ void session_filter_set(struct session *s, struct session_filter *f)
     s->c.preempted = preempted;
     s->before_clear.lost = lost_bc;
     s->before_clear.preempted = preempted_bc;
-    for (size_t i = 0; i < s->thits_alloc; i++) {
-        const struct thread_hit *e = &s->thits[i];
-        if (e->tid == 0 || e->id >= s->nkeys || !threads_shown(s, e->tid))
+    for (size_t i = 0; i < s->thits.alloc; i++) {
+        const struct tid_count *e = &s->thits.slots[i];
+        if (e->tid == 0 || e->key >= s->nkeys || !threads_shown(s, e->tid))
             continue;
-        struct hit *h = session_hit_by_id(s, e->id);
+        struct hit *h = session_hit_by_id(s, e->key);
         if (h == NULL)
             continue;
         h->count = session_sat_add(h->count, e->count);
@@ -477,13 +430,13 @@ void session_filter_set(struct session *s, struct session_filter *f)
         counters_add(&s->before_clear, COUNT_IO, t->blocked_before_clear);
     }
     if (s->nstacks > 0) {
-        for (size_t i = 0; i < s->tstacks_alloc; i++) {
-            const struct thread_stack *e = &s->tstacks[i];
-            if (e->tid == 0 || e->stack >= s->nstacks || !threads_shown(s, e->tid))
+        for (size_t i = 0; i < s->tstacks.alloc; i++) {
+            const struct tid_count *e = &s->tstacks.slots[i];
+            if (e->tid == 0 || e->key >= s->nstacks || !threads_shown(s, e->tid))
                 continue;
-            s->stack_count[e->stack] = session_sat_add(s->stack_count[e->stack], e->count);
-            s->stack_before_clear[e->stack] =
-                session_sat_add(s->stack_before_clear[e->stack], e->before_clear);
+            s->stack_count[e->key] = session_sat_add(s->stack_count[e->key], e->count);
+            s->stack_before_clear[e->key] =
+                session_sat_add(s->stack_before_clear[e->key], e->before_clear);
         }
     }
     session_view_finish(s);
@@ -560,15 +513,15 @@ void threads_sum(const struct session *s, bool run, struct thread_sums *out)
         out[i].samples = session_sat_add(out[i].on_cpu, out[i].blocked);
         out[i].program = 0;
     }
-    for (size_t i = 0; i < s->thits_alloc; i++) {
-        const struct thread_hit *e = &s->thits[i];
-        if (e->tid == 0 || e->id >= s->nkeys)
+    for (size_t i = 0; i < s->thits.alloc; i++) {
+        const struct tid_count *e = &s->thits.slots[i];
+        if (e->tid == 0 || e->key >= s->nkeys)
             continue;
         struct thread_info *t = threads_find(s, e->tid);
         if (t == NULL)
             continue;
         size_t k = (size_t)(t - s->threads);
-        if (threads_own_program(s, t, s->hit_keys[e->id].module))
+        if (threads_own_program(s, t, s->hit_keys[e->key].module))
             out[k].program = session_sat_add(
                 out[k].program, run ? session_sat_add(e->count, e->before_clear) : e->count);
     }

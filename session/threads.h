@@ -56,14 +56,6 @@ struct id_slot {
     uint32_t index1;
 };
 
-/* One thread's samples at one hit. */
-struct thread_hit {
-    uint32_t tid; /* 0: an empty slot */
-    uint32_t id;  /* a hit id */
-    uint64_t count;
-    uint64_t before_clear;
-};
-
 /* What a filter keeps: these threads. */
 struct session_filter {
     uint32_t *tids; /* sorted */
