@@ -370,7 +370,48 @@ else
     skip "nobody: profil exits 0 and profiles" "needs root, setpriv and a user nobody"
 fi
 
-# SCHED_FIFO: the tracer takes it while the program runs, where it may, and
+# kernel.perf_event_paranoid 3 (Debian's default): a user without
+# CAP_PERFMON may not use perf.  --driver perf says which setting, in one
+# line; auto goes on with ptrace; -p with perf says it too.
+PARANOID=/proc/sys/kernel/perf_event_paranoid
+if [ -d "$T/user" ] && [ -w "$PARANOID" ] && [ -z "$(perf_refused)" ]; then
+    old_paranoid=$(cat "$PARANOID")
+    echo 3 >"$PARANOID"
+    as_nobody() { (cd "$T/user" && setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups "$@") \
+        </dev/null >"$T/.out" 2>"$T/.err"; rc=$?; }
+    as_nobody ./profil --no-tui --driver perf -b 1 -t 1000 -o "$T/user/p3.PRF" ./shares 5
+    p3_rc=$rc p3_err=$(cat "$T/.err")
+    as_nobody ./profil --no-tui --driver auto -b 1 -t 1000 -o "$T/user/a3.PRF" ./shares 5
+    a3_rc=$rc a3_err=$(cat "$T/.err")
+    (cd "$T/user" && exec setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups ./shares 400) \
+        >/dev/null 2>&1 &
+    NP=$!
+    sleep 0.2
+    as_nobody ./profil --no-tui --driver perf -b 1 -t 1000 -p "$NP" -o "$T/user/p3a.PRF"
+    p3a_rc=$rc p3a_err=$(cat "$T/.err")
+    kill "$NP" 2>/dev/null
+    wait "$NP" 2>/dev/null
+    echo "$old_paranoid" >"$PARANOID"
+    if [ "$p3_rc" = 0 ] && printf '%s\n' "$p3_err" | grep -q 'with the perf driver'; then
+        # Debian's kernels refuse perf to users at 3; mainline reads 3 as 2.
+        skip "paranoid 3: perf refused in one line" "this kernel lets users use perf at perf_event_paranoid 3 (a mainline kernel: only Debian's refuse at 3)"
+    else
+        is "$p3_rc" 1 "paranoid 3, nobody, --driver perf: profil exits 1"
+        like "$p3_err" 'perf_event_paranoid is 3; it must be 2 or less, or profil needs CAP_PERFMON' \
+            "paranoid 3, nobody, --driver perf: the message names the setting and the capability"
+        is "$(printf '%s\n' "$p3_err" | wc -l)" 1 "paranoid 3, nobody, --driver perf: in one line"
+        is "$a3_rc" 0 "paranoid 3, nobody, --driver auto: profil exits 0"
+        like "$a3_err" 'sampling every 1000 us with the ptrace driver' "paranoid 3, nobody, --driver auto: ptrace samples"
+        is "$p3a_rc" 1 "paranoid 3, nobody, -p with perf: profil exits 1"
+        like "$p3a_err" 'perf_event_paranoid is 3; it must be 2 or less, or profil needs CAP_PERFMON' \
+            "paranoid 3, nobody, -p with perf: the message names the setting and the capability"
+    fi
+    diag "paranoid 3: $p3_err | $p3a_err"
+else
+    skip "paranoid 3: perf refused in one line" "needs root, setpriv, a user nobody and perf"
+fi
+
+# SCHED_FIFO: profil takes it while the program runs, with either driver, where it may, and
 # gives it back once the program has ended, while the screen stays; not at
 # all for an interval under 200 us.  Where root may raise RLIMIT_RTPRIO, the
 # run is user nobody's, who may not clear SCHED_FLAG_RESET_ON_FORK again.
@@ -387,23 +428,29 @@ if { [ "$(id -u)" -eq 0 ] || [ "$(ulimit -r 2>/dev/null || echo 0)" != 0 ]; } &&
     fi
     cp "$PROGS/spinners" "$T/fifospin"
     tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
-    for iv in 1000 100; do
-        tm send-keys -t s "clear; cd $T; $wrap $PROFIL --driver ptrace -b 1 -t $iv \
--o $T/fifo$iv.PRF $T/fifospin threads 1 1500; echo EXIT=\$?" Enter
-        wait_for ' running *$' 10
-        sleep 0.2
-        me=$(pgrep -f "^$PROFIL --driver ptrace -b 1 -t $iv -o $T/" | head -n 1)
-        running=$(policy_of "$me")
-        wait_for 'Program terminated normally *$' 30
-        ended=$(policy_of "$me")
-        tm send-keys -t s q
-        wait_for '^EXIT=' 5
-        if [ "$iv" = 1000 ]; then
-            is "$running" "SCHED_FIFO|SCHED_RESET_ON_FORK" "fifo, $who, $iv us: FIFO while the program runs"
-        else
-            is "$running" SCHED_OTHER "fifo, $who, $iv us: no FIFO under 200 us"
+    for drv in ptrace perf; do
+        if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
+            skip "fifo, perf: given back once the program has ended" "$(perf_refused)"
+            continue
         fi
-        like "$ended" '^SCHED_OTHER' "fifo, $who, $iv us: normal policy once the program has ended"
+        for iv in 1000 100; do
+            tm send-keys -t s "clear; cd $T; $wrap $PROFIL --driver $drv -b 1 -t $iv \
+-o $T/fifo$iv.PRF $T/fifospin threads 1 1500; echo EXIT=\$?" Enter
+            wait_for ' running *$' 10
+            sleep 0.2
+            me=$(pgrep -f "^$PROFIL --driver $drv -b 1 -t $iv -o $T/" | head -n 1)
+            running=$(policy_of "$me")
+            wait_for 'Program terminated normally *$' 30
+            ended=$(policy_of "$me")
+            tm send-keys -t s q
+            wait_for '^EXIT=' 5
+            if [ "$iv" = 1000 ]; then
+                is "$running" "SCHED_FIFO|SCHED_RESET_ON_FORK" "fifo, $drv, $who, $iv us: FIFO while the program runs"
+            else
+                is "$running" SCHED_OTHER "fifo, $drv, $who, $iv us: no FIFO under 200 us"
+            fi
+            like "$ended" '^SCHED_OTHER' "fifo, $drv, $who, $iv us: normal policy once the program has ended"
+        done
     done
     tm kill-server 2>/dev/null
 else
