@@ -153,6 +153,8 @@ struct clockdrv_perf {
     bool exclude_kernel; /* the events take user-mode samples only */
     int *extra;          /* the events of an attached process's other threads */
     size_t nextra, extra_alloc;
+    int *side; /* the side-band events (perf_sideband_attr): never disabled */
+    size_t nside, side_alloc;
     struct clockdrv_map *maps; /* attached: the mappings there were, for the first drain */
     size_t nmaps;
     uint64_t attach_ns; /* when profil attached */
@@ -203,6 +205,30 @@ static void perf_attr(struct perf_event_attr *attr, const struct clockdrv_config
         uint32_t size = cfg->stack_size > 65528 - 2048 ? 65528 - 2048 : cfg->stack_size;
         attr->sample_stack_user = size & ~7u;
     }
+}
+
+/* The side-band event (perf record's "dummy", as with --delay and
+ * --control): it never samples, but reports the mappings, names, forks,
+ * execs and exits, and is never disabled, so that what a process maps,
+ * starts or runs while the clock is off is known when it comes back on (a
+ * library mapped then was the high area's).  The clock events report none
+ * of these.  The same sample_type: records of both are read alike. */
+static void perf_sideband_attr(struct perf_event_attr *attr, const struct clockdrv_config *cfg,
+                               bool exclude_kernel)
+{
+    perf_attr(attr, cfg, exclude_kernel);
+    attr->config = PERF_COUNT_SW_DUMMY;
+    attr->sample_period = 1;
+    attr->context_switch = 0;
+}
+
+/* No side-band records from a clock event (the side-band event has them). */
+static void perf_no_sideband(struct perf_event_attr *attr)
+{
+    attr->mmap = 0;
+    attr->comm = 0;
+    attr->comm_exec = 0;
+    attr->task = 0;
 }
 
 /* The context-switch event: a sample, with its stack, each time a thread of
@@ -290,6 +316,9 @@ static void clockdrv_perf_free(struct clockdrv *base)
     for (size_t i = 0; i < d->nextra; i++)
         close(d->extra[i]);
     free(d->extra);
+    for (size_t i = 0; i < d->nside; i++)
+        close(d->side[i]);
+    free(d->side);
     clockdrv_maps_free(d->maps, d->nmaps);
     long page = sysconf(_SC_PAGESIZE);
     for (int i = 0; i < d->ncpus; i++) {
@@ -402,18 +431,45 @@ static void perf_keep_extra(struct clockdrv_perf *d, int fd)
     d->extra[d->nextra++] = fd;
 }
 
+/* The side-band event of task PID on CPU I, into its ring: 0, or -errno and
+ * *cause (-ESRCH when the task is gone). */
+static int perf_open_sideband(struct clockdrv_perf *d, pid_t pid, int i, char **cause)
+{
+    struct perf_event_attr attr;
+    perf_sideband_attr(&attr, &d->cfg, d->exclude_kernel);
+    if (d->base.attached) {
+        attr.enable_on_exec = 0;
+        attr.disabled = 0;
+    }
+    int fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, d->cpus[i].fd) == 0) {
+        d->side = xgrowarray(d->side, &d->side_alloc, d->nside + 1, sizeof *d->side);
+        d->side[d->nside++] = fd;
+        return 0;
+    }
+    int err = errno;
+    if (fd >= 0)
+        close(fd);
+    if (err == ESRCH && d->base.attached)
+        return -ESRCH;
+    *cause = xasprintf("perf: cannot open the side-band event on CPU %d: %s", i, strerror(err));
+    return -err;
+}
+
 /* Open the event on every CPU for the task PID (the held child, or a thread
  * of an attached process).  The first task's events own the CPUs' rings;
  * a later one's write into them (PERF_EVENT_IOC_SET_OUTPUT, as perf record
  * -p does), with the period its CPU's has.  -ESRCH when the task is gone. */
 static int perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause)
 {
+    int r;
     for (int i = 0; i < d->ncpus; i++) {
         bool owner = d->cpus[i].fd < 0;
         if (!owner && d->cpus[i].meta == NULL)
             continue; /* an offline CPU */
         struct perf_event_attr attr;
         perf_attr(&attr, &d->cfg, d->exclude_kernel);
+        perf_no_sideband(&attr);
         if (d->base.attached) {
             attr.enable_on_exec = 0; /* it runs already: at once */
             attr.disabled = 0;
@@ -428,6 +484,7 @@ static int perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause)
         if (fd < 0 && (errno == EACCES || errno == EPERM) && !d->exclude_kernel) {
             d->exclude_kernel = true; /* paranoid 2: user-mode samples only */
             perf_attr(&attr, &d->cfg, true);
+            perf_no_sideband(&attr);
             if (d->base.attached) {
                 attr.enable_on_exec = 0;
                 attr.disabled = 0;
@@ -460,10 +517,12 @@ static int perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause)
                 if (cs >= 0)
                     perf_keep_extra(d, cs);
             }
+            if ((r = perf_open_sideband(d, pid, i, cause)) < 0)
+                return r;
             continue;
         }
         d->cpus[i].fd = fd;
-        int r = perf_map(&d->cpus[i], d->pages);
+        r = perf_map(&d->cpus[i], d->pages);
         if (r < 0) {
             *cause = xasprintf("perf: cannot map the ring buffer (%s); raise "
                                "kernel.perf_event_mlock_kb or RLIMIT_MEMLOCK", strerror(-r));
@@ -474,6 +533,8 @@ static int perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause)
         epoll_ctl(d->base.fd, EPOLL_CTL_ADD, fd, &ev);
         if (d->cfg.stacks && d->wall && !d->exclude_kernel)
             d->cpus[i].cs_fd = perf_open_cs(d, pid, i);
+        if ((r = perf_open_sideband(d, pid, i, cause)) < 0)
+            return r;
     }
     if (d->exclude_kernel && d->base.note == NULL)
         d->base.note = xstrdup("kernel samples excluded: time on a CPU in the kernel is not seen");

@@ -100,6 +100,28 @@ cmp_ok "$(samples late.PRF phase4_work)" ">" 60 \
     "start-paused + enable: the 0.2 s after it have ($(samples late.PRF phase4_work))"
 ok "start-paused: the FIFOs profil made are gone" test ! -e c1 -a ! -e a1
 
+# What the program maps while the clock is off is known when it comes on:
+# libc, mapped by ld.so while paused, is DOS (with perf, whose clock events
+# report no mapping while disabled, it was the high area's: 98 %).
+for drv in perf ptrace; do
+    if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
+        skip "start-paused, perf: libc is DOS" "$(perf_refused)"
+        continue
+    fi
+    "$PROFIL" --no-tui --driver $drv --start-paused --control "$T/c9,$T/a9" -b 1 -t 1000 \
+        -o "libc-$drv.PRF" "$PROGS/libcbound" 20000 >/dev/null 2>libc.err </dev/null &
+    pid=$!
+    wait_fifo c9 a9
+    ok "start-paused, $drv: enable is acknowledged" ctl c9 a9 enable
+    finish $pid
+    is "$rc" 0 "start-paused, $drv: libcbound runs to its end"
+    diag "start-paused, $drv, libcbound: $(json "libc-$drv.PRF" -c .counters)"
+    cmp_ok "$(json "libc-$drv.PRF" '100 * .counters.dos / ([.counters.total, 1] | max)')" ">=" 80 \
+        "start-paused, $drv: libc, mapped while the clock was off, is DOS (80 % or more)"
+    cmp_ok "$(json "libc-$drv.PRF" '.counters.high')" "<=" 2 \
+        "start-paused, $drv: and not the high area's"
+done
+
 # ---------------------------------------------------------------------------
 # disable, enable and mark on a FIFO made beforehand (kept at the end).
 mkfifo c2 a2
