@@ -134,35 +134,46 @@ int clockdrv_read_int(const char *path, int fallback)
 
 #define CLOCKDRV_RESET_ON_FORK 1 /* SCHED_FLAG_RESET_ON_FORK */
 
-void clockdrv_prioritize(struct clockdrv *d, bool fifo)
+/* What clockdrv_prioritize did: the policy was changed (to SCHED_FIFO when
+ * fifo), saved is the old one; profil's CPU time at budget_at. */
+static struct {
+    bool prioritized, fifo;
+    struct clockdrv_sched_attr saved;
+    uint64_t budget_at, budget_cpu;
+} sched;
+
+void clockdrv_prioritize(bool fifo)
 {
-    struct clockdrv_sched_attr a = {.size = sizeof a};
-    if (d->prioritized || syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) < 0 ||
-        a.sched_policy != SCHED_OTHER)
+    if (sched.prioritized && (sched.fifo == fifo || !sched.fifo))
         return;
-    d->saved_attr = a;
+    if (sched.prioritized && clockdrv_unprioritize() < 0)
+        return; /* SCHED_FIFO it stays: better than nothing */
+    struct clockdrv_sched_attr a = {.size = sizeof a};
+    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) < 0 || a.sched_policy != SCHED_OTHER)
+        return;
+    sched.saved = a;
     struct clockdrv_sched_attr rt = {.size = sizeof rt,
                                      .sched_policy = SCHED_FIFO,
                                      .sched_flags = CLOCKDRV_RESET_ON_FORK,
                                      .sched_priority = 1};
     if (fifo && syscall(SYS_sched_setattr, 0, &rt, 0) == 0) {
-        d->prioritized = d->fifo = true;
-        d->budget_at = clockdrv_now_ns();
-        d->budget_cpu = clockdrv_cpu_ns();
+        sched.prioritized = sched.fifo = true;
+        sched.budget_at = clockdrv_now_ns();
+        sched.budget_cpu = clockdrv_cpu_ns();
         return;
     }
     a.sched_runtime = 100000;
     a.sched_flags = 0;
     if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
-        d->prioritized = true;
+        sched.prioritized = true;
 }
 
-int clockdrv_unprioritize(struct clockdrv *d)
+int clockdrv_unprioritize(void)
 {
-    if (!d->prioritized)
+    if (!sched.prioritized)
         return 0;
-    d->prioritized = d->fifo = false;
-    struct clockdrv_sched_attr a = d->saved_attr;
+    sched.prioritized = sched.fifo = false;
+    struct clockdrv_sched_attr a = sched.saved;
     if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
         return 0;
     a.sched_flags |= CLOCKDRV_RESET_ON_FORK;
@@ -171,13 +182,18 @@ int clockdrv_unprioritize(struct clockdrv *d)
     return -errno;
 }
 
-bool clockdrv_over_budget(struct clockdrv *d, uint64_t now, double share)
+bool clockdrv_fifo(void)
 {
-    if (!d->fifo || now < d->budget_at + 1000000000ull)
+    return sched.fifo;
+}
+
+bool clockdrv_over_budget(uint64_t now, double share)
+{
+    if (!sched.fifo || now < sched.budget_at + 1000000000ull)
         return false;
     uint64_t cpu = clockdrv_cpu_ns();
-    bool over = (double)(cpu - d->budget_cpu) > share * (double)(now - d->budget_at);
-    d->budget_at = now;
-    d->budget_cpu = cpu;
+    bool over = (double)(cpu - sched.budget_cpu) > share * (double)(now - sched.budget_at);
+    sched.budget_at = now;
+    sched.budget_cpu = cpu;
     return over;
 }

@@ -111,24 +111,27 @@ struct clockdrv {
     char *note;        /* owned: a remark for the user (e.g. kernel excluded), or NULL */
     bool attached;     /* started by attach: a process profil did not start */
     bool exit_unknown; /* ended, but not our child: wstatus is not known */
-    /* clockdrv_prioritize: our scheduling policy was changed (to SCHED_FIFO
-     * when fifo), saved_attr is the old one; profil's CPU time by then. */
-    bool prioritized, fifo;
-    struct clockdrv_sched_attr saved_attr;
-    uint64_t budget_at, budget_cpu;
 };
+
+/* The shortest interval at which profil runs at SCHED_FIFO. */
+#define CLOCKDRV_FIFO_US 200
 
 /* Let profil's thread run as soon as its clock or a stop wakes it, even
  * among many runnable threads of the program: SCHED_FIFO at the lowest
  * priority when FIFO and we may have it (SCHED_RESET_ON_FORK: nothing
  * profil starts inherits it), else a short time slice (kernels from 6.12;
- * older ones ignore it).  Nothing when the policy is not SCHED_OTHER. */
-void clockdrv_prioritize(struct clockdrv *d, bool fifo);
+ * older ones ignore it).  Nothing when the policy was not SCHED_OTHER; once
+ * done, again with FIFO false leaves SCHED_FIFO for the slice.  The state is
+ * the process's (its one thread's): the launcher may do it before the
+ * driver, which then finds it done. */
+void clockdrv_prioritize(bool fifo);
 /* Give the old policy back: 0, or -errno (then profil keeps the new one). */
-int clockdrv_unprioritize(struct clockdrv *d);
+int clockdrv_unprioritize(void);
+/* Whether profil runs at SCHED_FIFO (clockdrv_prioritize). */
+bool clockdrv_fifo(void);
 /* At SCHED_FIFO, whether profil took more than SHARE (0..1) of a CPU over
  * the second before NOW (CLOCK_MONOTONIC); checked once a second. */
-bool clockdrv_over_budget(struct clockdrv *d, uint64_t now, double share);
+bool clockdrv_over_budget(uint64_t now, double share);
 
 extern const struct clockdrv_ops clockdrv_perf_ops;
 extern const struct clockdrv_ops clockdrv_ptrace_ops;

@@ -42,7 +42,6 @@
  * starved it: 200 processes on 2 CPUs left it 0-17 % of the stacks
  * unwound in time, 30 % under the sanitizers) at this interval and longer,
  * while its own work takes no more than this share of a CPU. */
-#define PERF_FIFO_US    200
 #define PERF_FIFO_SHARE 0.5
 /* How often the clock events get new periods, in periods (see perf_jitter).
  * A period held for long can fall in step with a program for all of it:
@@ -311,7 +310,7 @@ static void clockdrv_perf_free(struct clockdrv *base)
         kill(d->base.pid, SIGKILL);
         waitpid(d->base.pid, &d->base.wstatus, 0);
     }
-    clockdrv_unprioritize(&d->base);
+    clockdrv_unprioritize();
     /* An attached process runs on: closing the events is all it takes. */
     for (size_t i = 0; i < d->nextra; i++)
         close(d->extra[i]);
@@ -601,7 +600,7 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg,
     struct perf_thread *t = perf_thread(d, (uint32_t)sp.pid, true);
     t->pid = (uint32_t)sp.pid;
     d->base.threads = d->base.max_threads = 1;
-    clockdrv_prioritize(&d->base, d->cfg.interval_us >= PERF_FIFO_US);
+    clockdrv_prioritize(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
     return &d->base;
 }
 
@@ -632,6 +631,10 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
         return NULL;
     }
     perf_setup_cpus(d);
+    /* Before the events (the launcher may have done it already): a process
+     * of 300 busy threads on two CPUs left profil so little of one that
+     * opening theirs took seconds, samples piling up meanwhile. */
+    clockdrv_prioritize(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
     d->attach_ns = clockdrv_now_ns();
     for (int pass = 0;; pass++) {
         pid_t *tids;
@@ -686,7 +689,6 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
     }
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->pidfd, &ev);
-    clockdrv_prioritize(&d->base, d->cfg.interval_us >= PERF_FIFO_US);
     return &d->base;
 }
 
@@ -1405,9 +1407,9 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     }
     perf_jitter(d, now);
     if (d->base.ended) {
-        clockdrv_unprioritize(&d->base); /* the report and the screen are no real-time work */
-    } else if (clockdrv_over_budget(&d->base, now, PERF_FIFO_SHARE)) {
-        clockdrv_unprioritize(&d->base);
+        clockdrv_unprioritize(); /* the report and the screen are no real-time work */
+    } else if (clockdrv_over_budget(now, PERF_FIFO_SHARE)) {
+        clockdrv_unprioritize();
         perf_note_add(d, "profil's own work took more than half a CPU, so it left SCHED_FIFO: "
                          "the program's threads may now keep it from reading the samples in time");
     }

@@ -470,7 +470,7 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
  * everything else: when that happens in a quarter of the ticks, give it up. */
 static void ptrace_overrun(struct clockdrv_ptrace *d)
 {
-    if (!d->base.fifo)
+    if (!clockdrv_fifo())
         return;
     if (d->tick - d->overrun_window >= PTRACE_OVERRUN_WINDOW) {
         d->overrun_window = d->tick;
@@ -727,7 +727,7 @@ static struct clockdrv *clockdrv_ptrace_start(const struct clockdrv_config *cfg,
         return NULL;
     }
     d->base.pid = sp.pid;
-    clockdrv_prioritize(&d->base, d->cfg.interval_us >= PTRACE_FIFO_US);
+    clockdrv_prioritize(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
     ptrace_arm(d, true);
     return &d->base;
 }
@@ -747,6 +747,8 @@ static struct clockdrv *clockdrv_ptrace_attach(const struct clockdrv_config *cfg
     d->base.attached = true;
     d->base.pid = pid;
     ptrace_raise_nofile(d);
+    /* Before the seizing: a process of many busy threads would starve it. */
+    clockdrv_prioritize(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
     for (int pass = 0;; pass++) {
         pid_t *tids;
         size_t n, added = 0;
@@ -786,7 +788,6 @@ static struct clockdrv *clockdrv_ptrace_attach(const struct clockdrv_config *cfg
             break;
     }
     d->attach_maps = true; /* handed over by the first drain */
-    clockdrv_prioritize(&d->base, d->cfg.interval_us >= PTRACE_FIFO_US);
     ptrace_arm(d, true);
     return &d->base;
 }

@@ -14,8 +14,6 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
-#define PTRACE_FIFO_US 200 /* the shortest interval run at SCHED_FIFO */
-
 enum { SLOT_EMPTY, SLOT_USED, SLOT_GONE };
 
 /* One executable mapping, as /proc/PID/maps shows it. */

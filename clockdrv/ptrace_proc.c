@@ -48,7 +48,7 @@ void ptrace_note(struct clockdrv_ptrace *d, const char *msg)
  * matters only to children profil does not have. */
 void ptrace_unprioritize(struct clockdrv_ptrace *d)
 {
-    int r = clockdrv_unprioritize(&d->base);
+    int r = clockdrv_unprioritize();
     if (r == 0)
         return;
     char *msg = xasprintf("ptrace: cannot give back the scheduling policy (%s)", strerror(-r));
