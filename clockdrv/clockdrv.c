@@ -3,11 +3,11 @@
 #include "clockdrv/clockdrv.h"
 #include "xmalloc.h"
 
+#include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <errno.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/syscall.h>

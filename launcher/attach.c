@@ -100,8 +100,8 @@ int launcher_attach(struct options *o)
     }
     /* From here on profil works beside the running process: reading its
      * program, opening the events.  300 busy threads on two CPUs left it so
-     * little of them that attaching took 10 s (2.6 s from after the
-     * prompts; from here, 0.2). */
+     * little of them that attaching took 10 s; 2.5 s now, most of it the
+     * loader's, before main (docs/performance.md). */
     clockdrv_prioritize(o->interval == 0 || o->interval >= CLOCKDRV_FIFO_US);
     char *path = attach_exe(pid);
     if (path == NULL) {
