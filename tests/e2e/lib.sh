@@ -25,11 +25,12 @@ PTYRUN=$(_lib_abs "$PTYRUN")
 PROGS=$(_lib_abs "$PROGS")
 export PROFIL PTYRUN PROGS
 
-# Under make -j, a test that loads the machine on purpose (drivers.sh sets
-# E2E_ALONE=1 before sourcing this: busy loops on both CPUs, 200 processes)
-# runs alone: every test holds a shared lock for its life, such a test an
-# exclusive one, so that no other test's timeouts meet its load.  Two
-# minutes at most: a process a test left behind may hold the lock (fd 9).
+# Under make -j, a test that loads the machine on purpose (drivers.sh: busy
+# loops on both CPUs, 200 processes) or measures what load disturbs
+# (jitter.sh: a program in step with the clock) sets E2E_ALONE=1 before
+# sourcing this, and runs alone: every test holds a shared lock for its
+# life, such a test an exclusive one.  Two minutes at most: a process a
+# test left behind may hold the lock (fd 9).
 if command -v flock >/dev/null 2>&1 && exec 9>>"$PROGS/../e2e.lock"; then
     if [ "${E2E_ALONE:-0}" = 1 ]; then
         flock -x -w 120 9
