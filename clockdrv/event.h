@@ -62,6 +62,8 @@ struct event_stack {
     uint64_t regs_mask;  /* bit i: regs[i] is known */
     const uint8_t *data; /* the stack from regs[sp] up */
     uint32_t size;
+    bool to_top; /* the copy ended short of the size asked, at the stack's top:
+                    a read past it is past the stack, not a copy cut short */
 };
 
 struct event {

@@ -100,6 +100,7 @@ struct perf_rec {
     bool has_stack;
     uint16_t nkernel;
     uint8_t nregs;
+    bool sshort; /* the kernel copied less stack than asked: it reached the top */
     uint32_t ssize;
     size_t blob;
 };
@@ -827,6 +828,7 @@ static bool perf_parse_stack(struct clockdrv_perf *d, struct perf_rec *r, const 
             dyn = size;
         memcpy(perf_blob(d, (size_t)dyn), p, (size_t)dyn);
         r->ssize = (uint32_t)dyn;
+        r->sshort = dyn < size;
     }
     r->has_stack = true;
     return true;
@@ -998,6 +1000,7 @@ static void perf_stack(struct clockdrv_perf *d, const struct perf_rec *r, struct
     p += 8 * (size_t)r->nregs;
     st->data = p;
     st->size = r->ssize;
+    st->to_top = r->sshort;
 }
 
 /* A context-switch sample: keep where T was, to charge its blocked time to. */

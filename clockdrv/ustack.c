@@ -102,6 +102,7 @@ void ustack_copy(pid_t pid, struct event_stack *st, uint8_t *buf, uint32_t size)
 {
     st->data = buf;
     st->size = 0;
+    st->to_top = false;
 #if EVENT_REG_COUNT > 0
     uint64_t sp = st->regs[EVENT_REG_SP];
     if (!st->user || size == 0)
@@ -119,8 +120,10 @@ void ustack_copy(pid_t pid, struct event_stack *st, uint8_t *buf, uint32_t size)
         left -= len;
     }
     ssize_t r = process_vm_readv(pid, &local, 1, remote, (unsigned long)n, 0);
-    if (r > 0)
+    if (r > 0) {
         st->size = (uint32_t)r;
+        st->to_top = (uint64_t)r < size; /* the next page is not the stack's */
+    }
 #else
     (void)pid;
     (void)buf;

@@ -416,8 +416,10 @@ size_t unwind_user(struct unwinder *u, uint32_t tid, const struct event_stack *s
     if (u->joined) /* the callers' walk ended as the last one did */
         *end = n == max && u->last->how == UNWIND_COMPLETE ? UNWIND_TRUNCATED : u->last->how;
     /* libdwfl ends a walk whose next read fell past the copy as if it had
-     * reached the outermost frame: that is a stack cut short. */
-    else if (n == max || u->past_copy)
+     * reached the outermost frame: that is a stack cut short, unless the
+     * copy held the stack to its top (a thread sampled as it starts: the
+     * read was past the stack itself, and the walk had reached its end). */
+    else if (n == max || (u->past_copy && !st->to_top))
         *end = UNWIND_TRUNCATED;
     else if (r == 0)
         *end = UNWIND_COMPLETE;
