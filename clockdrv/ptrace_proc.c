@@ -552,6 +552,20 @@ void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid)
     d->now = keep;
 }
 
+/* Process PID has ended, with wait status ST when KNOWN. */
+static void ptrace_proc_exit(struct clockdrv_ptrace *d, pid_t pid, int st, bool known)
+{
+    struct event ev = {.type = EVENT_EXIT,
+                       .pid = (uint32_t)pid,
+                       .tid = (uint32_t)pid,
+                       .time_ns = clockdrv_now_ns()};
+    ev.exit.known = known;
+    ev.exit.wstatus = st;
+    if (ptrace_proc(d, pid) != NULL)
+        ptrace_emit(d, &ev);
+    ptrace_proc_gone(d, pid);
+}
+
 /* Thread TID has ended with wait status ST. */
 void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
 {
@@ -560,15 +574,7 @@ void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
     if (t != NULL)
         ptrace_thread_gone(d, t);
     if (tid == pid) {
-        struct event ev = {.type = EVENT_EXIT,
-                           .pid = (uint32_t)pid,
-                           .tid = (uint32_t)tid,
-                           .time_ns = clockdrv_now_ns()};
-        ev.exit.known = WIFEXITED(st) || WIFSIGNALED(st);
-        ev.exit.wstatus = st;
-        if (ptrace_proc(d, pid) != NULL)
-            ptrace_emit(d, &ev);
-        ptrace_proc_gone(d, pid);
+        ptrace_proc_exit(d, pid, st, WIFEXITED(st) || WIFSIGNALED(st));
     } else {
         struct event ev = {.type = EVENT_THREAD_EXIT,
                            .pid = (uint32_t)pid,
@@ -587,13 +593,7 @@ void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
         pid_t *tids;
         size_t n;
         if (clockdrv_tasks(pid, &tids, &n) < 0) {
-            struct event ev = {.type = EVENT_EXIT,
-                               .pid = (uint32_t)pid,
-                               .tid = (uint32_t)pid,
-                               .time_ns = clockdrv_now_ns()};
-            if (ptrace_proc(d, pid) != NULL)
-                ptrace_emit(d, &ev);
-            ptrace_proc_gone(d, pid);
+            ptrace_proc_exit(d, pid, 0, false);
             d->base.ended = true;
             d->base.exit_unknown = true;
             ptrace_unprioritize(d);
