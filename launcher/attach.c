@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The executable of PID, as /proc/PID/exe names it; NULL after one line. */
-static char *attach_exe(long pid)
+/* The executable of PID, as its thread TID's /proc exe names it; NULL after one line. */
+static char *attach_exe(long pid, long tid)
 {
     char link[64], path[PATH_MAX];
     struct stat st;
@@ -32,9 +32,7 @@ static char *attach_exe(long pid)
         fprintf(stderr, "profil: -p %ld: no such process\n", pid);
         return NULL;
     }
-    /* A thread of it that runs: a main thread that ended first has no exe. */
-    snprintf(link, sizeof link, "/proc/%ld/task/%ld/exe", pid,
-             (long)clockdrv_live_task((pid_t)pid));
+    snprintf(link, sizeof link, "/proc/%ld/task/%ld/exe", pid, tid);
     ssize_t n = readlink(link, path, sizeof path - 1);
     if (n < 0) {
         int err = errno;
@@ -66,12 +64,12 @@ static char *attach_exe(long pid)
     return xstrdup(path);
 }
 
-/* The parameters PID was started with (its command line without argv[0]). */
-static void attach_args(struct session *s, long pid)
+/* The parameters PID was started with (its command line without argv[0]), from
+ * its thread TID's /proc files. */
+static void attach_args(struct session *s, long pid, long tid)
 {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%ld/task/%ld/cmdline", pid,
-             (long)clockdrv_live_task((pid_t)pid));
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/cmdline", pid, tid);
     FILE *f = fopen(path, "re");
     if (f == NULL)
         return;
@@ -103,7 +101,10 @@ int launcher_attach(struct options *o)
      * little of them that attaching took 10 s; 2.5 s now, most of it the
      * loader's, before main (docs/performance.md). */
     clockdrv_prioritize(o->interval == 0 || o->interval >= CLOCKDRV_FIFO_US);
-    char *path = attach_exe(pid);
+    /* A thread of it that runs: a main thread that ended first has no
+     * executable or command line in /proc. */
+    long tid = (long)clockdrv_live_task((pid_t)pid);
+    char *path = attach_exe(pid, tid);
     if (path == NULL) {
         clockdrv_unprioritize();
         return 1;
@@ -146,7 +147,7 @@ int launcher_attach(struct options *o)
         free(cause);
         goto out;
     }
-    attach_args(s, pid);
+    attach_args(s, pid, tid);
     free(s->program);
     s->program = xstrdup(path);
     s->comment = o->comment ? xstrdup(o->comment) : NULL;
