@@ -1,4 +1,6 @@
-/* A few TAP helpers for the unit tests: ok(), is_u64(), is_str(), done(). */
+/* A few TAP helpers for the unit tests: plan(), ok(), is_u64(), is_str(),
+ * tap_done().  The plan is said first, so that a test that stops early, or a
+ * block that silently does not run, is an error of the TAP driver. */
 #ifndef PROFIL_TAP_H
 #define PROFIL_TAP_H
 
@@ -7,7 +9,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static int tap_n, tap_failed;
+static int tap_n, tap_failed, tap_plan = -1;
+
+/* Say how many checks every path through the test makes, before the first. */
+static void plan(int n)
+{
+    tap_plan = n;
+    printf("1..%d\n", n);
+    fflush(stdout);
+}
 
 #define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 #define is_u64(got, want, ...)                                                                      \
@@ -42,9 +52,17 @@ static int __attribute__((format(printf, 4, 5))) tap_ok(int pass, const char *fi
     return pass;
 }
 
+/* The end of the test: its exit status. */
 static int tap_done(void)
 {
-    printf("1..%d\n", tap_n);
+    if (tap_plan < 0) { /* TRANSITION: every test says plan(N) first; then Bail out! here */
+        printf("1..%d\n", tap_n);
+        return tap_failed ? 1 : 0;
+    }
+    if (tap_n != tap_plan) {
+        printf("# planned %d checks, made %d\n", tap_plan, tap_n);
+        return 1;
+    }
     return tap_failed ? 1 : 0;
 }
 

@@ -102,7 +102,7 @@ wait "$P" 2>/dev/null
 REFUSED=$(perf_refused)
 for drv in ptrace perf; do
     if [ "$drv" = perf ] && [ -n "$REFUSED" ]; then
-        skip "perf: attach, shares, unharmed" "$REFUSED"
+        skip "perf: attach, shares, unharmed" perf-refused "$REFUSED"
         continue
     fi
     start "$drv"
@@ -231,7 +231,7 @@ kill -STOP "$P"
 sleep 0.2
 for drv in ptrace perf; do
     if [ "$drv" = perf ] && [ -n "$REFUSED" ]; then
-        skip "perf: a stopped process" "$REFUSED"
+        skip "perf: a stopped process" perf-refused "$REFUSED"
         continue
     fi
     run "$PROFIL" --no-tui --driver "$drv" --duration 1 -p "$P" -b 1 -t 1000 \
@@ -282,7 +282,7 @@ if command -v strace >/dev/null 2>&1; then
     sleep 0.3
     unharmed refuse "another tracer, once it let go"
 else
-    skip "another tracer" "needs strace (./setup installs it) to be the other tracer"
+    fail "another tracer" "needs strace (./setup installs it) to be the other tracer"
 fi
 
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
@@ -293,18 +293,18 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
         "another user's process: the message says whose it is"
     is "$(lines "$err")" 1 "another user's process: one line"
 else
-    skip "another user's process" "needs root and setpriv to run profil as another user"
+    skip "another user's process" needs-root "needs root and setpriv to run profil as another user"
 fi
 
 # Yama: scope 1 or 2 refuses a profil without CAP_SYS_PTRACE.  Scope 3 is
 # never set here: the kernel will not lower it again before a reboot.
 if [ ! -e /proc/sys/kernel/yama/ptrace_scope ]; then
-    skip "kernel.yama.ptrace_scope refusal" "this kernel has no Yama (no /proc/sys/kernel/yama/ptrace_scope)"
+    skip "kernel.yama.ptrace_scope refusal" no-yama "this kernel has no Yama (no /proc/sys/kernel/yama/ptrace_scope)"
 elif [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
     SCOPE_OLD=$(cat /proc/sys/kernel/yama/ptrace_scope)
     if [ "$SCOPE_OLD" -ge 3 ]; then
         SCOPE_OLD=""
-        skip "kernel.yama.ptrace_scope refusal" "ptrace_scope is 3 already: refused below"
+        skip "kernel.yama.ptrace_scope refusal" yama-scope-3 "ptrace_scope is 3 already: refused below"
     else
         echo 2 >/proc/sys/kernel/yama/ptrace_scope
         run setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace "$PROFIL" --no-tui \
@@ -322,7 +322,7 @@ elif [ "$(cat /proc/sys/kernel/yama/ptrace_scope)" -ge 1 ]; then
     like "$err" "kernel.yama.ptrace_scope is [123]" "ptrace_scope: the message names the setting"
     is "$(lines "$err")" 1 "ptrace_scope: one line"
 else
-    skip "kernel.yama.ptrace_scope refusal" "ptrace_scope is 0 and profil is not root: nothing refuses"
+    skip "kernel.yama.ptrace_scope refusal" yama-scope-0 "ptrace_scope is 0 and profil is not root: nothing refuses"
 fi
 unharmed refuse "after the refusals"
 kill "$P"

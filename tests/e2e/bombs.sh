@@ -168,7 +168,7 @@ is "$(lines "$err")" 1 "in one line"
 
 # Running out of memory is one line and exit status 1, never a core dump.
 if [ "$asan" = 1 ]; then
-    skip "out of memory is one line" "AddressSanitizer reserves terabytes of address space: ulimit -v cannot cap it"
+    skip "out of memory is one line" sanitizer-vm "AddressSanitizer reserves terabytes of address space: ulimit -v cannot cap it"
 else
     truncate -s 16G huge.PRF
     run sh -c "ulimit -v 1000000 && exec \"\$0\" --report huge.PRF" "$PROFIL"

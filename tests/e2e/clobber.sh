@@ -139,7 +139,7 @@ if [ "$(id -u)" -eq 0 ] && mkdir "$MNT" && mount -t tmpfs -o size=64k tmpfs "$MN
     is "$(find "$MNT" -name '*.PRF*' | wc -l | tr -d ' ')" 0 "disk full: no temporary file left"
     umount "$MNT"
 else
-    skip "disk full: the session goes to the fallback" "needs root and a tmpfs mount"
+    skip "disk full: the session goes to the fallback" needs-root "needs root and a tmpfs mount"
 fi
 
 # On the live screen: the fallback, said once the screen has closed.
@@ -197,12 +197,12 @@ is "$(ls -a | grep -c '^l\.list.')" 0 "a listing leaves no temporary file"
 # A shared sticky PROFDIR: another user plants the name; the run is saved
 # under another one and the planted file is left alone.
 if [ "$(id -u)" -ne 0 ]; then
-    skip "sticky PROFDIR: a planted name does not lose the run" "needs root to add a second user"
+    skip "sticky PROFDIR: a planted name does not lose the run" needs-root "needs root to add a second user"
 elif ! command -v useradd >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1 ||
     ! command -v pgrep >/dev/null 2>&1; then
-    skip "sticky PROFDIR: a planted name does not lose the run" "needs useradd, setpriv and pgrep"
+    fail "sticky PROFDIR: a planted name does not lose the run" "needs useradd, setpriv and pgrep"
 elif ! useradd -M -N -s /bin/sh "pt$$" 2>"$T/useradd.err"; then
-    skip "sticky PROFDIR: a planted name does not lose the run" "useradd failed: $(head -n 1 "$T/useradd.err")"
+    fail "sticky PROFDIR: a planted name does not lose the run" "useradd failed: $(head -n 1 "$T/useradd.err")"
 else
     trap 'userdel "pt$$" 2>/dev/null; tm kill-server 2>/dev/null; umount "$MNT" 2>/dev/null
 cd /; rm -rf "$T"' EXIT

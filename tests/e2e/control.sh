@@ -41,7 +41,7 @@ finish() {
 # both drivers; marks "start" and "after" in order.
 for drv in perf ptrace; do
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "lib/perf: the program's profil_off() leaves excluded_work out" "$(perf_refused)"
+        skip "lib/perf: the program's profil_off() leaves excluded_work out" perf-refused "$(perf_refused)"
         continue
     fi
     run "$PROFIL" --no-tui --driver "$drv" -b 1 -t 1000 -o "lib-$drv.PRF" "$W" lib </dev/null
@@ -105,7 +105,7 @@ ok "start-paused: the FIFOs profil made are gone" test ! -e c1 -a ! -e a1
 # report no mapping while disabled, it was the high area's: 98 %).
 for drv in perf ptrace; do
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "start-paused, perf: libc is DOS" "$(perf_refused)"
+        skip "start-paused, perf: libc is DOS" perf-refused "$(perf_refused)"
         continue
     fi
     "$PROFIL" --no-tui --driver $drv --start-paused --control "$T/c9,$T/a9" -b 1 -t 1000 \

@@ -121,7 +121,7 @@ if [ "$(jq -r '.counters.preempted // "none"' "$J")" != none ]; then
         "$(calc "100 * $(jq -r .meta.duration_s "$J")")" \
         "loaded spinner: samples + preempted ticks make up its wall time (+/- 10 %)"
 else
-    skip "loaded spinner: samples + preempted ticks make up its wall time" "no counters.preempted in the JSON report yet"
+    fail "loaded spinner: samples + preempted ticks make up its wall time" "no counters.preempted in the JSON report yet"
 fi
 loads_stop
 
@@ -135,7 +135,7 @@ for drv in ptrace perf; do
         run "$PROFIL" --no-tui --driver $drv --clock cpu -b 1 -t 1000 -o "$T/$name.PRF" \
             "$PROGS/spinners" $w </dev/null
         if [ "$drv" = perf ] && [ "$rc" -ne 0 ] && printf '%s\n' "$err" | grep -q 'perf'; then
-            skip "$name: samples add up to the CPU time" "the perf driver cannot run here"
+            fail "$name: samples add up to the CPU time" "the perf driver cannot run here"
             continue
         fi
         J=$T/$name.json
@@ -283,7 +283,7 @@ if command -v pgrep >/dev/null 2>&1; then
     is "$rc" 0 "SIGCONT: it goes on and profil exits 0"
     has "$(cat "$T/stop.out")" "shares: done" "SIGCONT: the program finished its work"
 else
-    skip "SIGSTOP: the program stays stopped under the clock" "no pgrep"
+    fail "SIGSTOP: the program stays stopped under the clock" "no pgrep"
 fi
 
 # What outlives the program is let go, neither killed nor left traced.
@@ -313,7 +313,7 @@ tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh
 cp "$PROGS/spinners" "$T/pausespin"
 for drv in ptrace perf; do
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "pause, perf: the paused CPU time is in no sample" "$(perf_refused)"
+        skip "pause, perf: the paused CPU time is in no sample" perf-refused "$(perf_refused)"
         continue
     fi
     tm send-keys -t s "clear; $PROFIL --driver $drv --clock cpu -b 1 -t 1000 -o $T/pause-$drv.PRF \
@@ -367,7 +367,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev
     done
     is "$(jq -r .driver "$T/user/ptrace.json")" ptrace "nobody, --driver ptrace: driver ptrace"
 else
-    skip "nobody: profil exits 0 and profiles" "needs root, setpriv and a user nobody"
+    skip "nobody: profil exits 0 and profiles" needs-root "needs root, setpriv and a user nobody"
 fi
 
 # kernel.perf_event_paranoid 3 (Debian's default): a user without
@@ -394,7 +394,7 @@ if [ -d "$T/user" ] && [ -w "$PARANOID" ] && [ -z "$(perf_refused)" ]; then
     echo "$old_paranoid" >"$PARANOID"
     if [ "$p3_rc" = 0 ] && printf '%s\n' "$p3_err" | grep -q 'with the perf driver'; then
         # Debian's kernels refuse perf to users at 3; mainline reads 3 as 2.
-        skip "paranoid 3: perf refused in one line" "this kernel lets users use perf at perf_event_paranoid 3 (a mainline kernel: only Debian's refuse at 3)"
+        skip "paranoid 3: perf refused in one line" paranoid3-allows-perf "this kernel lets users use perf at perf_event_paranoid 3 (a mainline kernel: only Debian's refuse at 3)"
     else
         is "$p3_rc" 1 "paranoid 3, nobody, --driver perf: profil exits 1"
         like "$p3_err" 'perf_event_paranoid is 3; it must be 2 or less, or profil needs CAP_PERFMON' \
@@ -408,7 +408,7 @@ if [ -d "$T/user" ] && [ -w "$PARANOID" ] && [ -z "$(perf_refused)" ]; then
     fi
     diag "paranoid 3: $p3_err | $p3a_err"
 else
-    skip "paranoid 3: perf refused in one line" "needs root, setpriv, a user nobody and perf"
+    skip "paranoid 3: perf refused in one line" needs-root "needs root, setpriv, a user nobody and perf"
 fi
 
 # SCHED_FIFO: profil takes it while the program runs, with either driver, where it may, and
@@ -430,7 +430,7 @@ if { [ "$(id -u)" -eq 0 ] || [ "$(ulimit -r 2>/dev/null || echo 0)" != 0 ]; } &&
     tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
     for drv in ptrace perf; do
         if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-            skip "fifo, perf: given back once the program has ended" "$(perf_refused)"
+            skip "fifo, perf: given back once the program has ended" perf-refused "$(perf_refused)"
             continue
         fi
         for iv in 1000 100; do
@@ -454,7 +454,7 @@ if { [ "$(id -u)" -eq 0 ] || [ "$(ulimit -r 2>/dev/null || echo 0)" != 0 ]; } &&
     done
     tm kill-server 2>/dev/null
 else
-    skip "fifo: given back once the program has ended" "needs root or RLIMIT_RTPRIO, and chrt"
+    skip "fifo: given back once the program has ended" needs-root "needs root or RLIMIT_RTPRIO, and chrt"
 fi
 
 done_testing

@@ -34,7 +34,7 @@ HOSTILE_ARG="a${ESC}[2Jb"
 HOSTILE_COMMENT="note${ESC}]0;title$(printf '\007\r')
 forged$C1"
 if ! command -v objcopy >/dev/null 2>&1; then
-    skip "a session with control bytes in its strings" "needs objcopy (binutils) to rename a symbol"
+    fail "a session with control bytes in its strings" "needs objcopy (binutils) to rename a symbol"
 else
     objcopy --redefine-sym "work_a=$HOSTILE_SYM" "$SHARES" "$T/$HOSTILE_NAME"
     run "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/h.PRF" -c "$HOSTILE_COMMENT" \
@@ -152,7 +152,7 @@ EOF
     is "$(grep -E '^(FIRST LINE|SECOND)$' "$T/.out" | tr '\n' ,)" "FIRST LINE,SECOND," \
         "stdin: from a socket, the program reads the lines after the answers"
 else
-    skip "stdin: from a socket" "needs python3 to make a socket pair"
+    fail "stdin: from a socket" "needs python3 to make a socket pair"
 fi
 
 # ---------------------------------------------------------------------------
@@ -189,7 +189,7 @@ for drv in perf ptrace; do
     why=""
     [ "$drv" = perf ] && why=$(perf_refused)
     if [ -n "$why" ]; then
-        skip "orphans: $drv" "$why"
+        skip "orphans: $drv" perf-refused "$why"
         continue
     fi
     "$PROFIL" --no-tui --driver "$drv" -b 1 -t 1000 -o "$T/k.PRF" "$SLEEP" 30 \
@@ -213,7 +213,7 @@ for drv in perf ptrace; do
     why=""
     [ "$drv" = perf ] && why=$(perf_refused)
     if [ -n "$why" ]; then
-        skip "SIGTERM: $drv" "$why"
+        skip "SIGTERM: $drv" perf-refused "$why"
         continue
     fi
     rm -f "$T/t.PRF"
@@ -278,7 +278,7 @@ if [ -z "$(perf_refused)" ]; then
     fi
     tm kill-server 2>/dev/null
 else
-    skip "SIGTERM: screen" "$(perf_refused)"
+    skip "SIGTERM: screen" perf-refused "$(perf_refused)"
 fi
 
 # ---------------------------------------------------------------------------
@@ -287,14 +287,14 @@ fi
 # without a word.
 ENV=$(command -v env)
 if [ -n "$(perf_refused)" ]; then
-    skip "setuid: perf" "$(perf_refused)"
+    skip "setuid: perf" perf-refused "$(perf_refused)"
 elif [ "$(id -u)" -ne 0 ] || ! id -u nobody >/dev/null 2>&1; then
-    skip "setuid: perf" "needs root and a user nobody, to make a setuid program of another user"
+    skip "setuid: perf" needs-root "needs root and a user nobody, to make a setuid program of another user"
 else
     cp "$(command -v id)" "$T/suid-id"
     chown nobody "$T/suid-id" && chmod 4755 "$T/suid-id"
     if [ "$("$T/suid-id" -u 2>/dev/null)" != "$(id -u nobody)" ]; then
-        skip "setuid: perf" "the file system of $T is mounted nosuid"
+        skip "setuid: perf" nosuid-tmp "the file system of $T is mounted nosuid"
     else
         cp "$SHARES" "$T/suid-shares"
         chown nobody "$T/suid-shares" && chmod 4755 "$T/suid-shares"

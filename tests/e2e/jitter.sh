@@ -54,7 +54,7 @@ busy=$(awk -v n="$(nproc)" '{ print ($1 > n - 0.5) ? 1 : 0 }' /proc/loadavg)
 
 for driver in perf ptrace; do
     if [ "$driver" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "$driver: jittered periods" "$(perf_refused)"
+        skip "$driver: jittered periods" perf-refused "$(perf_refused)"
         continue
     fi
     # ptrace weighs each sample by the whole ticks of CPU time since the last
@@ -103,7 +103,7 @@ for driver in perf ptrace; do
     if [ "$(calc "$xerr > 1.5 * $xbsd")" = 1 ]; then
         _tap 0 "$driver, --no-jitter: the lockstep shows (off the truth by over 1.5 times the binomial spread)"
     elif [ "$busy" = 1 ]; then
-        skip "$driver, --no-jitter: the lockstep shows" "the machine is busy (load $(cut -d' ' -f1 /proc/loadavg)): a preempted program falls out of step"
+        skip "$driver, --no-jitter: the lockstep shows" machine-busy "the machine is busy (load $(cut -d' ' -f1 /proc/loadavg)): a preempted program falls out of step"
     else
         _tap 1 "$driver, --no-jitter: the lockstep shows (off the truth by over 1.5 times the binomial spread)"
         diag "off by $xerr, binomial $xbsd"

@@ -31,12 +31,18 @@ export PROFIL PTYRUN PROGS
 # sourcing this, and runs alone: every test holds a shared lock for its
 # life, such a test an exclusive one.  Two minutes at most: a process a
 # test left behind may hold the lock (fd 9).
-if command -v flock >/dev/null 2>&1 && exec 9>>"$PROGS/../e2e.lock"; then
-    if [ "${E2E_ALONE:-0}" = 1 ]; then
-        flock -x -w 120 9
-    else
-        flock -s -w 120 9
-    fi
+if ! command -v flock >/dev/null 2>&1; then
+    echo "Bail out! flock is not installed (util-linux)"
+    exit 1
+fi
+if ! exec 9>>"$PROGS/../e2e.lock"; then
+    echo "Bail out! cannot open $PROGS/../e2e.lock"
+    exit 1
+fi
+if [ "${E2E_ALONE:-0}" = 1 ]; then _lib_lock=-x; else _lib_lock=-s; fi
+if ! flock "$_lib_lock" -w 120 9; then
+    echo "Bail out! waited 120 s for $PROGS/../e2e.lock: a process an earlier test left behind holds it"
+    exit 1
 fi
 
 # PROFIL's three prompts, verbatim (note the trailing blanks).
@@ -46,11 +52,13 @@ P_PARAMS='Parameters to program? '
 
 _tap_n=0
 _tap_failed=0
+_tap_plan=""
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/profil-e2e.XXXXXX") || {
     echo "Bail out! mktemp -d failed"
     exit 1
 }
+export T
 trap 'cd /; rm -rf "$T"' EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
@@ -89,10 +97,82 @@ _tap() {
     return "$1"
 }
 
-# skip DESC REASON: a TAP result that was not run; REASON names what this
-# machine lacks (a package, a permission) and why the check needs it.
+# plan N: the number of checks this script makes, said first (TAP's 1..N),
+# so that a block that stops early or silently does not run is an error.
+# Every path through the script makes N checks: a skipped block says
+# `skip -n COUNT` for the COUNT checks it stands for.
+plan() {
+    _tap_plan=$1
+    echo "1..$1"
+}
+
+# skip [-n COUNT] DESC TAG [DETAIL]: COUNT (default 1) checks that were not
+# run, for the reason TAG names in tests/skips.allow.  It is a skip only if
+# TAG's condition there holds here and now; otherwise a failure, which says
+# so.  DETAIL says what this machine lacks, in this case.
+_lib_allow=$(dirname "${TESTLIB:-$_lib_top/tests/e2e/lib.sh}")/../skips.allow
 skip() {
-    _tap 0 "$1 # SKIP $2"
+    _sk_n=1
+    if [ "$1" = -n ]; then
+        _sk_n=$2
+        shift 2
+    fi
+    _sk_d=$1 _sk_tag=$2 _sk_why=${3:-}
+    _sk_fn=allow_$(printf '%s' "$_sk_tag" | tr -- - _)
+    _sk_ok=1
+    if ! printf '%s' "$_sk_tag" | grep -Eq '^[a-z0-9]+(-[a-z0-9]+)*$'; then
+        _sk_msg="'$_sk_tag' is not a reason of tests/skips.allow"
+    elif ! grep -q "^$_sk_fn() " "$_lib_allow" 2>/dev/null; then
+        _sk_msg="'$_sk_tag' is not a reason of tests/skips.allow"
+    elif ! (. "$_lib_allow" && "$_sk_fn") </dev/null >/dev/null 2>&1; then
+        _sk_msg="the reason '$_sk_tag' of tests/skips.allow does not hold here"
+    else
+        _sk_ok=0
+    fi
+    _sk_i=1
+    while [ "$_sk_i" -le "$_sk_n" ]; do
+        _sk_di=$_sk_d
+        [ "$_sk_n" -gt 1 ] && _sk_di="$_sk_d ($_sk_i of $_sk_n)"
+        if [ "$_sk_ok" = 0 ]; then
+            _tap 0 "$_sk_di # SKIP [$_sk_tag] $_sk_why"
+        else
+            _tap 1 "$_sk_di: an unjustified skip"
+            diag "$_sk_msg${_sk_why:+: }$_sk_why"
+        fi
+        _sk_i=$((_sk_i + 1))
+    done
+    return 0
+}
+
+# fail DESC WHY: a check that cannot be made, as a failure: what ./setup
+# installs missing, the reference tool (perf) failing, a setup step of the
+# test's own that did not work.
+fail() {
+    _tap 1 "$1"
+    diag "$2"
+    return 1
+}
+
+# perf_missing [-n COUNT] DESC WHY: COUNT checks against perf that could not
+# be made: a skip where the kernel refuses perf to this user (perf-refused),
+# a failure otherwise: ./setup installs perf, and perf failing to record is
+# the reference failing, which hides nothing.
+perf_missing() {
+    _pm_n=1
+    if [ "$1" = -n ]; then
+        _pm_n=$2
+        shift 2
+    fi
+    if [ -n "$(perf_refused)" ]; then
+        skip -n "$_pm_n" "$1" perf-refused "$(perf_refused)"
+    else
+        _pm_i=0
+        while [ "$_pm_i" -lt "$_pm_n" ]; do
+            fail "$1" "perf could not be compared with: $2"
+            _pm_i=$((_pm_i + 1))
+        done
+    fi
+    return 0
 }
 
 # debug_file_of LIB: the detached debug file of the shared library LIB (a
@@ -106,12 +186,16 @@ debug_file_of() {
 
 # perf_refused: why this user may not open a perf cpu-clock event on its own
 # children (and "auto" falls back to ptrace), on stdout; nothing when it may.
+# Probed with perf itself (./setup installs it), as tests/skips.allow's
+# perf-refused reason is: pass `perf-refused` as the skip's tag.
 perf_refused() {
-    if [ ! -r /proc/sys/kernel/perf_event_paranoid ]; then
-        echo "needs perf_event_open: this kernel has no /proc/sys/kernel/perf_event_paranoid"
-    elif [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
-        echo "needs perf_event_paranoid <= 2 or root: it is $(cat /proc/sys/kernel/perf_event_paranoid)"
+    if [ -z "${_lib_perf_why+set}" ]; then
+        _lib_perf_why=""
+        if [ "$(id -u)" -ne 0 ] && ! perf stat -e cpu-clock:u -x, -o /dev/null true >/dev/null 2>&1; then
+            _lib_perf_why="the kernel refuses perf_event_open to $(id -un) (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
+        fi
     fi
+    printf '%s' "$_lib_perf_why"
 }
 
 # ok DESC CMD [ARG...]: passes when CMD succeeds.
@@ -312,9 +396,16 @@ file_has() {
     return 1
 }
 
-# done_testing: print the plan.  The TAP driver counts the failures.
+# done_testing: the end of the script.  The plan was said first (plan N); the
+# TAP driver counts the failures, and says ERROR when fewer or more checks
+# than planned ran.
 done_testing() {
-    echo "1..$_tap_n"
+    if [ -z "$_tap_plan" ]; then
+        echo "1..$_tap_n" # TRANSITION: every script says plan N first; then Bail out! here
+    fi
+    if [ "$_tap_n" -ne "$_tap_plan" ]; then
+        echo "# planned $_tap_plan checks, made $_tap_n"
+    fi
     if [ "$_tap_failed" -ne 0 ]; then
         echo "# $_tap_failed of $_tap_n failed"
     fi

@@ -61,7 +61,7 @@ perf_lines() {
 
 for drv in perf ptrace; do
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "lines/perf" "$(perf_refused)"
+        skip "lines/perf" perf-refused "$(perf_refused)"
         continue
     fi
     profile lines-$drv $drv "$PROGS/lines"
@@ -96,8 +96,8 @@ if perf_lines "$PROGS/lines" 20; then
     near "$(pct "$(line_self lines.c "$L25")" "$(fn "$work" self)")" "${p25:-x}" 3 \
         "line $L25's share of work is perf annotate's (+/- 3)"
 else
-    skip "line $L75's share of work is perf annotate's" "$PERF_WHY"
-    skip "line $L25's share of work is perf annotate's" "$PERF_WHY"
+    perf_missing "line $L75's share of work is perf annotate's" "$PERF_WHY"
+    perf_missing "line $L25's share of work is perf annotate's" "$PERF_WHY"
 fi
 
 # Inlined: mix has no code of its own, yet it is a function with all the
@@ -193,9 +193,9 @@ like "$(fn "$(jq -r '[.functions[] | select(.name | startswith("work"))][0].name
 bid=$(readelf -n "$PROGS/lines" 2>/dev/null | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
 dbg=/usr/lib/debug/.build-id/$(printf %s "$bid" | cut -c1-2)/$(printf %s "$bid" | cut -c3-).debug
 if [ -z "$bid" ]; then
-    skip "stripped: lines from /usr/lib/debug/.build-id" "needs a build id in tests/progs/lines"
+    fail "stripped: lines from /usr/lib/debug/.build-id" "needs a build id in tests/progs/lines"
 elif [ -e "$dbg" ] || ! mkdir -p "$(dirname "$dbg")" 2>/dev/null || ! touch "$dbg" 2>/dev/null; then
-    skip "stripped: lines from /usr/lib/debug/.build-id" "needs to write $dbg (root), and none there"
+    skip "stripped: lines from /usr/lib/debug/.build-id" needs-root "needs to write $dbg (root), and none there"
 else
     trap 'rm -f "$dbg"; cd /; rm -rf "$T"' EXIT
     objcopy --only-keep-debug "$PROGS/lines" "$dbg"

@@ -29,9 +29,9 @@ diag "syscalls: $(jq -c '[.functions[:6][] | "\(.name) \(.module) \(.samples)"]'
 cmp_ok "$(jq -r '[.functions[] | select(.module == "syscalls" and (.name | test("^(read|write)@plt$")))] | length' "$J")" \
     ">=" 1 "syscalls: its PLT entries are named read@plt, write@plt"
 if [ "$(id -u)" -ne 0 ]; then
-    skip "syscalls: the kernel's functions are named" "needs root: kernel samples and /proc/kallsyms addresses"
+    skip "syscalls: the kernel's functions are named" needs-root "needs root: kernel samples and /proc/kallsyms addresses"
 elif [ -n "$(perf_refused)" ]; then
-    skip "syscalls: the kernel's functions are named" "$(perf_refused)"
+    skip "syscalls: the kernel's functions are named" perf-refused "$(perf_refused)"
 else
     k=$(top "[kernel]")
     cmp_ok "$(jq -r '[.functions[] | select(.module == "[kernel]")] | length' "$J")" ">=" 3 \
@@ -58,7 +58,7 @@ else
             "kptr_restrict: and the report, once"
         is "$(printf '%s\n' "$out" | grep -c 'kptr_restrict')" 1 "kptr_restrict: one line"
     else
-        skip "kptr_restrict: the kernel is one routine, and the report says why" \
+        skip "kptr_restrict: the kernel is one routine, and the report says why" no-kptr-write \
             "needs a writable /proc/sys/kernel/kptr_restrict (root, not in a container)"
     fi
 fi
@@ -70,7 +70,7 @@ fi
 for drv in perf ptrace; do
     profile "jit-$drv" --driver $drv "$PROGS/jit" 2400
     if [ "$rc" = 77 ]; then
-        skip "jit, --driver $drv: its functions are named" "tests/progs/jit is x86-64 only"
+        skip "jit, --driver $drv: its functions are named" not-x86-64 "tests/progs/jit is x86-64 only"
         continue
     fi
     rm -f "/tmp/perf-$(jq -r .meta.pid "$J").map"

@@ -51,7 +51,7 @@ why=$(perf_refused)
 if [ -z "$why" ]; then
     is "$(jq -r .driver "$J")" perf "wall: driver perf (auto picks it)"
 else
-    skip "wall: driver perf (auto picks it)" "$why"
+    skip "wall: driver perf (auto picks it)" perf-refused "$why"
 fi
 is "$(jq -r .clock "$J")" wall "wall: clock wall"
 is "$(jq -r .interval_us "$J")" 250 "wall: interval_us 250"

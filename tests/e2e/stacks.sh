@@ -192,7 +192,7 @@ versus_perf() {
     shift 2
     for _f in "$@"; do
         if [ -n "$PERF_WHY" ]; then
-            skip "$_n: $_f's Total share is perf's Children % (+/- 3)" "$PERF_WHY"
+            perf_missing "$_n: $_f's Total share is perf's Children % (+/- 3)" "$PERF_WHY"
         else
             near "$(share "$_f")" "$(perf_pct "$_pn" "$_f")" 3 \
                 "$_n: $_f's Total share is perf's Children % (+/- 3)"
@@ -216,7 +216,7 @@ for prog in callpaths callpaths-fp; do
     for drv in $DRIVERS; do
         n="$prog $drv"
         if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-            skip "$n: the stacks of the perf driver" "$(perf_refused)"
+            skip "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
             continue
         fi
         profile "$prog-$drv" "$drv" "$PROGS/$prog" --
@@ -300,7 +300,7 @@ fi
 for drv in $DRIVERS; do
     n="qsortcb $drv"
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "$n: the stacks of the perf driver" "$(perf_refused)"
+        skip "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
         continue
     fi
     profile "qsortcb-$drv" "$drv" "$PROGS/qsortcb" --
@@ -340,7 +340,7 @@ fi
 for drv in $DRIVERS; do
     n="recurse $drv"
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "$n: the stacks of the perf driver" "$(perf_refused)"
+        skip "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
         continue
     fi
     profile "recurse-$drv" "$drv" "$PROGS/recurse" 300
@@ -365,7 +365,7 @@ done
 for drv in $DRIVERS; do
     n="blockcall $drv"
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "$n: the stacks of the perf driver" "$(perf_refused)"
+        skip "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
         continue
     fi
     profile "blockcall-$drv" "$drv" "$PROGS/blockcall" --

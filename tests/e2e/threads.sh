@@ -17,7 +17,7 @@ tid() {
 
 for driver in perf ptrace; do
     if [ "$driver" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "$driver: threads" "$(perf_refused)"
+        skip "$driver: threads" perf-refused "$(perf_refused)"
         continue
     fi
     F="$T/crew-$driver.PRF"
@@ -90,7 +90,7 @@ like "$out" '^ +[0-9]+ +alpha +[0-9]+ ' "wall: and its threads under it"
 # A parent and the two programs it runs.
 for driver in perf ptrace; do
     if [ "$driver" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "$driver: processes" "$(perf_refused)"
+        skip "$driver: processes" perf-refused "$(perf_refused)"
         continue
     fi
     F="$T/spawner-$driver.PRF"
