@@ -89,6 +89,80 @@ static struct session *make_session(uint32_t paragraphs)
     return s;
 }
 
+/* The program's functions, from its own symbol table (nm), by address. */
+static struct nm_sym {
+    uint64_t addr;
+    char name[64];
+} nm_syms[256];
+static size_t nm_n;
+
+static void read_nm(const char *path)
+{
+    char cmd[512], line[256], type;
+    snprintf(cmd, sizeof cmd, "nm -n --defined-only '%s'", path);
+    FILE *p = popen(cmd, "r");
+    while (p != NULL && nm_n < sizeof nm_syms / sizeof *nm_syms && fgets(line, sizeof line, p)) {
+        struct nm_sym *e = &nm_syms[nm_n];
+        if (sscanf(line, "%" SCNx64 " %c %63s", &e->addr, &type, e->name) == 3 &&
+            (type == 't' || type == 'T' || type == 'W' || type == 'w'))
+            nm_n++;
+    }
+    if (p == NULL || pclose(p) != 0 || nm_n == 0) {
+        printf("Bail out! nm does not read %s\n", path);
+        exit(1);
+    }
+}
+
+/* NAME's address in the program, from nm. */
+static uint64_t nm_addr(const char *name)
+{
+    for (size_t i = 0; i < nm_n; i++) {
+        if (strcmp(nm_syms[i].name, name) == 0)
+            return nm_syms[i].addr;
+    }
+    printf("Bail out! nm has no %s\n", name);
+    exit(1);
+}
+
+/* The sampled functions of make_session, their samples. */
+static const char *const sampled[] = {"markbit", "testbit", "markall"};
+static const uint64_t sampled_count[] = {5, 3, 1};
+
+/* From nm alone: what the bucket of SIZE bytes from LOW holding ADDR is
+ * labelled (its most sampled function, ties to the lower address), how many
+ * other sampled functions start in it, its samples, and the first function
+ * there (covering its start or starting in it). */
+static const char *expect_label(uint64_t low, uint64_t size, uint64_t addr, size_t *others,
+                                uint64_t *count, const char **first)
+{
+    uint64_t lo = low + (addr - low) / size * size, best_n = 0, best_at = 0;
+    const char *best = NULL;
+    *others = 0;
+    *count = 0;
+    for (size_t k = 0; k < 3; k++) {
+        uint64_t a = nm_addr(sampled[k]);
+        if (a < lo || a >= lo + size)
+            continue;
+        *count += sampled_count[k];
+        if (best != NULL)
+            ++*others;
+        if (sampled_count[k] > best_n || (sampled_count[k] == best_n && a < best_at)) {
+            best = sampled[k];
+            best_n = sampled_count[k];
+            best_at = a;
+        }
+    }
+    *first = NULL;
+    for (size_t i = 0; i < nm_n && nm_syms[i].addr < lo + size; i++) {
+        if (nm_syms[i].addr <= lo || *first == NULL)
+            *first = nm_syms[i].name;
+    }
+    return best;
+}
+
+/* The row of WIN for the bucket at address LO ("" when none). */
+static const char *row_at(WINDOW *win, uint64_t lo);
+
 /* Draw VIEW into WIN and return line Y as text (static buffer). */
 static const char *line_of(WINDOW *win, int y)
 {
@@ -128,6 +202,17 @@ static bool shows(WINDOW *win, const char *text)
     return false;
 }
 
+static const char *row_at(WINDOW *win, uint64_t lo)
+{
+    char want[16];
+    snprintf(want, sizeof want, "%012" PRIx64 " ", lo);
+    for (int y = 0; y < getmaxy(win); y++) {
+        if (strncmp(line_of(win, y), want, strlen(want)) == 0)
+            return line_of(win, y);
+    }
+    return "";
+}
+
 static void draw(const struct view_ops *ops, void *state, WINDOW *win, struct view_ctx *ctx)
 {
     werase(win);
@@ -136,20 +221,46 @@ static void draw(const struct view_ops *ops, void *state, WINDOW *win, struct vi
 
 static void test_histogram(WINDOW *win)
 {
-    struct session *s = make_session(4);
+    /* The bucket size: the smallest from 4 paragraphs up where markbit's
+     * bucket starts with another function and holds another sampled one, so
+     * that "its most sampled function, not its first" can be told (by nm). */
+    char *cause = NULL;
+    struct session *probe = session_new(TEST_PROGS "/sieve", 1, 1000, &cause);
+    if (probe == NULL) {
+        printf("Bail out! %s\n", cause);
+        exit(1);
+    }
+    uint64_t low = probe->prog_low, markbit = nm_addr("markbit");
+    session_free(probe);
+    uint32_t par = 4;
+    size_t want_others = 0;
+    uint64_t want_count = 0;
+    const char *want_label = NULL, *first = NULL;
+    for (; par <= 4096; par *= 2) {
+        want_label = expect_label(low, 16 * (uint64_t)par, markbit, &want_others, &want_count, &first);
+        if (want_others > 0 && first != NULL && strcmp(first, want_label) != 0)
+            break;
+    }
+    struct session *s = make_session(par);
     struct view_ctx ctx = { .s = s, .focused = true };
     void *h = view_histogram_ops.create();
     draw(&view_histogram_ops, h, win, &ctx);
     char want[64];
-    snprintf(want, sizeof want, "%zu buckets of 4 paragraphs", s->nbuckets);
+    snprintf(want, sizeof want, "%zu buckets of %u paragraphs", s->nbuckets, par);
     ok(window_has(win, want), "the title gives the bucket count and size");
     if (!ok(window_has(win, "markall"), "a bucket shows the symbol that starts in it"))
         for (int y = 0; y < 16; y++)
             printf("# %s\n", line_of(win, y));
-    /* 0x1280..0x12bf holds frame_dummy (no samples), markbit (5) and testbit (3). */
-    ok(window_has(win, "markbit +1"),
-       "a bucket is labelled by its most sampled function, +1 other");
-    ok(!window_has(win, "frame_dummy"), "not by the first symbol that starts in it");
+    /* From nm: the bucket holding markbit, its sampled functions and its first. */
+    uint64_t lo = low + (markbit - low) / (16 * par) * (16 * par);
+    char label[96];
+    snprintf(label, sizeof label, " %s +%zu ", want_label ? want_label : "(none)", want_others);
+    const char *row = row_at(win, lo);
+    ok(par <= 4096 && strstr(row, label) != NULL,
+       "%u paragraphs: the bucket at %#" PRIx64 " is labelled by its most sampled function,%s",
+       par, lo, label);
+    ok(first != NULL && strstr(row, first) == NULL,
+       "not by the first function there (%s): '%s'", first ? first : "(none)", row);
     size_t b, others = 99;
     uint64_t off = 0;
     for (size_t i = 0; i < s->modules[0]->nsyms; i++) {
@@ -157,10 +268,16 @@ static void test_histogram(WINDOW *win)
             off = s->modules[0]->syms[i].start;
     }
     ok(session_bucket_of(s, off, &b), "markbit has a bucket");
-    is_str(session_bucket_label(s, b, &others), "markbit", "session_bucket_label names markbit");
-    is_u64(others, 1, "and counts testbit as the one other");
-    is_str(session_bucket_label(s, 0, &others), "_init",
-           "an empty bucket: the function at its start");
+    is_str(session_bucket_label(s, b, &others), want_label, "session_bucket_label names %s",
+           want_label);
+    is_u64(others, want_others, "and counts the other sampled functions there");
+    const char *at0 = NULL;
+    for (size_t i = 0; i < nm_n; i++) {
+        if (nm_syms[i].addr <= low)
+            at0 = nm_syms[i].name;
+    }
+    is_str(session_bucket_label(s, 0, &others), at0,
+           "an empty bucket: the function at its start (%s, by nm)", at0 ? at0 : "none");
     is_u64(others, 0, "with no others");
     int edge = 0;
     for (int y = 2; y < getmaxy(win); y++)
@@ -169,14 +286,14 @@ static void test_histogram(WINDOW *win)
 
     /* z halves the bucket size: the shell re-buckets from the hit table. */
     int r = view_histogram_ops.key(h, 'z', &ctx);
-    ok((r & VIEW_REBUCKET) && ctx.want_paragraphs == 2, "z asks for half the bucket size");
+    ok((r & VIEW_REBUCKET) && ctx.want_paragraphs == par / 2, "z asks for half the bucket size");
     session_rebucket(s, ctx.want_paragraphs);
     draw(&view_histogram_ops, h, win, &ctx);
-    snprintf(want, sizeof want, "%zu buckets of 2 paragraphs", s->nbuckets);
+    snprintf(want, sizeof want, "%zu buckets of %u paragraphs", s->nbuckets, par / 2);
     ok(window_has(win, want), "and the histogram shows the new buckets");
     ctx.want_paragraphs = 0;
     r = view_histogram_ops.key(h, 'Z', &ctx);
-    ok((r & VIEW_REBUCKET) && ctx.want_paragraphs == 4, "Z asks for double");
+    ok((r & VIEW_REBUCKET) && ctx.want_paragraphs == par, "Z asks for double");
 
     /* e hides empty buckets: every row left has a count. */
     view_histogram_ops.key(h, 'e', &ctx);
@@ -189,9 +306,28 @@ static void test_histogram(WINDOW *win)
     for (size_t i = 0; i < s->nbuckets; i++)
         nonempty += s->buckets[i] > 0;
     is_u64(rows, nonempty, "one row per non-empty bucket");
+    /* The hottest bucket at PAR / 2, from nm: H selects it, wherever the cursor was. */
+    uint64_t hot = 0, hot_lo = 0;
+    for (size_t k = 0; k < 3; k++) {
+        size_t o;
+        uint64_t n;
+        const char *f;
+        uint64_t a = nm_addr(sampled[k]), size = 8 * (uint64_t)par;
+        expect_label(low, size, a, &o, &n, &f);
+        if (n > hot || (n == hot && low + (a - low) / size * size < hot_lo)) {
+            hot = n;
+            hot_lo = low + (a - low) / size * size;
+        }
+    }
+    view_histogram_ops.key(h, KEY_END, &ctx);
     view_histogram_ops.key(h, 'H', &ctx);
     draw(&view_histogram_ops, h, win, &ctx);
-    ok(window_has(win, "55.56%"), "H keeps the hottest bucket (markbit, 5 of 9) in view");
+    snprintf(want, sizeof want, "%012" PRIx64 " ", hot_lo);
+    char share[16];
+    snprintf(share, sizeof share, " %.2f%% ", 100.0 * (double)hot / 9);
+    ok(strncmp(selected_line(win), want, strlen(want)) == 0 &&
+           strstr(selected_line(win), share) != NULL,
+       "H selects the hottest bucket (%s,%s of 9 samples): '%s'", want, share, selected_line(win));
 
     /* After a clear, buckets fill again from PCs already seen: they must show. */
     session_clear(s);
@@ -412,6 +548,8 @@ static void test_fit_middle(void)
 
 int main(void)
 {
+    plan(80);
+    read_nm(TEST_PROGS "/sieve");
     test_scroll();
     test_fit_middle();
     test_outbuf();
