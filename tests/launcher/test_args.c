@@ -19,8 +19,8 @@ static void check(const char *line, const char *const *want, const char *what)
     while (want[n] != NULL)
         n++;
     is_u64(a.argc, n, "%s: word count", what);
-    for (size_t i = 0; i < n && i < a.argc; i++)
-        is_str(a.argv[i], want[i], "%s: word %zu", what, i);
+    for (size_t i = 0; i < n; i++) /* a missing word fails as NULL */
+        is_str(i < a.argc ? a.argv[i] : NULL, want[i], "%s: word %zu", what, i);
     ok(a.argv[a.argc] == NULL, "%s: argv ends with NULL", what);
     args_free(&a);
 }
@@ -36,6 +36,7 @@ static void check_error(const char *line, const char *what)
 
 int main(void)
 {
+    plan(53);
     check("", (const char *[]){ NULL }, "empty");
     check("   \t ", (const char *[]){ NULL }, "blanks");
     check("a b  c", (const char *[]){ "a", "b", "c", NULL }, "plain words");

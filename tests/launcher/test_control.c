@@ -21,8 +21,7 @@ static void check_parse(const char *line, enum control_cmd want, const char *wan
     enum control_cmd got = control_parse(line, &arg);
     is_u64(got, want, "parse '%s'", line);
     if (want_arg != NULL)
-        ok(arg != NULL && strncmp(arg, want_arg, strlen(want_arg)) == 0, "parse '%s': its text",
-           line);
+        is_str(arg, want_arg, "parse '%s': its text", line);
     else
         ok(arg == NULL, "parse '%s': no text", line);
 }
@@ -159,7 +158,7 @@ static void test_fifo(void)
     control_ready(c, pfd, n, msg, sizeof msg);
     ok(s->nmarks == 3 && strcmp(s->marks[2].text, "three") == 0, "a line in two writes is one");
     n = control_fds(c, pfd, CONTROL_MAX_FDS);
-    ok(poll(pfd, n, 50) == 0, "no end of file once every writer has gone");
+    ok(poll(pfd, n, 0) == 0, "no end of file once every writer has gone"); /* POLLHUP is a state */
     close(a);
     control_free(c);
     ok(access(fifo, F_OK) < 0, "the FIFO profil made is gone");
@@ -174,6 +173,7 @@ static void test_fifo(void)
 
 int main(void)
 {
+    plan(57);
     test_parse();
     test_marks();
     test_fifo();

@@ -6,6 +6,7 @@
 
 int main(void)
 {
+    plan(30);
     uint32_t v = 0;
     ok(prompt_parse_number("1", BUCKET_MIN, BUCKET_MAX, &v) && v == 1, "1 is a bucket size");
     ok(prompt_parse_number("65535", BUCKET_MIN, BUCKET_MAX, &v) && v == 65535, "65535 is the top");

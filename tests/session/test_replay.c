@@ -198,12 +198,12 @@ static void test_classic(void)
     prf_write_buffer(s, &prf, &prf_len);
     struct session *back = prf_read_buffer(prf, prf_len, &cause);
     ok(back != NULL && back->classic, "classic: saved as .PRF and read, it stays classic");
-    if (back != NULL) {
+    again = NULL;
+    if (back != NULL)
         classic_write_buffer(back, &again, &again_len, &saturated);
-        ok(again_len == len && memcmp(again, data, len) == 0,
-           "classic: and exports to the same bytes");
-        free(again);
-    }
+    ok(again != NULL && again_len == len && memcmp(again, data, len) == 0,
+       "classic: and exports to the same bytes");
+    free(again);
     session_free(back);
     free(prf);
 
@@ -221,6 +221,7 @@ static void test_classic(void)
 
 int main(void)
 {
+    plan(50);
     check_replay(false);
     check_replay(true);
     test_classic();

@@ -8,6 +8,7 @@
 
 int main(void)
 {
+    plan(37);
     char t[32];
     is_str(report_time(t, sizeof t, 0, 1000), "00:00.000", "no time");
     is_str(report_time(t, sizeof t, 2197, 1000), "00:02.197", "PROF's 00:02.197");

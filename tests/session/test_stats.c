@@ -17,6 +17,7 @@ static int near(double got, double want, double eps)
 
 int main(void)
 {
+    plan(15);
     double lo, hi;
     stats_wilson(50, 100, &lo, &hi);
     ok(near(lo, 0.4038, 5e-5) && near(hi, 0.5962, 5e-5), "50 of 100: [40.38 %%, 59.62 %%]");
@@ -30,13 +31,17 @@ int main(void)
     ok(near(lo, 0.0061, 5e-5) && near(hi, 0.1718, 5e-5), "1 of 29: Newcombe's [0.61 %%, 17.18 %%]");
     stats_wilson(5, 0, &lo, &hi);
     ok(lo == 0 && hi == 1, "no samples: [0, 100 %%]");
+    double all_lo, all_hi;
+    stats_wilson(5, 5, &all_lo, &all_hi);
     stats_wilson(12, 5, &lo, &hi);
-    ok(lo >= 0 && hi == 1, "more successes than trials count as all");
+    ok(lo == all_lo && hi == all_hi && hi == 1,
+       "more successes than trials count as all: 5 of 5's [%.4f, %.4f]", all_lo, all_hi);
     ok(near(stats_halfwidth_pct(423, 1000), 3.05, 0.01), "423 of 1000: +-3.05 points");
     ok(near(stats_halfwidth_pct(42300, 100000), 0.306, 0.001), "100 times the samples: +-0.31");
     is_u64(stats_samples_for(0.5, 1), 9604, "a 50 %% share +-1 point takes 9,604 samples");
     is_u64(stats_samples_for(0.2, 2), 1537, "a 20 %% share +-2 points takes 1,537");
-    ok(stats_samples_for(0, 1) > 0, "a share of 0 still asks for some");
+    is_u64(stats_samples_for(0, 1), 192,
+           "a share of 0 asks for what 0.5 %% does, +-1 point: 1.96^2 * 0.005 * 0.995 / 0.01^2");
     ok(stats_overlap(500, 480, 1000), "50.0 %% and 48.0 %% of 1000 cannot be told apart");
     ok(!stats_overlap(500, 400, 1000), "50 %% and 40 %% of 1000 can");
     ok(!stats_overlap(50000, 48000, 100000), "50.0 %% and 48.0 %% of 100,000 can");
