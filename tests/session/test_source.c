@@ -10,11 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char root[64];
 static char *pool[1024];
 static size_t npool;
+
+/* The test's own setup: not a check of profil; when it fails, the test stops. */
+static void need(bool done, const char *what)
+{
+    if (!done) {
+        printf("Bail out! setup: %s: %s\n", what, strerror(errno));
+        exit(1);
+    }
+}
 
 /* A formatted string, freed at the end. */
 static char *__attribute__((format(printf, 1, 2))) fmt(const char *f, ...)
@@ -107,9 +117,8 @@ static char *miss(const char *path, const char *comp_dir)
 {
     char *where = (char *)"left alone";
     const struct source_file *f = source_find(path, comp_dir, &where);
-    if (f != NULL) {
-        printf("#   found %s\n", f->path);
-        ok(where == NULL, "a found file leaves no where line");
+    if (f != NULL) { /* the caller's check fails; test_names checks *where of a find */
+        printf("#   found %s%s\n", f->path, where == NULL ? "" : ", and *where was set");
         return NULL;
     }
     if (where == NULL || npool == sizeof pool / sizeof *pool)
@@ -163,13 +172,12 @@ static void test_names(void)
     put("build/a.c", "build\n");
     put("other/a.c", "other\n");
     mkdirs("other/deep", true);
-    ok(symlink(at("other/deep"), at("build/link")) == 0, "build/link -> other/deep");
+    need(symlink(at("other/deep"), at("build/link")) == 0, "build/link -> other/deep");
     char got[16] = "";
     int fd = open(at("build/link/../a.c"), O_RDONLY);
-    ok(fd >= 0 && read(fd, got, sizeof got - 1) > 0 && strcmp(got, "other\n") == 0,
-       "the kernel takes link/.. to other/");
-    if (fd >= 0)
-        close(fd);
+    need(fd >= 0 && read(fd, got, sizeof got - 1) > 0 && strcmp(got, "other\n") == 0,
+         "the kernel takes link/.. to other/");
+    close(fd);
     f = find("../a.c", at("build/link"));
     is_str(path_of(f), at("build/a.c"), "../a.c is joined and resolved lexically");
     is_str(text_of(f), "build\n", "and read from there");
@@ -178,16 +186,17 @@ static void test_names(void)
     ok(find(fmt("%s/../../../../../../../../..%s", at("build"), at("build/a.c")), NULL) == f,
        "\"..\" above / stays at /");
 
-    ok(chdir(root) == 0, "into the root");
+    need(chdir(root) == 0, "into the root");
     f = find("build/a.c", NULL);
     is_str(path_of(f), "build/a.c", "no comp_dir: a relative name is taken from the cwd");
     is_str(text_of(f), "build\n", "its text");
-    ok(find("build/a.c", "") != NULL, "an empty comp_dir is none");
+    ok(find("build/a.c", "") == f, "an empty comp_dir is none");
     ok(find("x/../build/./a.c", NULL) == f, "relative names are resolved as well");
-    ok(chdir("/") == 0, "back to /");
+    need(chdir("/") == 0, "back to /");
     ok(find("build/a.c", NULL) == f, "the answer is kept even so");
     source_reset();
-    ok(miss("build/a.c", NULL) != NULL, "after source_reset it is looked for again, from /");
+    is_str(miss("build/a.c", NULL), "not found: build/a.c",
+           "after source_reset it is looked for again, from /");
 }
 
 static void test_prefix_maps(void)
@@ -278,7 +287,7 @@ static void test_dirs(void)
     is_str(path_of(find(at("gone/x/src/w.c"), NULL)), at("d2/w.c"), "the basename");
     is_str(path_of(find("src/rel.c", "/nowhere/build")), at("d1/build/src/rel.c"),
            "a relative name's tails come from its joined name");
-    ok(chdir("/") == 0, "in /");
+    need(chdir("/") == 0, "in /");
     is_str(path_of(find("../lead.c", NULL)), at("d1/lead.c"),
            "a leading \"..\" does not climb out of the directory");
 
@@ -323,7 +332,10 @@ static void test_cache(void)
     const struct source_file *disk = find(at("c/e.c"), NULL);
     source_add_dir(at("unused"));
     is_str(text_of(find(at("c/late.c"), NULL)), "late\n", "a new setting forgets the answers");
-    ok(miss(at("c/k.c"), NULL) != NULL, "the kept file is looked for again");
+    is_str(miss(at("c/k.c"), NULL),
+           fmt("not found: %s, %s%s, ..., %s (--source-dir %s)", at("c/k.c"), at("unused"),
+               at("c/k.c"), at("unused/k.c"), at("unused")),
+           "the kept file is looked for again");
     is_str(text_of(f), "one\n", "what was handed out stays until source_reset");
     source_add_embedded(at("c/e.c"), "embedded\n", 9);
     const struct source_file *e = find(at("c/e.c"), NULL);
@@ -377,11 +389,11 @@ static void test_hostile(void)
 {
     alarm(30); /* a read that blocks fails the test rather than hang it */
     mkdirs("h", true);
-    ok(mkfifo(at("h/fifo.c"), 0644) == 0, "a FIFO");
+    need(mkfifo(at("h/fifo.c"), 0644) == 0, "a FIFO");
     is_str(miss(at("h/fifo.c"), NULL), fmt("not found: %s (not a regular file)", at("h/fifo.c")),
            "a FIFO is passed over, without blocking");
     is_str(miss("/dev/zero", NULL), "not found: /dev/zero (not a regular file)", "so is /dev/zero");
-    ok(symlink("/dev/zero", at("h/zero.c")) == 0, "a link to /dev/zero");
+    need(symlink("/dev/zero", at("h/zero.c")) == 0, "a link to /dev/zero");
     is_str(miss(at("h/zero.c"), NULL), fmt("not found: %s (not a regular file)", at("h/zero.c")),
            "so is a link to it");
     mkdirs("h/dir.c", true);
@@ -390,7 +402,7 @@ static void test_hostile(void)
     char *cause = NULL;
     ok(source_add_prefix_map(fmt("%s=%s", at("h/m"), at("h/fifo-dir")), &cause) == 0, "a map");
     mkdirs("h/fifo-dir", true);
-    ok(mkfifo(at("h/fifo-dir/f.c"), 0644) == 0, "to a FIFO");
+    need(mkfifo(at("h/fifo-dir/f.c"), 0644) == 0, "to a FIFO");
     put("h/m/f.c", "after\n");
     is_str(text_of(find(at("h/m/f.c"), NULL)), "after\n", "the search goes on after a FIFO");
 
@@ -405,12 +417,32 @@ static void test_hostile(void)
        "its one line is all of it, NULs and all");
     source_reset();
 
+    /* Root reads a file of mode 0: as root, the check is made by a child
+     * that has become nobody (the tree is opened to it for that). */
+    put("h/secret.c", "secret\n");
+    chmod(at("h/secret.c"), 0);
+    char *secret_want = fmt("not found: %s (%s)", at("h/secret.c"), strerror(EACCES));
     if (geteuid() != 0) {
-        put("h/secret.c", "secret\n");
-        chmod(at("h/secret.c"), 0);
-        is_str(miss(at("h/secret.c"), NULL),
-               fmt("not found: %s (%s)", at("h/secret.c"), strerror(EACCES)),
-               "an unreadable file says why");
+        is_str(miss(at("h/secret.c"), NULL), secret_want, "an unreadable file says why");
+    } else {
+        need(chmod(root, 0755) == 0, "the tree opened to nobody");
+        fflush(stdout);
+        pid_t child = fork();
+        need(child >= 0, "fork");
+        if (child == 0) {
+            if (setgid(65534) != 0 || setuid(65534) != 0)
+                _exit(2);
+            char *why = miss(at("h/secret.c"), NULL);
+            printf("#   as nobody: %s\n", why != NULL ? why : "(found)");
+            fflush(stdout);
+            _exit(why != NULL && strcmp(why, secret_want) == 0 ? 0 : 1);
+        }
+        int status = 0;
+        need(waitpid(child, &status, 0) == child, "waitpid");
+        chmod(root, 0700);
+        ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "an unreadable file says why (as nobody: exit %d)",
+           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
 
     put("h/crlf.c", "a\r\nb\r\n\r\nlone\rcr\nend\r");
@@ -468,7 +500,9 @@ static void test_hostile(void)
            fmt("not found: %s (more than 10000000 lines)", at("h/more.c")),
            "one more, without its newline, is refused");
     put_newlines("h/more2.c", SOURCE_MAX_LINES + 1, "");
-    ok(miss(at("h/more2.c"), NULL) != NULL, "as is one more with it");
+    is_str(miss(at("h/more2.c"), NULL),
+           fmt("not found: %s (more than 10000000 lines)", at("h/more2.c")),
+           "as is one more with it");
 
     char longname[5000];
     memset(longname, 'a', sizeof longname - 1);
@@ -484,6 +518,7 @@ static void test_hostile(void)
 
 int main(void)
 {
+    plan(103);
     snprintf(root, sizeof root, "/tmp/profil-source.XXXXXX");
     if (mkdtemp(root) == NULL)
         return 1;
