@@ -46,11 +46,46 @@ static bool none(const struct debuginfo_query *q)
     return path == NULL;
 }
 
-static uint32_t crc_of(const char *path)
+/* The test's own setup: when it fails, the test stops. */
+static void need(bool done, const char *what)
 {
-    uint32_t crc = 0;
+    if (!done) {
+        printf("Bail out! setup: %s\n", what);
+        exit(1);
+    }
+}
+
+/* The CRC that objcopy wrote into STRIPPED's .gnu_debuglink for its debug file. */
+static uint32_t debuglink_crc(const char *stripped)
+{
+    char *out = NULL, *cmd = NULL;
+    if (asprintf(&out, "%s/debuglink", root) < 0 ||
+        asprintf(&cmd, "objcopy --dump-section .gnu_debuglink='%s' '%s' '%s/scratch'", out,
+                 stripped, root) < 0)
+        abort();
+    need(system(cmd) == 0, "objcopy --dump-section .gnu_debuglink");
+    unsigned char sec[512];
+    FILE *f = fopen(out, "rb");
+    size_t len = f != NULL ? fread(sec, 1, sizeof sec, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    /* The name, its NUL, padding to 4 bytes, then the CRC, little-endian. */
+    need(len >= 8 && len % 4 == 0, ".gnu_debuglink read");
+    uint32_t crc = (uint32_t)sec[len - 4] | (uint32_t)sec[len - 3] << 8 |
+                   (uint32_t)sec[len - 2] << 16 | (uint32_t)sec[len - 1] << 24;
+    unlink(out);
+    free(out);
+    free(cmd);
+    return crc;
+}
+
+static uint32_t crc_of(const char *path, const char *stripped)
+{
+    uint32_t crc = 0, want = debuglink_crc(stripped);
     int fd = open(path, O_RDONLY);
-    ok(fd >= 0 && debuginfo_crc32(fd, &crc) == 0, "the CRC of %s", path);
+    bool read = fd >= 0 && debuginfo_crc32(fd, &crc) == 0;
+    ok(read && crc == want,
+       "the CRC of %s: %08x, as objcopy wrote it into %s (%08x)", path, crc, stripped, want);
     if (fd >= 0)
         close(fd);
     return crc;
@@ -58,6 +93,7 @@ static uint32_t crc_of(const char *path)
 
 int main(void)
 {
+    plan(9);
     unsetenv("DEBUGINFOD_URLS");
     snprintf(root, sizeof root, "/tmp/profil-debuginfo.XXXXXX");
     if (mkdtemp(root) == NULL)
@@ -69,12 +105,12 @@ int main(void)
     debuginfo_set_root(root);
 
     /* .gnu_debuglink under the global directory: ROOT/<dir of the image>/NAME. */
-    uint32_t crc = crc_of(debug);
+    uint32_t crc = crc_of(debug, TEST_PROGS "/sieve-debuglink");
     struct debuginfo_query q = {image, "sieve-x", NULL, 0, "sieve-x.debug", crc};
     ok(none(&q), "nothing installed: no debug file");
     if (asprintf(&under, "%s%s/bin/sieve-x.debug", root, root) < 0)
         abort();
-    ok(copy(debug, under), "installed as %s", under);
+    need(copy(debug, under), "the debug file installed under the root");
     char *got = find(&q);
     is_str(got, under, "the debuglink is found under the global directory");
     free(got);
@@ -92,13 +128,13 @@ int main(void)
         snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
     if (asprintf(&byid, "%s/.build-id/%.2s/%s.debug", root, hex, hex + 2) < 0)
         abort();
-    ok(copy(TEST_PROGS "/sieve-nobid", byid), "a file of another build installed as %s", byid);
+    need(copy(TEST_PROGS "/sieve-nobid", byid), "a file of another build installed");
     debuginfo_set_root(root); /* forget the answers so far */
     ok(none(&b), "a file without a build id is not taken, as gdb does not");
-    ok(copy(TEST_PROGS "/sieve-nopie", byid), "a file with another build id installed there");
+    need(copy(TEST_PROGS "/sieve-nopie", byid), "a file with another build id installed");
     debuginfo_set_root(root);
     ok(none(&b), "nor one with another build id");
-    ok(copy(TEST_PROGS "/sieve", byid), "the right one installed there");
+    need(copy(TEST_PROGS "/sieve", byid), "the right one installed");
     debuginfo_set_root(root);
     got = find(&b);
     is_str(got, byid, "the build-id directory finds it");
