@@ -3,6 +3,7 @@
 # with nothing asked and no .PRF left; bad command lines exit 2; --report
 # on files that are not good sessions fails cleanly, never by a crash.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
+plan 334
 
 mkdir "$T/w"
 cd "$T/w" || exit 1
@@ -44,7 +45,7 @@ printf 'just some text\n' >"$T/text.txt"
 chmod +x "$T/text.txt"
 refuse "an executable text file" 1 "text.txt: not an ELF" "$PROFIL" "$T/text.txt"
 chmod -x "$T/text.txt"
-refuse "a plain text file" 1 "text.txt: " "$PROFIL" "$T/text.txt"
+refuse "a plain text file" 1 "text.txt: not an ELF executable" "$PROFIL" "$T/text.txt"
 
 cp "$PROGS/sieve" "$T/noexec"
 chmod 644 "$T/noexec"
@@ -52,7 +53,7 @@ refuse "an ELF file without execute permission" 1 "noexec: not executable" "$PRO
 
 : >"$T/empty"
 chmod +x "$T/empty"
-refuse "an empty executable file" 1 "empty: " "$PROFIL" "$T/empty"
+refuse "an empty executable file" 1 "empty: not an ELF executable" "$PROFIL" "$T/empty"
 
 # The output cannot be written: said before any prompt.
 refuse "unwritable output" 1 "/nonexistent/dir/x.PRF: Cannot open output file" \
@@ -78,7 +79,7 @@ refuse "--clock foo" 2 "--clock: 'foo'" "$PROFIL" --clock foo "$PROGS/sieve"
 refuse "--driver foo" 2 "--driver: 'foo'" "$PROFIL" --driver foo "$PROGS/sieve"
 refuse "no program" 2 "no program given" "$PROFIL" -b 1
 refuse "--args and parameters both" 2 "not both" "$PROFIL" -a x "$PROGS/sieve" y
-refuse "--json without --report" 2 "--json" "$PROFIL" --json "$PROGS/sieve"
+refuse "--json without --report" 2 "--json goes with --report" "$PROFIL" --json "$PROGS/sieve"
 # An option missing its value is named as such, not called unknown.
 refuse "-b without a value" 2 "-b.*needs a value" "$PROFIL" -b
 refuse "--bucket without a value" 2 "--bucket.*needs a value" "$PROFIL" --bucket
@@ -142,8 +143,12 @@ cp "$T/good.PRF" "$T/flip.PRF"
 byte=$(od -An -tu1 -j "$mid" -N 1 "$T/good.PRF" | tr -d ' ')
 printf "$(printf '\\%03o' $((byte ^ 255)))" |
     dd of="$T/flip.PRF" bs=1 seek="$mid" conv=notrunc 2>/dev/null
-isnt "$(od -An -tx1 "$T/flip.PRF" | tr -d ' \n')" "$(od -An -tx1 "$T/good.PRF" | tr -d ' \n')" \
-    "the flipped copy differs from the good one"
+# The test's own dd: that it flipped the byte is no check of profil's, but
+# a copy left whole would make the checks below fail for another reason.
+if cmp -s "$T/flip.PRF" "$T/good.PRF"; then
+    echo "Bail out! dd did not flip byte $mid of $T/flip.PRF"
+    exit 1
+fi
 bad_report "one byte flipped at $mid" "$T/flip.PRF"
 
 no_prf "$T/w" "no .PRF was written in the working directory"
