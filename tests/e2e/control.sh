@@ -4,6 +4,8 @@
 # --start-paused), and the marks in the file, the report and the timeline.
 . "$TESTLIB"
 
+plan 83
+
 W=$PROGS/ctlwork
 
 # samples FILE FUNC: FUNC's own samples in FILE (0 when none).
@@ -30,6 +32,36 @@ ctl() {
         timeout 10 head -n 1 "$2" >/dev/null
 }
 
+# kid PID: the ctlwork profil PID runs, once it runs (10 s at most).
+kid() {
+    for _ in $(seq 1 100); do
+        _k=$(pgrep -P "$1" -x ctlwork | head -n 1)
+        [ -n "$_k" ] && echo "$_k" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# cpu_s PID: the CPU seconds PID has used (utime + stime, /proc/PID/stat).
+cpu_s() {
+    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat" 2>/dev/null
+}
+# ran PID SECONDS: wait (20 s at most) until PID has used SECONDS more of
+# CPU time: the program has run that long in the phase it is in, whatever
+# the machine's load.  "yes" or "no" on stdout.
+ran() {
+    _r0=$(cpu_s "$1")
+    _n=400
+    while [ -n "$_r0" ] && [ "$_n" -gt 0 ]; do
+        _r=$(cpu_s "$1")
+        [ -n "$_r" ] || break
+        [ "$(calc "$_r - $_r0 >= $2")" = 1 ] && echo yes && return 0
+        sleep 0.05
+        _n=$((_n - 1))
+    done
+    echo no
+    return 1
+}
+
 # finish PID: wait for the background profil PID; $rc its status.
 finish() {
     wait "$1"
@@ -41,7 +73,7 @@ finish() {
 # both drivers; marks "start" and "after" in order.
 for drv in perf ptrace; do
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "lib/perf: the program's profil_off() leaves excluded_work out" perf-refused "$(perf_refused)"
+        skip -n 7 "lib/perf: the program's profil_off() leaves excluded_work out" perf-refused "$(perf_refused)"
         continue
     fi
     run "$PROFIL" --no-tui --driver "$drv" -b 1 -t 1000 -o "lib-$drv.PRF" "$W" lib </dev/null
@@ -88,14 +120,15 @@ cmp_ok "$(json paused.PRF .counters.total)" "<=" 2 "start-paused: nor has anythi
     "$W" wait "$T/go1" >late.out 2>late.err </dev/null &
 pid=$!
 ok "start-paused: profil makes the FIFOs --control names" wait_fifo c1 a1
-sleep 0.5
+# phase1_work runs 0.4 s of CPU time, paused, before enable.
+p1=$(ran "$(kid $pid)" 0.4)
 ok "start-paused: enable is acknowledged" ctl c1 a1 enable
 : >go1
 finish $pid
 is "$rc" 0 "start-paused + enable: the program runs to its end"
 # phase1_work runs on after the ack until it sees go1: a few ms of samples.
-cmp_ok "$(samples late.PRF phase1_work)" "<=" 15 \
-    "start-paused + enable: the 0.5 s before enable have no samples ($(samples late.PRF phase1_work): the ms after it)"
+is "$p1 $(calc "$(samples late.PRF phase1_work) <= 15")" "yes 1" \
+    "start-paused + enable: the 0.4 s of CPU time it ran before enable have no samples ($(samples late.PRF phase1_work): the ms after it)"
 cmp_ok "$(samples late.PRF phase4_work)" ">" 60 \
     "start-paused + enable: the 0.2 s after it have ($(samples late.PRF phase4_work))"
 ok "start-paused: the FIFOs profil made are gone" test ! -e c1 -a ! -e a1
@@ -105,7 +138,7 @@ ok "start-paused: the FIFOs profil made are gone" test ! -e c1 -a ! -e a1
 # report no mapping while disabled, it was the high area's: 98 %).
 for drv in perf ptrace; do
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "start-paused, perf: libc is DOS" perf-refused "$(perf_refused)"
+        skip -n 4 "start-paused, perf: libc is DOS" perf-refused "$(perf_refused)"
         continue
     fi
     "$PROFIL" --no-tui --driver $drv --start-paused --control "$T/c9,$T/a9" -b 1 -t 1000 \
@@ -128,20 +161,23 @@ mkfifo c2 a2
 "$PROFIL" --no-tui --control "$T/c2,$T/a2" -b 1 -t 1000 -o fifo.PRF \
     "$W" wait "$T/A2" "$T/B2" "$T/C2" >fifo.out 2>fifo.err </dev/null &
 pid=$!
-sleep 0.5
+# Each phase runs a given CPU time of the program's (not a sleep of the
+# test's): 0.3 s before disable, 0.4 s disabled, 0.3 s after enable.
+k=$(kid $pid)
+ran "$k" 0.3 >/dev/null
 ok "fifo: disable is acknowledged" ctl c2 a2 disable
 : >A2
-sleep 0.4
+p2=$(ran "$k" 0.4)
 ok "fifo: enable is acknowledged" ctl c2 a2 enable
 : >B2
-sleep 0.3
+ran "$k" 0.3 >/dev/null
 ok "fifo: mark warm is acknowledged" ctl c2 a2 "mark warm"
 : >C2
 finish $pid
 is "$rc" 0 "fifo: the program runs to its end"
 cmp_ok "$(samples fifo.PRF phase1_work)" ">" 30 "fifo: before disable, samples ($(samples fifo.PRF phase1_work))"
-cmp_ok "$(samples fifo.PRF phase2_work)" "<=" 15 \
-    "fifo: between disable and enable, none ($(samples fifo.PRF phase2_work): the ms after enable until it sees B2)"
+is "$p2 $(calc "$(samples fifo.PRF phase2_work) <= 15")" "yes 1" \
+    "fifo: between disable and enable (0.4 s of its CPU time), none ($(samples fifo.PRF phase2_work): the ms after enable until it sees B2)"
 cmp_ok "$(samples fifo.PRF phase3_work)" ">" 30 "fifo: after enable, samples again ($(samples fifo.PRF phase3_work))"
 is "$(json fifo.PRF '[.marks[] | select(.text == "warm" and .t_s > 0.8)] | length')" 1 \
     "fifo: mark warm is in the file, at its time"
@@ -153,9 +189,10 @@ ok "fifo: a FIFO profil did not make stays" test -p c2 -a -p a2
     "$W" wait "$T/A3" "$T/B3" >clear.out 2>clear.err </dev/null &
 pid=$!
 wait_fifo c3 a3
-sleep 0.5
+k=$(kid $pid)
+ran "$k" 0.3 >/dev/null
 : >A3
-sleep 0.2
+ran "$k" 0.1 >/dev/null # phase1_work, which sees A3 within a ms, is over
 ok "clear: clear is acknowledged" ctl c3 a3 clear
 : >B3
 finish $pid
@@ -172,7 +209,7 @@ like "$out" '^ Cleared: at ' "clear: and says where it was cleared"
     "$W" wait "$T/A4" >snap.out 2>snap.err </dev/null &
 pid=$!
 wait_fifo c4 a4
-sleep 0.5
+ran "$(kid $pid)" 0.3 >/dev/null
 ok "snapshot: snapshot is acknowledged" ctl c4 a4 snapshot
 ok "snapshot: the file is there while the program runs" test -f snap.PRF
 ok "snapshot: the program still runs" kill -0 $pid
@@ -212,12 +249,13 @@ ok "screen: mark on the FIFO" say c5 "mark warm"
 ok "screen: the status line says so" wait_for "control: mark 'warm' at [0-9.]+ s" 5
 ok "screen: enable on the FIFO" say c5 enable
 ok "screen: the clock runs" wait_for ' running *$' 5
-sleep 0.3
+k5=$(pgrep -xf "$W wait $T/A5" | head -n 1)
+ran "$k5" 0.2 >/dev/null # 0.2 s of its CPU time with the clock on
 ok "screen: p pauses it again" sh -c "tmux -L '$SOCK' send-keys -t s p"
 ok "screen: paused" wait_for ' paused *$' 5
 tm send-keys -t s p
 ok "screen: p starts it" wait_for ' running *$' 5
-sleep 0.2
+ran "$k5" 0.1 >/dev/null
 : >A5
 ok "screen: the program ends" wait_for 'Program terminated normally *$' 10
 tm send-keys -t s 3
