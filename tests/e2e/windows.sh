@@ -5,6 +5,8 @@
 # live (the Timeline view's { and }) and in a replay.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
+plan 50
+
 # works FILE [OPTION...]: the work routines of the report, "name samples" a line.
 works() {
     _f=$1
@@ -108,9 +110,20 @@ ok "live: } ends it, and every view shows it only" wait_for 'only [0-9.]+-[0-9.]
 tm send-keys -t s 2
 ok "live: the ranking shows work_beta" wait_for "${rank}work_beta " 5
 unlike "$(screen)" "${rank}work_alpha " "live: and not work_alpha"
+# "Stays put" only means something on a screen that is redrawn: the run's
+# clock in the header must move on by a second meanwhile.
+# shown_s: the run's time in the header (" 3.4 s ").
+shown_s() { screen | grep -Eo ' [0-9]+\.[0-9] s ' | head -n 1 | tr -d ' s'; }
 s1=$(screen | sed -n 's/.* samples \([0-9]*\) .*/\1/p' | head -n 1)
-sleep 1.2
+t1=$(shown_s)
+_n=50
+while [ "$_n" -gt 0 ] && [ "$(calc "${t2:=0} >= ${t1:-99} + 1")" != 1 ]; do
+    sleep 0.1
+    t2=$(shown_s)
+    _n=$((_n - 1))
+done
 s2=$(screen | sed -n 's/.* samples \([0-9]*\) .*/\1/p' | head -n 1)
+cmp_ok "${t2:-x}" ">=" "$(calc "${t1:-99} + 1")" "live: the screen goes on meanwhile (its clock ${t1:-?} -> ${t2:-?} s)"
 is "$s2" "$s1" "live: the window stays put while the run grows"
 tm send-keys -t s s
 ok "live: s saves a snapshot while the window is shown" wait_for 'snapshot saved' 5
