@@ -4,6 +4,7 @@
 # and bells must not rewrite the terminal nor forge report lines; standard
 # input that is no terminal must not hang profil nor cost it minutes.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
+plan 80
 
 SHARES=$PROGS/shares
 ECHOER=$PROGS/echoer
@@ -22,6 +23,15 @@ no_c1() {
 clean() {
     ctrl_free "$1" && no_c1 "$1"
 }
+# made_clean FILE: the command just run ($rc) succeeded, wrote FILE, and FILE
+# is clean (an empty output of a command that failed is clean too).
+made_clean() {
+    if [ "$rc" != 0 ] || [ ! -s "$1" ]; then
+        diag "exit $rc, $(wc -c <"$1" | tr -d ' ') bytes in $1:" "$(head -n 3 "$T/.err")"
+        return 1
+    fi
+    clean "$1"
+}
 
 # ---------------------------------------------------------------------------
 # What a file says cannot rewrite the terminal.
@@ -34,7 +44,9 @@ HOSTILE_ARG="a${ESC}[2Jb"
 HOSTILE_COMMENT="note${ESC}]0;title$(printf '\007\r')
 forged$C1"
 if ! command -v objcopy >/dev/null 2>&1; then
-    fail "a session with control bytes in its strings" "needs objcopy (binutils) to rename a symbol"
+    for _i in $(seq 1 32); do
+        fail "a session with control bytes in its strings ($_i of 32)" "needs objcopy (binutils) to rename a symbol"
+    done
 else
     objcopy --redefine-sym "work_a=$HOSTILE_SYM" "$SHARES" "$T/$HOSTILE_NAME"
     run "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/h.PRF" -c "$HOSTILE_COMMENT" \
@@ -60,20 +72,20 @@ else
 
     for opt in --hist --tree --lines; do
         run "$PROFIL" --report "$opt" "$T/h.PRF"
-        ok "escapes: --report $opt holds no control byte (exit $rc)" clean "$T/.out"
+        ok "escapes: --report $opt exits 0 and holds no control byte" made_clean "$T/.out"
     done
     run "$PROFIL" --export folded -o - "$T/h.PRF"
-    ok "escapes: --export folded holds no control byte" clean "$T/.out"
+    ok "escapes: --export folded exits 0 and holds no control byte" made_clean "$T/.out"
     has "$out" ';wo\033[31mrk\nTotal 99.99%\r\aa\302\233' "escapes: --export folded escapes the name"
     unlike "$out" '^Total 99' "escapes: a newline in a name does not forge a stack line"
     run "$PROFIL" --diff "$T/h.PRF" "$T/h.PRF"
-    ok "escapes: --diff holds no control byte" clean "$T/.out"
+    ok "escapes: --diff exits 0 and holds no control byte" made_clean "$T/.out"
     has "$out" 'wo\033[31mrk\nTotal 99.99%' "escapes: --diff escapes the routine's name"
     run "$PROFIL" --list shares.c -o - "$T/h.PRF"
-    ok "escapes: --list holds no control byte (exit $rc)" clean "$T/.out"
+    ok "escapes: --list exits 0 and holds no control byte" made_clean "$T/.out"
     ok "escapes: --list's messages hold no control byte" clean "$T/.err"
     run "$PROFIL" --report --annotate "$HOSTILE_SYM" "$T/h.PRF"
-    ok "escapes: --annotate holds no control byte (exit $rc)" clean "$T/.out"
+    ok "escapes: --annotate exits 0 and holds no control byte" made_clean "$T/.out"
     has "$out" 'Annotated wo\033[31mrk\nTotal' "escapes: --annotate escapes the routine's name"
     run "$PROFIL" --report --annotate no_such_function "$T/h.PRF"
     is "$rc $(lines "$err")" "1 1" "escapes: a message quoting a routine's name is one line, exit 1"
@@ -84,14 +96,27 @@ else
     # escape reached the terminal (the title tmux keeps is its own).
     use_tmux
     tm -f /dev/null new-session -d -s s -x 150 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 NO_COLOR=1 sh"
+    # This tmux lets a program set the pane's title (else the title checks
+    # below could not fail): a title set first, which profil must leave.
+    title() { tm display-message -p -t s '#{pane_title}'; }
+    tm send-keys -t s "printf '\\033]2;before-profil\\007'" Enter
+    title_set() {
+        _n=30
+        while [ "$_n" -gt 0 ]; do
+            [ "$(title)" = before-profil ] && return 0
+            sleep 0.1
+            _n=$((_n - 1))
+        done
+        return 1
+    }
+    ok "escapes: this tmux takes a title from an escape (a check that can fail)" title_set
     tm send-keys -t s "cd '$T'; $PROFIL h.PRF; echo EXIT=\$?" Enter
     ok "escapes: the replay opens" wait_for '^ profil' 5
     tm send-keys -t s 2
     ok "escapes: the screen draws the routine's control bytes as '?'" wait_for 'wo\?\[31mrk\?Total' 5
     tm send-keys -t s q
     ok "escapes: the replay ends" wait_for 'EXIT=0' 5
-    isnt "$(tm display-message -p -t s '#{pane_title}')" "T" "escapes: no escape set the terminal's title"
-    isnt "$(tm display-message -p -t s '#{pane_title}')" "title" "escapes: nor the comment's"
+    is "$(title)" before-profil "escapes: no escape of the file's (T, title) set the terminal's title"
     tm kill-server 2>/dev/null
 fi
 
@@ -185,6 +210,36 @@ gone_within() {
     return 1
 }
 SLEEP=$(command -v sleep)
+# stopped PID: PID is in a stop (T, or t under ptrace), within 5 s.
+stopped() {
+    _n=50
+    while [ "$_n" -gt 0 ]; do
+        case $(sed -n 's/^State:[[:space:]]*\([A-Za-z]\).*/\1/p' "/proc/$1/status" 2>/dev/null) in
+        T | t) return 0 ;;
+        esac
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    diag "pid $1 is not stopped: $(grep '^State' "/proc/$1/status" 2>/dev/null)"
+    return 1
+}
+# taken PID SIG: signal SIG sent to PID is no longer pending (PID took it),
+# within 5 s.
+taken() {
+    _bit=$((1 << ($2 - 1)))
+    _n=50
+    while [ "$_n" -gt 0 ]; do
+        _p=0
+        for _m in $(sed -n 's/^\(SigPnd\|ShdPnd\):[[:space:]]*//p' "/proc/$1/status" 2>/dev/null); do
+            [ $((0x$_m & _bit)) -ne 0 ] && _p=1
+        done
+        [ -e "/proc/$1/status" ] && [ "$_p" = 0 ] && return 0
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    diag "signal $2 is still pending in pid $1"
+    return 1
+}
 for drv in perf ptrace; do
     why=""
     [ "$drv" = perf ] && why=$(perf_refused)
@@ -213,7 +268,7 @@ for drv in perf ptrace; do
     why=""
     [ "$drv" = perf ] && why=$(perf_refused)
     if [ -n "$why" ]; then
-        skip "SIGTERM: $drv" perf-refused "$why"
+        skip -n 10 "SIGTERM: $drv" perf-refused "$why"
         continue
     fi
     rm -f "$T/t.PRF"
@@ -222,7 +277,7 @@ for drv in perf ptrace; do
     ppid=$!
     if cpid=$(child_of "$ppid" sleep); then
         kill -STOP "$cpid"
-        sleep 0.3
+        ok "SIGTERM: $drv: the program is stopped" stopped "$cpid"
         kill -TERM "$ppid"
         ok "SIGTERM: $drv: profil ends though the program was stopped" gone_within "$ppid" 5
         kill -KILL "$cpid" 2>/dev/null
@@ -232,7 +287,9 @@ for drv in perf ptrace; do
         is "$(json "$T/t.PRF" .exit.signal 2>/dev/null)" SIGTERM "SIGTERM: $drv: the session was saved"
     else
         kill -KILL "$ppid" 2>/dev/null
-        _tap 1 "SIGTERM: $drv: the program did not start"
+        for _i in 1 2 3 4 5; do
+            fail "SIGTERM: $drv: stopped ($_i of 5)" "the program did not start"
+        done
     fi
 
     # A program that ignores SIGTERM: the second one kills it.
@@ -241,20 +298,24 @@ for drv in perf ptrace; do
         "trap '' TERM; exec $SLEEP 30" </dev/null >"$T/.out" 2>"$T/.err" &
     ppid=$!
     if cpid=$(child_of "$ppid" sleep); then
+        # The second SIGTERM once profil has taken the first (two pending
+        # at once are one); the program going on after the first is then
+        # its dying of the SIGKILL, not of a SIGTERM (137, not 143).
         kill -TERM "$ppid"
-        sleep 0.5
-        ok "SIGTERM: $drv: a program that ignores SIGTERM goes on" test -d "/proc/$cpid"
+        ok "SIGTERM: $drv: profil takes the first SIGTERM" taken "$ppid" 15
         kill -TERM "$ppid"
         ok "SIGTERM: $drv: a second SIGTERM ends it" gone_within "$ppid" 5
         kill -KILL "$cpid" 2>/dev/null
         wait "$ppid"
-        is "$?" 137 "SIGTERM: $drv: killed (128+9)"
+        is "$?" 137 "SIGTERM: $drv: the program went on after the first SIGTERM and the second killed it (128+9)"
         like "$(cat "$T/.err")" '^profil: SIGTERM again within 5 s: killing the program \(SIGKILL\)$' \
             "SIGTERM: $drv: profil says why it killed the program"
         is "$(json "$T/t.PRF" .exit.signal 2>/dev/null)" SIGKILL "SIGTERM: $drv: the session was saved"
     else
         kill -KILL "$ppid" 2>/dev/null
-        _tap 1 "SIGTERM: $drv: the program that ignores SIGTERM did not start"
+        for _i in 1 2 3 4 5; do
+            fail "SIGTERM: $drv: ignored ($_i of 5)" "the program that ignores SIGTERM did not start"
+        done
     fi
 done
 
@@ -268,17 +329,18 @@ if [ -z "$(perf_refused)" ]; then
     ppid=$(pgrep -f "o t2.PRF $SLEEP 30" | head -n 1)
     if cpid=$(child_of "$ppid" sleep); then
         kill -STOP "$cpid"
-        sleep 0.3
+        ok "SIGTERM: screen: the program is stopped" stopped "$cpid"
         kill -TERM "$ppid"
         ok "SIGTERM: screen: the program dies of the SIGTERM, not of the SIGKILL after the grace" \
             wait_for 'EXIT=143' 5
         kill -KILL "$cpid" 2>/dev/null
     else
-        _tap 1 "SIGTERM: screen: the program did not start"
+        fail "SIGTERM: screen: stopped" "the program did not start"
+        fail "SIGTERM: screen: the program dies of the SIGTERM" "the program did not start"
     fi
     tm kill-server 2>/dev/null
 else
-    skip "SIGTERM: screen" perf-refused "$(perf_refused)"
+    skip -n 3 "SIGTERM: screen" perf-refused "$(perf_refused)"
 fi
 
 # ---------------------------------------------------------------------------
@@ -287,14 +349,14 @@ fi
 # without a word.
 ENV=$(command -v env)
 if [ -n "$(perf_refused)" ]; then
-    skip "setuid: perf" perf-refused "$(perf_refused)"
+    skip -n 4 "setuid: perf" perf-refused "$(perf_refused)"
 elif [ "$(id -u)" -ne 0 ] || ! id -u nobody >/dev/null 2>&1; then
-    skip "setuid: perf" needs-root "needs root and a user nobody, to make a setuid program of another user"
+    skip -n 4 "setuid: perf" needs-root "needs root and a user nobody, to make a setuid program of another user"
 else
     cp "$(command -v id)" "$T/suid-id"
     chown nobody "$T/suid-id" && chmod 4755 "$T/suid-id"
     if [ "$("$T/suid-id" -u 2>/dev/null)" != "$(id -u nobody)" ]; then
-        skip "setuid: perf" nosuid-tmp "the file system of $T is mounted nosuid"
+        skip -n 4 "setuid: perf" nosuid-tmp "the file system of $T is mounted nosuid"
     else
         cp "$SHARES" "$T/suid-shares"
         chown nobody "$T/suid-shares" && chmod 4755 "$T/suid-shares"
