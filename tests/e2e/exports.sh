@@ -4,6 +4,7 @@
 # by the format's own tools (protoc --decode, jq) and checked against the
 # session's report; a session without stacks exports flat; the errors.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
+plan 74
 
 PROTO=${PROFILE_PROTO:-$(cd "$(dirname "$0")/../.." && pwd)/session/profile.proto}
 if ! command -v protoc >/dev/null 2>&1; then
@@ -46,10 +47,17 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF
+# The test's own build: no check of profil's.
 run "${CC:-cc}" -O2 -g -o calls calls.c
-is "$rc" 0 "the test program builds"
+if [ "$rc" != 0 ]; then
+    echo "Bail out! ${CC:-cc} could not build calls.c: $(printf '%s\n' "$err" | head -n 1)"
+    exit 1
+fi
 BUILD_ID=$(readelf -n calls | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
-isnt "$BUILD_ID" "" "the test program has a build id"
+if [ -z "$BUILD_ID" ]; then
+    echo "Bail out! ${CC:-cc} made calls without a build id (readelf -n)"
+    exit 1
+fi
 
 run "$PROFIL" --no-tui --driver=ptrace -b 1 -t 1000 -a 300 -o "$T/c.PRF" "$T/calls" </dev/null
 is "$rc" 0 "calls runs under the ptrace driver, with stacks"
