@@ -6,6 +6,7 @@
 # builds, sample times, programs and 1983 files are refused with one line
 # (--force takes other builds), and -o never overwrites a run.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
+plan 59
 
 prof() { # NAME ROUNDS [OPTIONS...]: a run of shares into $T/NAME.PRF
     _n=$1 _r=$2
