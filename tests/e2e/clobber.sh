@@ -5,6 +5,7 @@
 # shared sticky PROFDIR cannot pre-empt the name; the umask is honoured; a
 # FIFO is never opened blocking; a bare name runs what the shell would run.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
+plan 127
 
 mkdir "$T/w" "$T/bin"
 cd "$T/w" || exit 1
@@ -23,13 +24,20 @@ one_line() {
     is "$(lines "$err")" 1 "$1: one line on stderr"
     like "$err" "^profil: .*$2" "$1: says '$2'"
 }
-# no_hang DESC CMD...: CMD gives up on its own (not killed by timeout).
+# no_hang DESC CMD...: CMD gives up on its own (not killed by timeout), with
+# status 1 (not any failure: a crash is one).
 no_hang() {
     _d=$1
     shift
     run timeout 5 "$@" </dev/null
     isnt "$rc" 124 "$_d: does not hang"
-    isnt "$rc" 0 "$_d: fails"
+    is "$rc" 1 "$_d: fails with status 1"
+}
+# fails N DESC WHY: N checks that could not be made, as failures.
+fails() {
+    _fn=$1
+    shift
+    for _fi in $(seq 1 "$_fn"); do fail "$1 ($_fi of $_fn)" "$2"; done
 }
 
 prof -o s.PRF "$SIEVE" 20
@@ -79,9 +87,10 @@ prof -o "$T/w/sieve" "$T/w/../w/sieve" 20
 is "$rc" 2 "-o the program by another path: exit 2"
 printf '#!/bin/sh\nexit 0\n' >script.sh
 chmod +x script.sh
+cp script.sh script.copy
 prof -o script.sh ./script.sh
 is "$rc" 2 "-o a script that is the program: exit 2"
-ok "-o a script that is the program: it is untouched" grep -q 'exit 0' script.sh
+ok "-o a script that is the program: it is untouched" cmp -s script.sh script.copy
 
 # An empty name is refused at once.
 prof -o '' "$SIEVE" 20
@@ -128,7 +137,11 @@ rmdir p.PRF
 
 # A full disk: a small tmpfs, filled up (root only).
 MNT=$T/full
-if [ "$(id -u)" -eq 0 ] && mkdir "$MNT" && mount -t tmpfs -o size=64k tmpfs "$MNT" 2>/dev/null; then
+if [ "$(id -u)" -ne 0 ]; then
+    skip -n 5 "disk full: the session goes to the fallback" needs-root "needs root to mount a small tmpfs"
+elif ! mkdir "$MNT" || ! mount -t tmpfs -o size=64k tmpfs "$MNT" 2>"$T/mount.err"; then
+    fails 5 "disk full: the session goes to the fallback" "root could not mount a tmpfs: $(head -n 1 "$T/mount.err")"
+else
     trap 'umount "$MNT" 2>/dev/null; cd /; rm -rf "$T"' EXIT
     dd if=/dev/zero of="$MNT/fill" bs=4k 2>/dev/null
     prof -o "$MNT/d.PRF" "$SIEVE" 20
@@ -138,8 +151,6 @@ if [ "$(id -u)" -eq 0 ] && mkdir "$MNT" && mount -t tmpfs -o size=64k tmpfs "$MN
     like "$err" "written to $T/state/profil/d\\.PRF instead of $MNT/d\\.PRF\$" "disk full: saved in the fallback"
     is "$(find "$MNT" -name '*.PRF*' | wc -l | tr -d ' ')" 0 "disk full: no temporary file left"
     umount "$MNT"
-else
-    skip "disk full: the session goes to the fallback" needs-root "needs root and a tmpfs mount"
 fi
 
 # On the live screen: the fallback, said once the screen has closed.
@@ -197,12 +208,12 @@ is "$(ls -a | grep -c '^l\.list.')" 0 "a listing leaves no temporary file"
 # A shared sticky PROFDIR: another user plants the name; the run is saved
 # under another one and the planted file is left alone.
 if [ "$(id -u)" -ne 0 ]; then
-    skip "sticky PROFDIR: a planted name does not lose the run" needs-root "needs root to add a second user"
+    skip -n 5 "sticky PROFDIR: a planted name does not lose the run" needs-root "needs root to add a second user"
 elif ! command -v useradd >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1 ||
     ! command -v pgrep >/dev/null 2>&1; then
-    fail "sticky PROFDIR: a planted name does not lose the run" "needs useradd, setpriv and pgrep"
+    fails 5 "sticky PROFDIR: a planted name does not lose the run" "needs useradd, setpriv and pgrep"
 elif ! useradd -M -N -s /bin/sh "pt$$" 2>"$T/useradd.err"; then
-    fail "sticky PROFDIR: a planted name does not lose the run" "useradd failed: $(head -n 1 "$T/useradd.err")"
+    fails 5 "sticky PROFDIR: a planted name does not lose the run" "useradd failed: $(head -n 1 "$T/useradd.err")"
 else
     trap 'userdel "pt$$" 2>/dev/null; tm kill-server 2>/dev/null; umount "$MNT" 2>/dev/null
 cd /; rm -rf "$T"' EXIT
