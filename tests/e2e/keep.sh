@@ -4,7 +4,12 @@
 # view (the file keeps the bucket size asked for), and saving over a session
 # keeps the previous one as NAME.PRF.old.
 . "$TESTLIB"
+plan 48
 
+# A save that falls back (.old and .new taken below) goes here, not into the
+# home of whoever runs the tests.
+XDG_STATE_HOME=$T/state
+export XDG_STATE_HOME
 use_tmux
 tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' sh"
 
@@ -36,8 +41,7 @@ tm send-keys -t s g 0 Enter
 ok "clear: back at the start" wait_for ' frame 0/' 3
 tm send-keys -t s G ,
 ok "clear: one frame before the end, before the mark" wait_for 'replay paused' 3
-S=$(screen)
-like "$S" "samples $total " "clear: before the mark the replay shows the whole run ($total)"
+ok "clear: before the mark the replay shows the whole run ($total)" wait_for "samples $total " 3
 tm send-keys -t s q
 ok "clear: q leaves the replay" wait_for '^EXIT=0' 3
 
@@ -99,14 +103,14 @@ cp first.PRF sieve.PRF
 rm sieve.PRF.old
 mkdir sieve.PRF.old
 run "$PROFIL" -b 2 -t 1000 --no-tui "$PROGS/sieve" 200 </dev/null
-isnt "$rc" 0 ".old: when sieve.PRF.old cannot be replaced, profil fails"
+is "$rc" 1 ".old: when sieve.PRF.old cannot be replaced, profil fails (exit 1)"
 like "$err" '^profil: sieve\.PRF: cannot keep the previous file as sieve\.PRF\.old \(.*\): this run is saved as sieve\.PRF\.new$' \
     ".old: and says why and where this run went in one line"
 ok ".old: sieve.PRF is untouched" cmp -s first.PRF sieve.PRF
 is "$(json sieve.PRF.new .bucket_paragraphs)" 2 ".old: sieve.PRF.new holds this run"
 # ... and when sieve.PRF.new is taken too, the run stays in its temporary file.
 run "$PROFIL" -b 3 -t 1000 --no-tui "$PROGS/sieve" 200 </dev/null
-isnt "$rc" 0 ".old and .new taken: profil fails"
+is "$rc" 1 ".old and .new taken: profil fails (exit 1)"
 kept=$(printf '%s\n' "$err" | sed -n 's/^profil: sieve\.PRF: cannot keep the previous file as sieve\.PRF\.old (.*): this run is saved as \(.*\)$/\1/p')
 ok ".old and .new taken: this run is saved, and the line says where ($kept)" test -s "${kept:-/nonexistent}"
 is "$(json "${kept:-/nonexistent}" .bucket_paragraphs)" 3 ".old and .new taken: that file holds this run"
