@@ -3,6 +3,7 @@
 # through a pipe: the text, re-asking on bad answers, options that skip
 # them, end of input, and the parameters split like a shell.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
+plan 139
 
 ECHOER=$PROGS/echoer
 EXITCODE=$PROGS/exitcode
