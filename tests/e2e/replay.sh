@@ -3,6 +3,7 @@
 # streamed and ends at the saved state; classic 1983 files export, import and
 # replay; the comment travels with the file.
 . "$TESTLIB"
+plan 74
 
 use_tmux
 
@@ -39,10 +40,13 @@ tm send-keys -t s ' '
 ok "space plays" wait_for 'replay playing' 3
 tm send-keys -t s ' '
 ok "space pauses" wait_for 'replay paused' 3
-tm send-keys -t s G ,
-ok "G then , steps back one frame from the end" wait_for 'replay paused' 3
-S=$(screen)
-unlike "$S" 'replay end' "after a step back it is no longer at the end"
+tm send-keys -t s G
+ok "G goes to the end" wait_for 'replay end' 3
+last=$(screen | sed -n 's/.* frame \([0-9]*\)\/[0-9]*.*/\1/p' | head -n 1)
+tm send-keys -t s ,
+ok ", steps back one frame from the end (to frame $((${last:-1} - 1)))" \
+    wait_for " frame $((${last:-1} - 1))/.*replay paused" 3
+unlike "$(screen)" 'replay end' "after a step back it is no longer at the end"
 tm send-keys -t s .
 ok ". steps forward to the end again" wait_for 'replay end' 3
 tm send-keys -t s g 0 . 5 Enter
@@ -74,7 +78,9 @@ ok "p plays on, as it resumes the clock live" wait_for 'replay playing' 3
 tm send-keys -t s p
 ok "and p pauses the playback again" wait_for 'replay paused' 3
 tm send-keys -t s 2
-ok "the view keys work in a replay: the ranking" wait_for 'spin' 3
+# 2 moves the cursor from the histogram's row (an address) to the ranking's
+# (a time): on spin, the top of the ranking.
+ok "the view keys work in a replay: the ranking" wait_for_selected '^[0-9]+:[0-9]{2}\.[0-9]{3} +spin ' 3
 tm send-keys -t s q
 ok "q leaves the replay" wait_for '^EXIT=0' 3
 
