@@ -8,8 +8,29 @@
 #   lines  work(): the lines marked LOOP75 and LOOP25 do 75 % and 25 %
 #   inl    mix() inlined into caller_a (CALLA, 75 %) and caller_b (25 %)
 . "$TESTLIB"
+plan 73
 
 use_tmux
+# step_to KEY CHECK...: press KEY until CHECK (wait_for ERE 1, or
+# wait_for_selected ERE 1) holds, one press at a time, each once the screen
+# has changed from before the last (that key was read): 8 presses at most.
+step_to() {
+    _key=$1
+    shift
+    _i=0
+    while [ "$_i" -lt 8 ]; do
+        "$@" && return 0
+        _before=$(screen)
+        tm send-keys -t s "$_key"
+        _k=30
+        while [ "$_k" -gt 0 ] && [ "$(screen)" = "$_before" ]; do
+            sleep 0.1
+            _k=$((_k - 1))
+        done
+        _i=$((_i + 1))
+    done
+    "$@"
+}
 
 # line_of PROG MARK: the line of tests/progs/PROG.c that carries MARK.
 line_of() {
@@ -71,11 +92,25 @@ like "$R" '\*\*\*\* ' "it has four stars"
 has "$(rows)" "/lines.c" "a heading names the file"
 like "$(screen)" "^lines\.c:$L75  [0-9]+ samples? \(" "the last line says the selected line whole"
 first=$(samples_of "$R")
-sleep 1.5
-ok "its samples grow while the program runs" wait_sel "^ *[0-9]+ .* $L75  " 3
-R=$(sel)
-later=$(samples_of "$R")
-cmp_ok "${later:-0}" '>' "${first:-0}" "live: $first samples, then $later"
+# grown: the selected row is still LOOP75's line, with more samples than
+# $first, and 400 or more (the share below is read on them); 20 s at most.
+grown() {
+    _n=200
+    while [ "$_n" -gt 0 ]; do
+        R=$(sel)
+        later=$(samples_of "$R")
+        if printf '%s\n' "$R" | grep -Eq "^ *[0-9]+ .* $L75  " &&
+            [ "${later:-0}" -gt "${first:-0}" ] && [ "${later:-0}" -ge 400 ]; then
+            return 0
+        fi
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    diag "selected: $R"
+    return 1
+}
+ok "its samples grow while the program runs" grown
+like "$(screen)" ' running *$' "live: $first samples, then $later, the program still running"
 # (the first samples may all fall in one loop: the share is read after more)
 near "$(pct_of "$R")" 75 8 "about 75 % of the function ($(pct_of "$R")%)"
 
@@ -170,11 +205,7 @@ tm send-keys -t s d
 ok "d on mix's caller: its instructions" wait_for '^ Source: caller_a .*disassembly' 5
 tm send-keys -t s 6
 ok "6: the flame graph" wait_for '^ Flame ' 3
-for i in 1 2 3 4 5 6 7 8; do
-    wait_for '^caller_a \(inl\) total' 1 && break
-    tm send-keys -t s j
-done
-ok "a box of caller_a selected in the flame graph" wait_for '^caller_a \(inl\) total' 1
+ok "a box of caller_a selected in the flame graph" step_to j wait_for '^caller_a \(inl\) total' 1
 tm send-keys -t s a
 ok "a in the Flame shows its source" wait_for '^ Source: caller_a ' 3
 tm send-keys -t s 1
@@ -186,10 +217,8 @@ ok "a in the Histogram shows the source of the bucket's function (${label:-?})" 
 # main calls routines without samples: its disassembly names them (resolving
 # a call's target adds a function to the session while the rows are made).
 tm send-keys -t s 2 / m a i n Enter
-for i in 1 2 3 4; do
-    wait_for_selected '^[0-9:.]+ +main ' 1 && break
-    tm send-keys -t s n
-done
+wait_for_selected '^[0-9:.]+ +[^ ]*main' 3
+step_to n wait_for_selected '^[0-9:.]+ +main ' 1
 tm send-keys -t s a
 ok "a on main: its instructions (d is still on)" wait_for '^ Source: main .*disassembly' 5
 like "$(rows)" ' [0-9a-f]+:  call +[0-9a-f]+ <[A-Za-z_][A-Za-z0-9_.@]*> *$' "a call with its target's name"
@@ -219,7 +248,9 @@ if (cd "$T/build" && cc -O2 -g -o "$T/moved-lines" src/lines.c) 2>"$T/cc.err"; t
     tm send-keys -t s q
     ok "q leaves" wait_for '^EXIT=0' 5
 else
-    fail "a moved source's where line" "needs a C compiler (cc): $(head -n 1 "$T/cc.err")"
+    for _i in 1 2 3 4 5; do
+        fail "a moved source's where line ($_i of 5)" "needs a C compiler (cc): $(head -n 1 "$T/cc.err")"
+    done
 fi
 
 done_testing
