@@ -6,6 +6,7 @@
 # over-eager); the program's own module matches although its file is named
 # differently; the JSON says the same; bad command lines are refused.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
+plan 36
 
 prof() { # NAME PROGRAM: a run of PROGRAM 30 into $T/NAME.PRF
     run "$PROFIL" --no-tui -b 1 -t 1000 --clock cpu -o "$T/$1.PRF" "$PROGS/$2" 30 </dev/null
