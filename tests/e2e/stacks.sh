@@ -13,6 +13,8 @@
 # --export=folded and --report --tree.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
+plan 319
+
 # profile NAME DRIVER [PROFIL-OPTION...] PROG [--|ARG...]: run PROG under
 # profil with DRIVER into $T/NAME.PRF; its JSON report in $J=$T/NAME.json,
 # its folded stacks in $F=$T/NAME.folded, the program's output in $out.
@@ -146,19 +148,24 @@ agree() {
 # points (sd; 68.98-71.89 % in 8 runs), too wide to hold profil within 3
 # points of it; at 4000 Hz it spreads by 0.6 (68.6-70.8 %).  perf report
 # stops at perf_event_max_stack (127) frames unless told: recurse has 300.
-PERF_WHY=$(perf_refused)
-if [ -z "$PERF_WHY" ] && ! command -v perf >/dev/null 2>&1; then
-    PERF_WHY="needs perf (linux-perf) to compare with"
+# PERF_BASE: why perf cannot be used at all (the kernel refuses it, or ./setup's
+# perf is missing or lacks DWARF: perf_missing makes the last two failures);
+# PERF_WHY: why the last perf_profile has nothing, for that program only.
+PERF_BASE=$(perf_refused)
+if [ -z "$PERF_BASE" ] && ! command -v perf >/dev/null 2>&1; then
+    PERF_BASE="needs perf (linux-perf, which ./setup installs) to compare with"
 fi
-if [ -z "$PERF_WHY" ] && perf version --build-options 2>/dev/null | grep -Eq 'dwarf: *\[ OFF'; then
-    PERF_WHY="needs a perf built with DWARF support for --call-graph dwarf"
+if [ -z "$PERF_BASE" ] && perf version --build-options 2>/dev/null | grep -Eq 'dwarf: *\[ OFF'; then
+    PERF_BASE="needs a perf built with DWARF support for --call-graph dwarf"
 fi
+PERF_WHY=$PERF_BASE
 # perf_profile NAME PROG [ARG...]: perf's Children column for PROG in
 # $T/NAME.perf; empty, with PERF_WHY set, when perf record fails.
 perf_profile() {
     _pn=$1
     shift
     : >"$T/$_pn.perf"
+    PERF_WHY=$PERF_BASE
     [ -z "$PERF_WHY" ] || return 1
     if ! perf record -q --call-graph dwarf -F 4000 -o "$T/$_pn.data" -- "$@" >/dev/null 2>"$T/$_pn.perf.err"; then
         PERF_WHY="perf record --call-graph dwarf failed: $(head -n 1 "$T/$_pn.perf.err")"
@@ -212,11 +219,13 @@ for prog in callpaths callpaths-fp; do
         # perf itself sees the structure the program has.
         near "$(perf_pct "$prog" path_a)" 70 3 "perf $prog: path_a has 70 % (+/- 3), the program's split"
         near "$(perf_pct "$prog" path_b)" 30 3 "perf $prog: path_b has 30 % (+/- 3), the program's split"
+    else
+        perf_missing -n 2 "perf $prog: path_a and path_b have 70 and 30 %, the program's split" "$PERF_WHY"
     fi
     for drv in $DRIVERS; do
         n="$prog $drv"
         if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-            skip "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
+            skip -n 31 "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
             continue
         fi
         profile "$prog-$drv" "$drv" "$PROGS/$prog" --
@@ -296,11 +305,13 @@ if [ -z "$PERF_WHY" ]; then
     diag "perf qsortcb: $(grep -E ' (main|sorter|cmp_slow)$' "$T/qsortcb.perf" | awk '{ print $1, $NF }' | tr '\n' ' ')"
     cmp_ok "$(pct "$(forder main sorter cmp_slow)" "$(ftotal cmp_slow)")" ">=" 95 \
         "perf qsortcb: 95 % of cmp_slow's stacks or more hold sorter and main"
+else
+    perf_missing "perf qsortcb: 95 % of cmp_slow's stacks or more hold sorter and main" "$PERF_WHY"
 fi
 for drv in $DRIVERS; do
     n="qsortcb $drv"
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
+        skip -n 22 "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
         continue
     fi
     profile "qsortcb-$drv" "$drv" "$PROGS/qsortcb" --
@@ -336,11 +347,13 @@ if [ -z "$PERF_WHY" ]; then
     set -- $(frecurse)
     diag "perf recurse: bottom $1, with 300 recurse frames and main $2, deepest $3"
     cmp_ok "$(pct "${2:-x}" "${1:-0}")" ">=" 95 "perf recurse: 95 % of bottom's stacks or more are 300 recurse frames under main"
+else
+    perf_missing "perf recurse: 95 % of bottom's stacks or more are 300 recurse frames under main" "$PERF_WHY"
 fi
 for drv in $DRIVERS; do
     n="recurse $drv"
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
+        skip -n 23 "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
         continue
     fi
     profile "recurse-$drv" "$drv" "$PROGS/recurse" 300
@@ -365,7 +378,7 @@ done
 for drv in $DRIVERS; do
     n="blockcall $drv"
     if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
+        skip -n 19 "$n: the stacks of the perf driver" perf-refused "$(perf_refused)"
         continue
     fi
     profile "blockcall-$drv" "$drv" "$PROGS/blockcall" --
