@@ -7,6 +7,8 @@
 # of too few samples says so, and how many would do.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
+plan 39
+
 RUNS=20
 
 # ---------------------------------------------------------------------------

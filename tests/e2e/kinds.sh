@@ -5,6 +5,8 @@
 # non-PIE, stripped), threads and a fork.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
+plan 50
+
 # profile NAME [PROFIL-OPTION...] PROG ARG|--: run PROG at -b 1 -t 1000 into
 # $T/NAME.PRF and its JSON report into $T/NAME.json; sets $J and $rc.
 profile() {
@@ -14,7 +16,9 @@ profile() {
     "$PROFIL" --report --json "$T/$_name.PRF" >"$T/$_name.json" 2>/dev/null
     J=$T/$_name.json
 }
-c() { jq -r ".counters.$1" "$J"; }
+# c NAME: counters.NAME; nothing (and jq's error on stderr) when the report
+# has no such counter, so that no arithmetic of calc takes it for 0.
+c() { jq -r ".counters.$1 // error(\"no counters.$1 in the report\")" "$J"; }
 pct() { calc "100 * $(c "$1") / ($(c total) > 0 ? $(c total) : 1)"; }
 fn() { jq -r --arg f "$1" ".functions[] | select(.name == \$f) | .$2" "$J"; }
 

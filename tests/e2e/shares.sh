@@ -4,6 +4,8 @@
 # its counters and buckets must add up.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
+plan 41
+
 # About 2 s of work: ~7000 samples at 250 us.  At 1000 us the ticks beat
 # against shares' 0.38 ms slices: a share moves by 0.8 points (sd) from run
 # to run on a quiet machine and more under the suite's own load (23.2 % for
