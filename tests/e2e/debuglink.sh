@@ -5,6 +5,8 @@
 # the one the link carries is someone else's: it is ignored.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
+plan 14
+
 # profile PROG: run PROG at -b 1 -t 1000 into $T/PROG.PRF, its JSON report into $J.
 profile() {
     run "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/$1.PRF" "$PROGS/$1" 1500 </dev/null

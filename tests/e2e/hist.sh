@@ -4,6 +4,8 @@
 # and lists its buckets; and --report NAME finding NAME.PRF.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
+plan 42
+
 run "$PROFIL" -b 2 -t 500 -o s.PRF "$PROGS/sieve" 500 </dev/null
 is "$rc" 0 "a session is recorded"
 program=$(json s.PRF .counters.program)

@@ -4,6 +4,8 @@
 # demo on the live screen.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
+plan 48
+
 SIEVE=$PROGS/sieve
 
 # ---------------------------------------------------------------------------
