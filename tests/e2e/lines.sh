@@ -208,9 +208,10 @@ like "$(fn "$(jq -r '[.functions[] | select(.name | startswith("work"))][0].name
 bid=$(readelf -n "$PROGS/lines" 2>/dev/null | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
 dbg=/usr/lib/debug/.build-id/$(printf %s "$bid" | cut -c1-2)/$(printf %s "$bid" | cut -c3-).debug
 if [ -z "$bid" ]; then
+    fail "stripped: the program has no line table" "needs a build id in tests/progs/lines"
     fail "stripped: lines from /usr/lib/debug/.build-id" "needs a build id in tests/progs/lines"
 elif [ -e "$dbg" ] || ! mkdir -p "$(dirname "$dbg")" 2>/dev/null || ! touch "$dbg" 2>/dev/null; then
-    skip "stripped: lines from /usr/lib/debug/.build-id" needs-root "needs to write $dbg (root), and none there"
+    skip -n 2 "stripped: lines from /usr/lib/debug/.build-id" needs-root "needs to write $dbg (root), and none there"
 else
     trap 'rm -f "$dbg"; cd /; rm -rf "$T"' EXIT
     objcopy --only-keep-debug "$PROGS/lines" "$dbg"
