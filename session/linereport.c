@@ -206,34 +206,59 @@ int report_stars(double pct)
     return pct >= 20 ? 4 : pct >= 10 ? 3 : pct >= 5 ? 2 : pct >= 2.5 ? 1 : 0;
 }
 
+/* The order of the files with samples: most samples first, then by id. */
+struct file_samples {
+    uint32_t id;
+    uint64_t samples;
+};
+static int file_samples_cmp(const void *a, const void *b)
+{
+    const struct file_samples *x = a, *y = b;
+    if (x->samples != y->samples)
+        return x->samples < y->samples ? 1 : -1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
 long report_list_file(struct session *s, const char *name, char **cause)
 {
     size_t n;
     struct line_count *l = lines_counts(s, -1, &n);
+    size_t nfiles = s->lines != NULL ? s->lines->nfiles : 0;
+    /* Each file's samples, in one pass over the lines (sorted by file). */
+    struct file_samples *files = xcalloc(nfiles + 1, sizeof *files);
+    size_t nused = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (l[i].file == 0 || l[i].file > nfiles)
+            continue;
+        if (nused == 0 || files[nused - 1].id != l[i].file)
+            files[nused++] = (struct file_samples){.id = l[i].file};
+        files[nused - 1].samples += l[i].self;
+    }
+    free(l);
+    /* The files the user most likely meant first, so that a long list cut
+     * short still shows them. */
+    qsort(files, nused, sizeof *files, file_samples_cmp);
     size_t len = strlen(name);
     long found = -1;
     size_t nfound = 0;
     char *names = NULL;
-    for (uint32_t id = 1; s->lines != NULL && id <= s->lines->nfiles; id++) {
-        bool used = false;
-        for (size_t i = 0; i < n && !used; i++)
-            used = l[i].file == id;
-        if (!used)
-            continue;
-        const char *p = lines_file(s, id);
+    for (size_t k = 0; k < nused; k++) {
+        const char *p = lines_file(s, files[k].id);
         size_t pl = strlen(p);
         /* The whole name, or its tail at a '/': "lines.c", "progs/lines.c". */
         bool match = strcmp(p, name) == 0 ||
                      (pl > len && strcmp(p + pl - len, name) == 0 && p[pl - len - 1] == '/');
-        char *more = xasprintf("%s%s%s", names ? names : "", names ? ", " : "", quote(p));
-        free(names);
-        names = more;
+        if (names == NULL || strlen(names) <= 400) {
+            char *more = xasprintf("%s%s%s", names ? names : "", names ? ", " : "", quote(p));
+            free(names);
+            names = more;
+        }
         if (match) {
-            found = id;
+            found = files[k].id;
             nfound++;
         }
     }
-    free(l);
+    free(files);
     if (nfound == 1) {
         free(names);
         return found;
@@ -244,8 +269,8 @@ long report_list_file(struct session *s, const char *name, char **cause)
     else if (names == NULL)
         *cause = xasprintf("no source line of the session has samples (no debug information)");
     else
-        *cause = xasprintf("no sample fell in %s (the files with samples: %.400s%s)", quote(name),
-                           names, strlen(names) > 400 ? "..." : "");
+        *cause = xasprintf("no sample fell in %s (the files with samples, most first: %.400s%s)",
+                           quote(name), names, strlen(names) > 400 ? "..." : "");
     free(names);
     return -1;
 }
