@@ -401,7 +401,8 @@ file_has() {
 # than planned ran.
 done_testing() {
     if [ -z "$_tap_plan" ]; then
-        echo "1..$_tap_n" # TRANSITION: every script says plan N first; then Bail out! here
+        echo "Bail out! $(basename "$0") made $_tap_n checks without saying its plan first (plan N)"
+        exit 1
     fi
     if [ "$_tap_n" -ne "$_tap_plan" ]; then
         echo "# planned $_tap_plan checks, made $_tap_n"
