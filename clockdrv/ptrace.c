@@ -435,13 +435,21 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
         if (!ptrace_look(d, t, d->now, &moved))
             continue;
         /* Not put on a CPU since the last look, it is as it was: still waiting
-         * for a CPU (its wait is counted when it gets one), or still blocked. */
-        if (!moved && (t->seen == SEEN_RUNNABLE || (t->seen == SEEN_BLOCKED && !d->wall)))
+         * for a CPU (its wait is counted when it gets one), or still blocked.
+         * A tracer without SCHED_FIFO, under the CPU clock, interrupts a
+         * runnable one all the same (its stop comes when it next runs, and
+         * stands for what it ran before) and then reads nothing of it until
+         * that stop, where each tick read every waiting thread's schedstat
+         * (5.5 us a pread on this VM: over 1 ms a tick with 200 processes).
+         * At SCHED_FIFO it stays as it was: stops at the start of each
+         * slice put 92 % of 64 threads' samples in the vDSO (67 % before). */
+        bool all = !d->wall && !clockdrv_fifo();
+        if (!moved && ((t->seen == SEEN_RUNNABLE && !all) || (t->seen == SEEN_BLOCKED && !d->wall)))
             continue;
         if (!ptrace_runnable(d, t, &runnable))
             continue;
         if (runnable) {
-            if (moved && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
+            if ((moved || all) && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
                 t->want = true;
                 t->want_tick = d->tick;
                 d->pending++;
@@ -525,12 +533,14 @@ static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, v
         !d->base.paused) {
         if (d->jitter.frac > 0)
             n = ptrace_rearm(d);
+        d->late = n > 1;
         ptrace_tick(d, n);
         ptrace_overrun(d);
         while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
             ;
         ptrace_reap(d);
     }
+    ptrace_flush(d, d->base.ended || d->base.paused);
     d->emit = NULL;
     d->arg = NULL;
     return d->base.ended ? 1 : 0;
@@ -624,6 +634,7 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
     free(d->procs);
     free(d->threads);
     free(d->stack_buf);
+    ptrace_queue_free(d);
     free(d->buf);
     free(d->scratch);
     if (d->base.fd >= 0)
