@@ -43,13 +43,13 @@ static int name_cmp(const void *a, const void *b)
 /* The corpus's file names, sorted: NULL when DIR does not open. */
 static char **corpus_names(const char *dir, size_t *n)
 {
+    *n = 0;
     DIR *d = opendir(dir);
     if (d == NULL)
         return NULL;
     char **names = NULL;
     size_t alloc = 0;
     struct dirent *e;
-    *n = 0;
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
