@@ -2,6 +2,9 @@
 
 #include "tests/fuzz/fuzz.h"
 
+#include "session/prf.h"
+#include "xmalloc.h"
+
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -131,4 +134,35 @@ const char *fuzz_memfd(int slot, const void *data, size_t len)
     }
     fuzz_write_fd(fuzz_memfds[slot], data, len, "fuzz: memfd");
     return fuzz_memfd_paths[slot];
+}
+
+struct session *fuzz_session(void)
+{
+    struct session *s = session_new_empty();
+    s->program = xstrdup("prog");
+    s->driver = xstrdup("perf");
+    s->interval_us = 1000;
+    s->bucket_paragraphs = s->asked_paragraphs = 1;
+    s->prog_low = 0x1000;
+    s->prog_high = 0x1100;
+    s->nbuckets = 16;
+    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    session_module(s, "/nonexistent/prog", MODULE_PROGRAM);
+    s->modules[0]->loaded = true; /* nothing to read from disk */
+    return s;
+}
+
+void fuzz_save_reads_back(struct session *s, const char *who)
+{
+    uint8_t *data;
+    size_t len;
+    char *cause = NULL;
+    prf_write_buffer(s, &data, &len);
+    struct session *r = prf_read_buffer(data, len, &cause);
+    if (r == NULL) {
+        fprintf(stderr, "%s: the session saved does not read back: %s\n", who, cause);
+        abort();
+    }
+    session_free(r);
+    free(data);
 }

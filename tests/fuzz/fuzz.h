@@ -44,4 +44,15 @@ void fuzz_write_file(const char *path, const void *data, size_t len);
  * path, "/proc/self/fd/N", is what fopen and open take. */
 const char *fuzz_memfd(int slot, const void *data, size_t len);
 
+struct session;
+
+/* A session as a replay starts from, for readers that add to one: a program
+ * (not on disk, already "loaded") whose area is 16 buckets at 0x1000, and
+ * no samples.  The caller frees it (session_free). */
+struct session *fuzz_session(void);
+
+/* Save S as profil does (prf_write_buffer) and read the file back: aborts,
+ * saying WHO, when it does not read. */
+void fuzz_save_reads_back(struct session *s, const char *who);
+
 #endif
