@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 static char fuzz_verdict_buf[256];
-static char fuzz_dir_buf[64];
+static char fuzz_dir_buf[PATH_MAX];
 static int fuzz_memfds[4] = {-1, -1, -1, -1};
 static char fuzz_memfd_paths[4][32];
 
@@ -69,7 +70,7 @@ const char *fuzz_dir(void)
     if (fuzz_dir_buf[0] == '\0') {
         const char *tmp = getenv("TMPDIR");
         snprintf(fuzz_dir_buf, sizeof fuzz_dir_buf, "%s/profil-fuzz.XXXXXX",
-                 tmp != NULL && tmp[0] == '/' && strlen(tmp) < 32 ? tmp : "/tmp");
+                 tmp != NULL && tmp[0] == '/' && strlen(tmp) < PATH_MAX / 2 ? tmp : "/tmp");
         if (mkdtemp(fuzz_dir_buf) == NULL) {
             perror("fuzz: mkdtemp");
             abort();

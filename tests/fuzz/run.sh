@@ -41,7 +41,8 @@ for name in $names; do
     dir="$work/$name"
     mkdir -p "$dir/corpus" && cp "$corpus"/* "$dir/corpus/"
     start=$(date +%s)
-    "$bin" -max_total_time="$share" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+    # Its scratch files in $dir too (fuzz_dir): a target that aborts leaves them there.
+    TMPDIR="$dir" "$bin" -max_total_time="$share" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
         -print_final_stats=1 -artifact_prefix="$dir/" "$dir/corpus" >"$dir/log" 2>&1
     rc=$?
     secs=$(($(date +%s) - start))
