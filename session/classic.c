@@ -101,14 +101,14 @@ void classic_write_buffer(const struct session *s, uint8_t **data, size_t *len,
         num,
         classic_sat(s->bucket_paragraphs, "bucket_siz", saturated),
         classic_sat(s->prog_low / 16, "prog_low_pa", saturated),
-        classic_sat((s->prog_high + 15) / 16, "prog_high_pa", saturated),
+        /* A 1983 file's own word, kept as it was: nothing saturates there. */
+        s->classic ? s->classic_high_pa
+                   : classic_sat((s->prog_high + 15) / 16, "prog_high_pa", saturated),
         s->classic ? s->classic_dos_pa : 0,
         classic_sat(s->c.io, "hit_io", saturated),
         classic_sat(s->c.dos, "hit_dos", saturated),
         classic_sat(s->c.high, "hit_high", saturated),
     };
-    if (s->classic)
-        w[4] = s->classic_high_pa;
     *len = CLASSIC_HEADER_LEN + 2 * (size_t)num;
     uint8_t *out = xmalloc(*len);
     for (int i = 0; i < 9; i++) {

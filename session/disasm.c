@@ -310,8 +310,9 @@ static bool disasm_same_segments(const struct module *m, Elf *elf)
         return false;
     for (size_t i = 0; i < phnum; i++) {
         GElf_Phdr ph;
-        if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
-            continue;
+        if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD ||
+            !module_segment_fits(ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz))
+            continue; /* as module_load leaves them out */
         if (k == m->nsegs)
             return false;
         const struct segment *s = &m->segs[k++];
@@ -333,7 +334,8 @@ static struct segment *disasm_file_segments(Elf *elf, size_t *n)
     struct segment *segs = xcalloc(phnum, sizeof *segs);
     for (size_t i = 0; i < phnum; i++) {
         GElf_Phdr ph;
-        if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_LOAD)
+        if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_LOAD &&
+            module_segment_fits(ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz))
             segs[(*n)++] =
                 (struct segment){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, ph.p_flags};
     }

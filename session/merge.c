@@ -2,6 +2,7 @@
 
 #include "session/merge.h"
 #include "session/internal.h"
+#include "session/limits.h"
 #include "session/lines.h"
 #include "session/quote.h"
 #include "session/replay.h"
@@ -265,6 +266,12 @@ int merge_sessions(struct session *out, struct session **runs, const char *const
          * share one), so the timeline is as long as the durations say, as
          * the reader checks. */
         size_t base = (size_t)(out->duration_s * (1e9 / (double)SESSION_FRAME_NS));
+        /* But no more than a few empty frames past the runs before: an
+         * idle end (the CPU clock, a paused clock), or a duration a file
+         * claims without the frames to show for it (days, in 4 KB), must
+         * not cost a frame for each 100 ms of it. */
+        if (base > end + LIMIT_FRAMES_SLACK)
+            base = end + LIMIT_FRAMES_SLACK;
         struct session *run = runs[i];
         uint64_t before = session_run_counters(out).total;
         uint32_t *mmap = merge_modules(out, run);

@@ -89,6 +89,11 @@ void module_free(struct module *m)
     free(m);
 }
 
+bool module_segment_fits(uint64_t vaddr, uint64_t memsz, uint64_t offset, uint64_t filesz)
+{
+    return vaddr + memsz >= vaddr && offset + filesz >= offset && vaddr + filesz >= vaddr;
+}
+
 bool module_offset_to_vaddr(const struct module *m, uint64_t off, uint64_t *vaddr)
 {
     for (size_t i = 0; i < m->nsegs; i++) {
@@ -460,6 +465,8 @@ static int module_load_elf(struct module *m, Elf *elf, char **cause)
     for (size_t i = 0; i < phnum; i++) {
         GElf_Phdr ph;
         if (gelf_getphdr(elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
+            continue;
+        if (!module_segment_fits(ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz))
             continue;
         m->segs[m->nsegs++] =
             (struct segment){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, ph.p_flags};

@@ -83,6 +83,11 @@ int module_load_vdso(struct module *m, char **cause);
  * no sample lands past the file's bytes in a bucket anyway). */
 bool module_exec_span(const struct module *m, uint64_t *low, uint64_t *high);
 
+/* Whether a PT_LOAD segment's ranges stay below the top of the address
+ * space: one that wraps maps nothing the kernel would load, a .PRF does not
+ * hold it, and module_load leaves it out. */
+bool module_segment_fits(uint64_t vaddr, uint64_t memsz, uint64_t offset, uint64_t filesz);
+
 /* Turn a file offset into an image address; false if no segment holds it. */
 bool module_offset_to_vaddr(const struct module *m, uint64_t off, uint64_t *vaddr);
 

@@ -228,8 +228,7 @@ static int prf_parse_modules(struct session *s, struct cursor *c, char **cause)
             sg->flags = cur_u32(c);
             /* A segment that wraps past the top of the address space maps
              * one bucket onto offsets in the wrong order. */
-            if (sg->vaddr + sg->memsz < sg->vaddr || sg->offset + sg->filesz < sg->offset ||
-                sg->vaddr + sg->filesz < sg->vaddr) {
+            if (!module_segment_fits(sg->vaddr, sg->memsz, sg->offset, sg->filesz)) {
                 *cause = xasprintf("module %u has a damaged segment table", i);
                 return -1;
             }

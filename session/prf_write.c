@@ -535,7 +535,12 @@ static void prf_write_buffer_all(struct session *s, uint8_t **data, size_t *len)
     uint32_t *fid = s->has_stacks ? prf_stack_file_ids(s) : NULL;
     if (s->has_stacks) {
         p.len = 0;
-        size_t nodes = s->nstacks > 0 ? fid[s->nstacks - 1] : 0;
+        /* Every frame: the last node may be a function inlined at an older
+         * frame (a merge learns its inlined functions late), whose id is
+         * not the highest. */
+        size_t nodes = 0;
+        for (size_t i = 1; i < s->nstacks; i++)
+            nodes += s->stacks[i].level == 0;
         buf_varint(&p, nodes);
         for (size_t i = 1; i < s->nstacks; i++) {
             if (s->stacks[i].level > 0)

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include "session/quote.h"
 #include "session/source.h"
 #include "xmalloc.h"
 
@@ -236,7 +237,7 @@ int source_add_prefix_map(const char *spec, char **cause)
 {
     const char *eq = strchr(spec, '=');
     if (eq == NULL || eq == spec) {
-        *cause = xasprintf("--prefix-map wants OLD=NEW with OLD not empty, not '%s'", spec);
+        *cause = xasprintf("--prefix-map wants OLD=NEW with OLD not empty, not '%s'", quote(spec));
         return -EINVAL;
     }
     char *from = xstrndup(spec, (size_t)(eq - spec));

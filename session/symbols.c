@@ -485,9 +485,23 @@ size_t symbols_read_kallsyms(FILE *file, struct symbols_text **out, bool *hidden
         }
         (*out)[k++] = (*out)[i];
     }
-    /* Each ends where the next begins; the last gets a page. */
-    for (size_t i = 0; i < k; i++)
-        (*out)[i].end = i + 1 < k ? (*out)[i + 1].start : (*out)[i].start + 4096;
+    /* The last byte of the address space has none after it to end at. */
+    if ((*out)[k - 1].start == UINT64_MAX) {
+        k--;
+        free((*out)[k].name);
+        free((*out)[k].owner);
+        if (k == 0) {
+            free(*out);
+            *out = NULL;
+            return 0;
+        }
+    }
+    /* Each ends where the next begins; the last gets a page, or what is
+     * left below the top of the address space. */
+    for (size_t i = 0; i + 1 < k; i++)
+        (*out)[i].end = (*out)[i + 1].start;
+    uint64_t last = (*out)[k - 1].start;
+    (*out)[k - 1].end = last < UINT64_MAX - 4096 ? last + 4096 : UINT64_MAX;
     return k;
 }
 

@@ -8,22 +8,21 @@
 #include "session/report.h"
 #include "session/source.h"
 #include "session/stacks.h"
+#include "tests/fuzz/fuzz.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *cause = NULL;
     struct session *s = prf_read_buffer(data, size, &cause);
     if (s == NULL) {
-        if (cause == NULL || strchr(cause, '\n') != NULL)
-            abort(); /* every refusal is one line */
-        free(cause);
+        fuzz_refused(cause); /* every refusal is one line */
+        fuzz_set_verdict("refused");
         return 0;
     }
+    fuzz_set_verdict("accepted");
     /* Everything downstream of the reader must cope with what it accepted. */
     char *json = report_json(s);
     free(json);
