@@ -55,9 +55,9 @@ static int __attribute__((format(printf, 4, 5))) tap_ok(int pass, const char *fi
 /* The end of the test: its exit status. */
 static int tap_done(void)
 {
-    if (tap_plan < 0) { /* TRANSITION: every test says plan(N) first; then Bail out! here */
-        printf("1..%d\n", tap_n);
-        return tap_failed ? 1 : 0;
+    if (tap_plan < 0) {
+        printf("Bail out! %d checks made without a plan said first\n", tap_n);
+        return 1;
     }
     if (tap_n != tap_plan) {
         printf("# planned %d checks, made %d\n", tap_plan, tap_n);
