@@ -1108,15 +1108,7 @@ static void perf_copier_start(struct clockdrv_perf *d)
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX - 1};
     if (epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->wake_fd, &ev) < 0)
         return;
-    /* Every signal blocked in it: profil's (SIGTERM, SIGINT, SIGCHLD, ...)
-     * are for the main thread's signalfd or handlers (a SIGTERM the copier
-     * took killed profil: attach.sh's detach on TERM). */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int err = pthread_create(&d->copier, NULL, perf_copier, d);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (err != 0) {
+    if (pthread_create(&d->copier, NULL, perf_copier, d) != 0) {
         epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->wake_fd, NULL);
         return;
     }
