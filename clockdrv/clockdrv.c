@@ -168,22 +168,6 @@ void clockdrv_prioritize(bool fifo)
         sched.prioritized = true;
 }
 
-void clockdrv_prioritize_thread(bool fifo)
-{
-    struct clockdrv_sched_attr a = {.size = sizeof a};
-    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) < 0 || a.sched_policy != SCHED_OTHER)
-        return;
-    struct clockdrv_sched_attr rt = {.size = sizeof rt,
-                                     .sched_policy = SCHED_FIFO,
-                                     .sched_flags = CLOCKDRV_RESET_ON_FORK,
-                                     .sched_priority = 1};
-    if (fifo && syscall(SYS_sched_setattr, 0, &rt, 0) == 0)
-        return;
-    a.sched_runtime = 100000;
-    a.sched_flags = 0;
-    syscall(SYS_sched_setattr, 0, &a, 0);
-}
-
 int clockdrv_unprioritize(void)
 {
     if (!sched.prioritized)

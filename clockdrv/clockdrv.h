@@ -125,10 +125,6 @@ struct clockdrv {
  * the process's (its one thread's): the launcher may do it before the
  * driver, which then finds it done. */
 void clockdrv_prioritize(bool fifo);
-/* The same for the calling thread alone, a driver's helper thread (which
- * SCHED_RESET_ON_FORK started at SCHED_OTHER): nothing is saved, the thread
- * ends with its driver. */
-void clockdrv_prioritize_thread(bool fifo);
 /* Give the old policy back: 0, or -errno (then profil keeps the new one). */
 int clockdrv_unprioritize(void);
 /* Whether profil runs at SCHED_FIFO (clockdrv_prioritize). */

@@ -18,39 +18,26 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <math.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define PERF_SLACK_NS 2000000ull /* records older than this are surely in the buffers */
-/* How many bytes of records copied out of the rings may wait for profil to
- * parse and unwind them.  A copier thread (perf_copier) empties the rings
- * as they fill, so that a front end starved by the program (200 busy
- * processes on 2 CPUs, without SCHED_FIFO) falls behind in its own memory,
- * not in the kernel's ring, which an ordinary user may only have 4 MiB of
- * per CPU (kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK): it overflowed,
- * and 36-73 % of the ticks were lost.  Past this the copier leaves the
- * records in the ring (the kernel counts what it then drops as lost). */
-#define PERF_BACKLOG_MAX (128u << 20)
-/* When this much waits behind the records being handed over, the samples
- * go on without their stacks (counted, and said) so that profil catches up
- * before the backlog reaches PERF_BACKLOG_MAX and samples are lost. */
-#define PERF_SHED_AT (PERF_BACKLOG_MAX / 2)
-/* The copier looks at the rings at least this often (ms). */
-#define PERF_COPY_MS 50
-/* How far past the copier's reach the drain faults its memory in. */
-#define PERF_POPULATE_AHEAD (8u << 20)
+/* How far behind the samples profil may fall: a sample older than this
+ * when its turn comes goes on without its stack (counted, and said) rather
+ * than the ring, which holds 4 s of them, overflowing and losing them, as
+ * happens when the machine starves profil (200 busy processes).  A lag, not
+ * a time per drain: reading a library's debug information once (45 ms for
+ * libc's) must not cost the stacks of the samples that came meanwhile. */
+#define PERF_UNWIND_LAG_NS 1000000000ull
 /* profil reads and unwinds at SCHED_FIFO (a program of many busy threads
  * starved it: 200 processes on 2 CPUs made it keep 0-17 % of the samples
  * without their stacks, 71-72 % under the sanitizers) at CLOCKDRV_FIFO_US
@@ -68,27 +55,6 @@ struct perf_period {
     uint64_t period;
 };
 
-/* The records the copier moved out of a CPU's ring, not yet parsed: a ring
- * of the same layout in profil's memory, one writer (the copier: head) and
- * one reader (the drain: tail).  Transparent huge pages: a 4 KiB page
- * fault costs 17-21 us on this VM (a 2 MiB one 0.1-0.2 ms), and the copier
- * faulting in a backlog page by page cost it its share of a CPU.  When the
- * drain has emptied it, the copier starts again at its beginning (head
- * jumps from skip_from to skip_to, and so does the drain's tail), so that
- * only as much of it is touched as the largest backlog needed.  Even so a
- * huge page fault took the copier 4-13 ms of CPU (compaction), after which
- * the scheduler kept it from a CPU for 0.3-1.9 s among 64 busy threads and
- * the kernel's ring overflowed: the drain faults the pages in ahead of it
- * (perf_populate), up to PERF_POPULATE_AHEAD past the furthest it went. */
-struct perf_uring {
-    uint8_t *data;
-    size_t size; /* a power of two, or 0 */
-    uint64_t head, tail;
-    uint64_t skip_from, skip_to;
-    size_t reach;     /* the copier's furthest offset */
-    size_t populated; /* the drain's: what it faulted in */
-};
-
 struct perf_cpu {
     int fd;
     struct perf_period *periods; /* jittered: every period given, oldest first */
@@ -100,7 +66,6 @@ struct perf_cpu {
     uint8_t *data;
     size_t size; /* of the data area, a power of two */
     bool hup;
-    struct perf_uring u;
 };
 
 /* A thread's place in the wall clock. */
@@ -165,6 +130,7 @@ struct clockdrv_perf {
     size_t nrecs, recs_alloc;
     char *names;
     size_t names_len, names_alloc;
+    uint8_t *scratch; /* for records that wrap around the ring */
     uint64_t throttled_at;
     /* When the clock last resumed: a blocked stretch that began before the
      * pause is I/O only from here (its switch-out may reach the ring after
@@ -174,7 +140,6 @@ struct clockdrv_perf {
     uint64_t *cs_ids; /* the context-switch events' ids (inherited ones report them too) */
     size_t ncs_ids;
     bool cs;       /* a context-switch event is open */
-    uint8_t *scratch; /* for records that wrap around a ring */
     uint8_t *blob; /* the stacks of the records read in this drain */
     size_t blob_len, blob_alloc;
     struct event_stack stack; /* the sample being handed over's */
@@ -194,15 +159,6 @@ struct clockdrv_perf {
     size_t nmaps;
     uint64_t attach_ns; /* when profil attached */
     bool several;       /* attached to a process of several threads */
-    /* The copier thread (perf_copier), which alone reads the kernel's
-     * rings while it runs.  No lock: a main thread preempted while holding
-     * one kept the copier from the rings for up to 2.9 s, and they
-     * overflowed. */
-    bool copier_on;
-    pthread_t copier;
-    int copier_stop;    /* an eventfd: the copier ends */
-    int wake_fd;        /* an eventfd in base.fd: the copier copied records */
-    uint64_t copied_at; /* when the copier's latest pass began */
 };
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -335,8 +291,6 @@ static int perf_map(struct perf_cpu *pc, size_t want)
 }
 
 static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create);
-static void perf_copier_start(struct clockdrv_perf *d);
-static void perf_copier_end(struct clockdrv_perf *d);
 
 /* Remember that PC's clock event has PERIOD from TIME on (a failed open
  * is tried again with the same CPU: the later entry wins). */
@@ -357,7 +311,6 @@ static void clockdrv_perf_free(struct clockdrv *base)
         kill(d->base.pid, SIGKILL);
         waitpid(d->base.pid, &d->base.wstatus, 0);
     }
-    perf_copier_end(d);
     clockdrv_unprioritize();
     /* An attached process runs on: closing the events is all it takes. */
     for (size_t i = 0; i < d->nextra; i++)
@@ -376,8 +329,6 @@ static void clockdrv_perf_free(struct clockdrv *base)
         if (d->cpus[i].fd >= 0)
             close(d->cpus[i].fd);
         free(d->cpus[i].periods);
-        if (d->cpus[i].u.size > 0)
-            munmap(d->cpus[i].u.data, d->cpus[i].u.size);
     }
     for (size_t i = 0; i < d->threads_alloc; i++)
         free(d->threads[i].bdata);
@@ -390,9 +341,9 @@ static void clockdrv_perf_free(struct clockdrv *base)
     if (d->pidfd >= 0)
         close(d->pidfd);
     free(d->threads);
-    free(d->scratch);
     free(d->recs);
     free(d->names);
+    free(d->scratch);
     free(d->base.note);
     free(d);
 }
@@ -448,30 +399,6 @@ static int perf_open_cs(struct clockdrv_perf *d, pid_t pid, int i)
     return fd;
 }
 
-/* The most pages each of NCPUS rings (a power of two, plus its meta page)
- * may have when the kernel limits what this user locks: an even share of
- * kernel.perf_event_mlock_kb (per online CPU) and RLIMIT_MEMLOCK, as
- * perf_mmap counts them, so that no CPU's ring is left a sliver (mapped one
- * after the other, halving on failure, an ordinary user's got 8 MiB and
- * 1 MiB); SIZE_MAX when nothing limits it. */
-static size_t perf_ring_cap(int ncpus)
-{
-    struct rlimit rl;
-    if (geteuid() == 0 || clockdrv_read_int("/proc/sys/kernel/perf_event_paranoid", 2) < 0 ||
-        getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-        return SIZE_MAX;
-    long page = sysconf(_SC_PAGESIZE), online = sysconf(_SC_NPROCESSORS_ONLN);
-    int kb = clockdrv_read_int("/proc/sys/kernel/perf_event_mlock_kb", 516);
-    uint64_t budget =
-        (uint64_t)(kb > 0 ? kb : 0) * 1024 / (uint64_t)page * (uint64_t)(online > 0 ? online : 1) +
-        rl.rlim_cur / (uint64_t)page;
-    uint64_t each = budget / (uint64_t)ncpus;
-    size_t pages = 4;
-    while ((uint64_t)(2 * pages + 1) <= each)
-        pages *= 2;
-    return pages;
-}
-
 /* The CPUs, and the size of their rings. */
 static void perf_setup_cpus(struct clockdrv_perf *d)
 {
@@ -491,8 +418,7 @@ static void perf_setup_cpus(struct clockdrv_perf *d)
         while (2 * pages <= most && (uint64_t)pages * 4096 < bytes)
             pages *= 2;
     }
-    size_t cap = perf_ring_cap(d->ncpus);
-    d->pages = pages < cap ? pages : cap;
+    d->pages = pages;
     d->ids = d->cfg.stacks;
     for (int i = 0; i < d->ncpus; i++)
         d->cpus[i].fd = d->cpus[i].cs_fd = -1;
@@ -629,7 +555,6 @@ static struct clockdrv_perf *perf_new(const struct clockdrv_config *cfg, char **
     d->base.ops = &clockdrv_perf_ops;
     d->base.fd = -1;
     d->pidfd = -1;
-    d->copier_stop = d->wake_fd = -1;
     d->cfg = *cfg;
     d->period_ns = (uint64_t)cfg->interval_us * 1000;
     clockdrv_jitter_init(&d->jitter, d->period_ns, cfg->jitter);
@@ -677,7 +602,6 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg,
     t->pid = (uint32_t)sp.pid;
     d->base.threads = d->base.max_threads = 1;
     clockdrv_prioritize(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
-    perf_copier_start(d);
     return &d->base;
 }
 
@@ -766,7 +690,6 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
     }
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->pidfd, &ev);
-    perf_copier_start(d);
     return &d->base;
 }
 
@@ -996,233 +919,37 @@ static void perf_parse(struct clockdrv_perf *d, const struct perf_event_header *
     d->recs[d->nrecs++] = r;
 }
 
-/* Move the complete records in PC's ring to its ring in memory, as many
- * as fit, and free their space (a record cut at the end of what fits is
- * finished by the next pass).  The bytes moved. */
-static size_t perf_copy_ring(struct perf_cpu *pc)
+/* Copy every complete record out of one CPU's ring and free the space. */
+static void perf_read_ring(struct clockdrv_perf *d, struct perf_cpu *pc)
 {
-    struct perf_uring *u = &pc->u;
+    if (pc->meta == NULL)
+        return;
     uint64_t head = __atomic_load_n(&pc->meta->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = pc->meta->data_tail;
-    uint64_t utail = __atomic_load_n(&u->tail, __ATOMIC_ACQUIRE);
-    if (head == tail)
-        return 0;
-    if (utail == u->head && (u->head & (u->size - 1)) != 0) {
-        __atomic_store_n(&u->skip_from, u->head, __ATOMIC_RELAXED);
-        __atomic_store_n(&u->skip_to, (u->head | (u->size - 1)) + 1, __ATOMIC_RELAXED);
-        u->head = u->skip_to; /* published with the records, below */
-        utail = u->head;
-    }
-    uint64_t room = u->size - (u->head - utail);
-    size_t n = (size_t)(head - tail < room ? head - tail : room);
-    for (size_t done = 0; done < n;) {
-        size_t from = (size_t)((tail + done) & (pc->size - 1));
-        size_t to = (size_t)((u->head + done) & (u->size - 1));
-        size_t k = n - done;
-        if (k > pc->size - from)
-            k = pc->size - from;
-        if (k > u->size - to)
-            k = u->size - to;
-        memcpy(u->data + to, pc->data + from, k);
-        done += k;
-    }
-    __atomic_store_n(&pc->meta->data_tail, tail + n, __ATOMIC_RELEASE);
-    __atomic_store_n(&u->head, u->head + n, __ATOMIC_RELEASE);
-    size_t end = (size_t)(((u->head - 1) & (u->size - 1)) + 1);
-    if (end > __atomic_load_n(&u->reach, __ATOMIC_RELAXED))
-        __atomic_store_n(&u->reach, end, __ATOMIC_RELAXED);
-    return n;
-}
-
-/* The copier thread: it wakes when a ring is half full or every
- * PERF_COPY_MS, moves the records to memory and wakes the drain.  It does
- * little (a memcpy), so it gets a CPU soon even when profil's main thread,
- * unwinding, has used its share of one. */
-static void *perf_copier(void *arg)
-{
-    struct clockdrv_perf *d = arg;
-    clockdrv_prioritize_thread(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0)
-        return NULL;
-    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
-    epoll_ctl(ep, EPOLL_CTL_ADD, d->copier_stop, &ev);
-    for (int i = 0; i < d->ncpus; i++) {
-        if (d->cpus[i].u.size == 0)
-            continue;
-        ev.data.u32 = (uint32_t)i;
-        epoll_ctl(ep, EPOLL_CTL_ADD, d->cpus[i].fd, &ev);
-    }
-    for (;;) {
-        struct epoll_event evs[16];
-        int n = epoll_wait(ep, evs, 16, PERF_COPY_MS);
-        bool stop = false;
-        for (int i = 0; i < n; i++) {
-            if (evs[i].data.u32 == UINT32_MAX)
-                stop = true;
-            else if (evs[i].events & (EPOLLHUP | EPOLLERR))
-                epoll_ctl(ep, EPOLL_CTL_DEL, d->cpus[evs[i].data.u32].fd, NULL);
-        }
-        if (stop)
-            break;
-        uint64_t at = clockdrv_now_ns();
-        size_t copied = 0;
-        for (int i = 0; i < d->ncpus; i++)
-            if (d->cpus[i].u.size > 0)
-                copied += perf_copy_ring(&d->cpus[i]);
-        __atomic_store_n(&d->copied_at, at, __ATOMIC_RELEASE);
-        uint64_t one = 1;
-        if (copied > 0 && write(d->wake_fd, &one, sizeof one) < 0) {
-            /* The counter is full: the drain has a wake-up coming. */
-        }
-    }
-    close(ep);
-    return NULL;
-}
-
-/* Start the copier once the rings are mapped, each with a ring in memory
- * of PERF_BACKLOG_MAX shared out (reserved, not touched); the drain then
- * polls the copier's wake-ups instead of the rings.  Without it (no thread
- * or no memory), the drain reads the rings as they fill, as before. */
-static void perf_copier_start(struct clockdrv_perf *d)
-{
-    size_t each = (size_t)PERF_BACKLOG_MAX / (size_t)d->ncpus, size = 1;
-    while (2 * size <= each)
-        size *= 2;
-    for (int i = 0; i < d->ncpus; i++) {
-        struct perf_cpu *pc = &d->cpus[i];
-        if (pc->meta == NULL)
-            continue;
-        size_t want = size > 2 * pc->size ? size : 2 * pc->size;
-        void *p = mmap(NULL, want, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED)
-            return;
-        madvise(p, want, MADV_HUGEPAGE);
-        pc->u = (struct perf_uring){.data = p, .size = want, .skip_from = UINT64_MAX};
-    }
-    d->copier_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    d->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (d->copier_stop < 0 || d->wake_fd < 0)
-        return;
-    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX - 1};
-    if (epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->wake_fd, &ev) < 0)
-        return;
-    if (pthread_create(&d->copier, NULL, perf_copier, d) != 0) {
-        epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->wake_fd, NULL);
-        return;
-    }
-    d->copier_on = true;
-    for (int i = 0; i < d->ncpus; i++)
-        if (d->cpus[i].meta != NULL)
-            epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->cpus[i].fd, NULL);
-}
-
-/* Stop the copier: the rings are the drain's again. */
-static void perf_copier_end(struct clockdrv_perf *d)
-{
-    if (d->copier_on) {
-        uint64_t one = 1;
-        if (write(d->copier_stop, &one, sizeof one) == sizeof one)
-            pthread_join(d->copier, NULL);
-        else
-            pthread_detach(d->copier); /* cannot happen: the counter is 0 or 1 */
-        d->copier_on = false;
-    }
-    if (d->copier_stop >= 0)
-        close(d->copier_stop);
-    if (d->wake_fd >= 0)
-        close(d->wake_fd);
-    d->copier_stop = d->wake_fd = -1;
-}
-
-/* Parse every complete record between *TAIL and HEAD of DATA (SIZE bytes, a
- * power of two) and free their space (RELEASE stores to *TAIL). */
-static void perf_parse_ring(struct clockdrv_perf *d, const uint8_t *data, size_t size,
-                            uint64_t head, uint64_t *tail_at)
-{
-    uint64_t tail = *tail_at;
-    size_t mask = size - 1;
+    size_t mask = pc->size - 1;
     if (d->scratch == NULL)
         d->scratch = xmalloc(65536 + 8);
     while (tail + sizeof(struct perf_event_header) <= head) {
         struct perf_event_header h;
         size_t off = (size_t)(tail & mask);
         for (size_t k = 0; k < sizeof h; k++)
-            ((uint8_t *)&h)[k] = data[(off + k) & mask];
+            ((uint8_t *)&h)[k] = pc->data[(off + k) & mask];
         if (h.size < sizeof h || tail + h.size > head)
             break;
         const uint8_t *rec;
-        if (off + h.size <= size) {
-            rec = data + off;
+        if (off + h.size <= pc->size) {
+            rec = pc->data + off;
         } else {
-            size_t first = size - off;
-            memcpy(d->scratch, data + off, first);
-            memcpy(d->scratch + first, data, h.size - first);
+            size_t first = pc->size - off;
+            memcpy(d->scratch, pc->data + off, first);
+            memcpy(d->scratch + first, pc->data, h.size - first);
             rec = d->scratch;
         }
+        d->parsing_cpu = (uint16_t)(pc - d->cpus);
         perf_parse(d, &h, rec + sizeof h, h.size - sizeof h);
         tail += h.size;
     }
-    __atomic_store_n(tail_at, tail, __ATOMIC_RELEASE);
-}
-
-/* Fault in the memory the copier will write next, a step at a time: the
- * drain can take the cost of a huge page (it falls behind in memory), the
- * copier cannot (the kernel's ring overflows). */
-static void perf_populate(struct perf_uring *u)
-{
-    size_t want = __atomic_load_n(&u->reach, __ATOMIC_RELAXED) + PERF_POPULATE_AHEAD;
-    if (want > u->size)
-        want = u->size;
-    if (u->populated >= want)
-        return;
-    size_t step = want - u->populated < (4u << 20) ? want - u->populated : (4u << 20);
-    if (madvise(u->data + u->populated, step, MADV_POPULATE_WRITE) < 0)
-        u->populated = u->size; /* not this kernel: the copier faults them */
-    else
-        u->populated += step;
-}
-
-/* Parse what the copier moved to memory so far, and with the copier
- * stopped (or none), what is in the kernel's rings.  Returns the time up
- * to which every record is in hand. */
-static uint64_t perf_read_rings(struct clockdrv_perf *d, uint64_t now)
-{
-    uint64_t upto = d->copier_on ? __atomic_load_n(&d->copied_at, __ATOMIC_ACQUIRE) : now;
-    for (int i = 0; i < d->ncpus; i++) {
-        struct perf_cpu *pc = &d->cpus[i];
-        if (pc->meta == NULL)
-            continue;
-        d->parsing_cpu = (uint16_t)i;
-        if (pc->u.size > 0) {
-            uint64_t head = __atomic_load_n(&pc->u.head, __ATOMIC_ACQUIRE);
-            if (pc->u.tail == __atomic_load_n(&pc->u.skip_from, __ATOMIC_RELAXED))
-                pc->u.tail = __atomic_load_n(&pc->u.skip_to, __ATOMIC_RELAXED);
-            perf_parse_ring(d, pc->u.data, pc->u.size, head, &pc->u.tail);
-            if (d->copier_on)
-                perf_populate(&pc->u);
-        }
-        if (!d->copier_on)
-            perf_parse_ring(d, pc->data, pc->size,
-                            __atomic_load_n(&pc->meta->data_head, __ATOMIC_ACQUIRE),
-                            (uint64_t *)&pc->meta->data_tail);
-    }
-    return upto;
-}
-
-/* The bytes the copier moved that the drain has not parsed. */
-static size_t perf_backlog(struct clockdrv_perf *d)
-{
-    size_t n = 0;
-    for (int i = 0; i < d->ncpus; i++) {
-        const struct perf_uring *u = &d->cpus[i].u;
-        uint64_t head = __atomic_load_n(&u->head, __ATOMIC_ACQUIRE), tail = u->tail;
-        if (tail == __atomic_load_n(&u->skip_from, __ATOMIC_RELAXED))
-            tail = __atomic_load_n(&u->skip_to, __ATOMIC_RELAXED);
-        n += (size_t)(head - tail);
-    }
-    return n;
+    __atomic_store_n(&pc->meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
 static int perf_rec_cmp(const void *a, const void *b)
@@ -1602,11 +1329,6 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
             if (k == UINT32_MAX) {
                 epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->pidfd, NULL);
                 d->child_gone = true;
-            } else if (k == UINT32_MAX - 1) {
-                uint64_t v;
-                if (read(d->wake_fd, &v, sizeof v) < 0) {
-                    /* Nothing to read: another drain took it. */
-                }
             } else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
                 /* A hung-up event keeps polling ready: stop watching it. */
                 epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->cpus[k].fd, NULL);
@@ -1647,22 +1369,16 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     d->nrecs = 0;
     d->names_len = 0;
     d->blob_len = 0;
-    if (d->base.ended)
-        perf_copier_end(d); /* nothing more comes: the rest of the rings is read here */
-    uint64_t upto = perf_read_rings(d, now);
+    for (int i = 0; i < d->ncpus; i++)
+        perf_read_ring(d, &d->cpus[i]);
     if (d->nrecs > 1) /* no records at all: a stopped process, recs still NULL */
         qsort(d->recs, d->nrecs, sizeof *d->recs, perf_rec_cmp);
     uint64_t shed = d->shed;
-    bool shedding = false;
     for (size_t i = 0; i < d->nrecs; i++) {
         struct perf_rec *r = &d->recs[i];
         if (r->type == PERF_RECORD_SAMPLE && !r->cs) {
             d->samples++;
-            /* Unwinding cannot keep up: what the copier took meanwhile
-             * must not reach PERF_BACKLOG_MAX. */
-            if ((i & 63) == 0)
-                shedding = perf_backlog(d) > PERF_SHED_AT;
-            if (r->has_stack && shedding) {
+            if (r->has_stack && clockdrv_now_ns() > r->time + PERF_UNWIND_LAG_NS) {
                 r->has_stack = false;
                 d->shed++;
             }
@@ -1682,14 +1398,14 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
         emit(arg, &ev);
     }
     /* Threads still blocked have been waiting all along: show it now. */
-    if (d->wall && !d->base.ended && !d->base.paused && upto > PERF_SLACK_NS) {
+    if (d->wall && !d->base.ended && !d->base.paused && now > PERF_SLACK_NS) {
         for (size_t i = 0; i < d->threads_alloc; i++) {
             struct perf_thread *t = &d->threads[i];
             if (!t->used || !t->blocked)
                 continue;
             if (d->cfg.stacks && !d->cs && !t->bvalid)
                 perf_blocked_stack(d, t);
-            perf_credit(d, t, upto - PERF_SLACK_NS, emit, arg);
+            perf_credit(d, t, now - PERF_SLACK_NS, emit, arg);
         }
     }
     perf_jitter(d, now);
