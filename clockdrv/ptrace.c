@@ -436,20 +436,18 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
             continue;
         /* Not put on a CPU since the last look, it is as it was: still waiting
          * for a CPU (its wait is counted when it gets one), or still blocked.
-         * A tracer without SCHED_FIFO, under the CPU clock, interrupts a
-         * runnable one all the same (its stop comes when it next runs, and
-         * stands for what it ran before) and then reads nothing of it until
-         * that stop, where each tick read every waiting thread's schedstat
-         * (5.5 us a pread on this VM: over 1 ms a tick with 200 processes).
-         * At SCHED_FIFO it stays as it was: stops at the start of each
-         * slice put 92 % of 64 threads' samples in the vDSO (67 % before). */
-        bool all = !d->wall && !clockdrv_fifo();
-        if (!moved && ((t->seen == SEEN_RUNNABLE && !all) || (t->seen == SEEN_BLOCKED && !d->wall)))
+         * With the CPU clock a runnable one is interrupted all the same (its
+         * stop comes when it next runs, and stands for what it ran before):
+         * it is then looked at no more until that stop, where each tick read
+         * the schedstat of every waiting thread (5.5 us each on this VM,
+         * over 1 ms a tick with 200 processes: an ordinary user's tracer, at
+         * SCHED_OTHER, fell 14-25 % of the ticks behind). */
+        if (!moved && (t->seen == SEEN_BLOCKED ? !d->wall : d->wall))
             continue;
         if (!ptrace_runnable(d, t, &runnable))
             continue;
         if (runnable) {
-            if ((moved || all) && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
+            if ((moved || !d->wall) && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
                 t->want = true;
                 t->want_tick = d->tick;
                 d->pending++;
