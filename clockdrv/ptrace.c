@@ -435,19 +435,13 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
         if (!ptrace_look(d, t, d->now, &moved))
             continue;
         /* Not put on a CPU since the last look, it is as it was: still waiting
-         * for a CPU (its wait is counted when it gets one), or still blocked.
-         * With the CPU clock a runnable one is interrupted all the same (its
-         * stop comes when it next runs, and stands for what it ran before):
-         * it is then looked at no more until that stop, where each tick read
-         * the schedstat of every waiting thread (5.5 us each on this VM,
-         * over 1 ms a tick with 200 processes: an ordinary user's tracer, at
-         * SCHED_OTHER, fell 14-25 % of the ticks behind). */
-        if (!moved && (t->seen == SEEN_BLOCKED ? !d->wall : d->wall))
+         * for a CPU (its wait is counted when it gets one), or still blocked. */
+        if (!moved && (t->seen == SEEN_RUNNABLE || (t->seen == SEEN_BLOCKED && !d->wall)))
             continue;
         if (!ptrace_runnable(d, t, &runnable))
             continue;
         if (runnable) {
-            if ((moved || !d->wall) && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
+            if (moved && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
                 t->want = true;
                 t->want_tick = d->tick;
                 d->pending++;
@@ -531,14 +525,12 @@ static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, v
         !d->base.paused) {
         if (d->jitter.frac > 0)
             n = ptrace_rearm(d);
-        d->late = n > 1;
         ptrace_tick(d, n);
         ptrace_overrun(d);
         while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
             ;
         ptrace_reap(d);
     }
-    ptrace_flush(d, d->base.ended || d->base.paused);
     d->emit = NULL;
     d->arg = NULL;
     return d->base.ended ? 1 : 0;
@@ -632,7 +624,6 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
     free(d->procs);
     free(d->threads);
     free(d->stack_buf);
-    ptrace_queue_free(d);
     free(d->buf);
     free(d->scratch);
     if (d->base.fd >= 0)

@@ -56,8 +56,6 @@ struct ptrace_thread {
                       * none when a sample was rounded up) */
     uint64_t waited; /* ns runnable off every CPU not yet handed over as preempted ticks */
     char comm[16];   /* its name as last handed over */
-    uint64_t comm_runs; /* runs when its name was last read: one that has not run since
-                         * cannot have renamed itself */
 };
 
 /* How often the threads' names are read again, to follow a rename. */
@@ -97,7 +95,6 @@ struct clockdrv_ptrace {
     bool attach_maps; /* attached: the first drain hands over the mappings there were */
     uint64_t tick;
     uint64_t now; /* the current tick's time */
-    bool late;    /* it came a period or more late */
 
     char *buf; /* /proc/PID/maps */
     size_t buf_alloc;
@@ -106,25 +103,10 @@ struct clockdrv_ptrace {
 
     clockdrv_emit_fn emit; /* set during drain only */
     void *arg;
-    /* Events kept back (ptrace_emit), oldest first from queue_at, with what
-     * they point to copied into queue_blob: without SCHED_FIFO the tracer
-     * hands them over (the session unwinds each stack then) only while its
-     * next tick is not due, so that unwinding does not make it late. */
-    struct ptrace_queued *queue;
-    size_t queue_len, queue_at, queue_alloc;
-    uint8_t *queue_blob;
-    size_t queue_blob_len, queue_blob_alloc;
 };
-
-/* Over this many bytes of events kept back, they are handed over anyway. */
-#define PTRACE_QUEUE_MAX (64u << 20)
 
 /* ptrace_proc.c: what the tick and the event loop ask of the tables. */
 void ptrace_emit(struct clockdrv_ptrace *d, const struct event *ev);
-/* Hand over the events kept back: all of them when ALL, else while the
- * next tick is not due (and whatever is over PTRACE_QUEUE_MAX). */
-void ptrace_flush(struct clockdrv_ptrace *d, bool all);
-void ptrace_queue_free(struct clockdrv_ptrace *d);
 void ptrace_note(struct clockdrv_ptrace *d, const char *msg);
 void ptrace_unprioritize(struct clockdrv_ptrace *d);
 struct ptrace_thread *ptrace_thread(struct clockdrv_ptrace *d, pid_t tid);

@@ -21,134 +21,18 @@
 
 /* Read the maps again this often when stacks are taken, at least: a stack's
  * callers may lie in libraries no sampled PC was in yet.  A process with
- * many mappings is read less often, and so are many processes, so that
- * reading costs under 1 % in all (200 processes each read every 10 ms took
- * a quarter of the tracer's time: open, read and close of /proc/PID/maps). */
+ * many mappings is read less often, so that reading costs under 1 %. */
 #define PTRACE_STACK_MAPS_NS 10000000ull
 
 /* ... and at every sample this long after an exec, while the dynamic loader
  * maps the libraries. */
 #define PTRACE_STACK_START_NS 30000000ull
 
-/* An event kept back: its pointers as offsets into queue_blob (or SIZE_MAX). */
-struct ptrace_queued {
-    struct event ev;
-    size_t stack, s1, s2;
-};
-
-/* Copy N bytes of P into the queue's blob, 8-aligned: the offset. */
-static size_t ptrace_queue_put(struct clockdrv_ptrace *d, const void *p, size_t n)
-{
-    size_t off = (d->queue_blob_len + 7) & ~(size_t)7;
-    if (off + n > d->queue_blob_alloc) {
-        d->queue_blob_alloc = (off + n) * 2;
-        d->queue_blob = xreallocarray(d->queue_blob, d->queue_blob_alloc, 1);
-    }
-    if (n > 0)
-        memcpy(d->queue_blob + off, p, n);
-    d->queue_blob_len = off + n;
-    return off;
-}
-
-static size_t ptrace_queue_str(struct clockdrv_ptrace *d, const char *s, size_t n)
-{
-    return s == NULL ? SIZE_MAX : ptrace_queue_put(d, s, n);
-}
-
-/* Hand EV to the session, when a drain is under way to take it: at once at
- * SCHED_FIFO (a tracer that cannot be kept waiting), else after the events
- * kept back before it, in order. */
+/* Hand EV to the session, when a drain is under way to take it. */
 void ptrace_emit(struct clockdrv_ptrace *d, const struct event *ev)
 {
-    if (d->emit == NULL)
-        return;
-    if (clockdrv_fifo() && d->queue_at == d->queue_len) {
+    if (d->emit != NULL)
         d->emit(d->arg, ev);
-        return;
-    }
-    if (d->queue_len == d->queue_alloc)
-        d->queue = xgrowarray(d->queue, &d->queue_alloc, d->queue_len + 1, sizeof *d->queue);
-    struct ptrace_queued *q = &d->queue[d->queue_len++];
-    q->ev = *ev;
-    q->stack = q->s1 = q->s2 = SIZE_MAX;
-    switch (ev->type) {
-    case EVENT_SAMPLE:
-        if (ev->sample.stack != NULL) {
-            const struct event_stack *st = ev->sample.stack;
-            q->stack = ptrace_queue_put(d, st, sizeof *st);
-            q->s1 = ptrace_queue_put(d, st->data, st->data != NULL ? st->size : 0);
-        }
-        break;
-    case EVENT_MMAP:
-        q->s1 = ptrace_queue_str(d, ev->mmap.path, ev->mmap.path ? strlen(ev->mmap.path) + 1 : 0);
-        break;
-    case EVENT_EXEC:
-        q->s1 = ptrace_queue_str(d, ev->exec.path, ev->exec.path ? strlen(ev->exec.path) + 1 : 0);
-        q->s2 = ptrace_queue_str(d, ev->exec.cmdline, ev->exec.cmdline_len);
-        break;
-    case EVENT_COMM:
-        q->s1 = ptrace_queue_str(d, ev->comm.name, ev->comm.name ? strlen(ev->comm.name) + 1 : 0);
-        break;
-    default: break;
-    }
-}
-
-/* Whether the tracer has spent its time for handing events over: none
- * when its last tick came late (it was kept from a CPU, and unwinding would
- * make the next later still), else a fifth of the interval. */
-static bool ptrace_flush_done(struct clockdrv_ptrace *d, uint64_t start)
-{
-    return d->late || clockdrv_now_ns() - start >= d->interval_ns / 5;
-}
-
-void ptrace_flush(struct clockdrv_ptrace *d, bool all)
-{
-    size_t n = 0;
-    uint64_t start = clockdrv_now_ns();
-    while (d->queue_at < d->queue_len && d->emit != NULL) {
-        bool over = d->queue_blob_len > PTRACE_QUEUE_MAX;
-        if (!all && !over && (n++ & 7) == 0 && ptrace_flush_done(d, start))
-            break;
-        struct ptrace_queued *q = &d->queue[d->queue_at++];
-        struct event ev = q->ev;
-        uint8_t *b = d->queue_blob;
-        switch (ev.type) {
-        case EVENT_SAMPLE:
-            if (q->stack != SIZE_MAX) {
-                struct event_stack *st = (struct event_stack *)(void *)(b + q->stack);
-                st->data = b + q->s1;
-                ev.sample.stack = st;
-            }
-            break;
-        case EVENT_MMAP: ev.mmap.path = q->s1 == SIZE_MAX ? NULL : (const char *)b + q->s1; break;
-        case EVENT_EXEC:
-            ev.exec.path = q->s1 == SIZE_MAX ? NULL : (const char *)b + q->s1;
-            ev.exec.cmdline = q->s2 == SIZE_MAX ? NULL : (const char *)b + q->s2;
-            break;
-        case EVENT_COMM: ev.comm.name = q->s1 == SIZE_MAX ? NULL : (const char *)b + q->s1; break;
-        default: break;
-        }
-        d->emit(d->arg, &ev);
-    }
-    if (d->queue_at == d->queue_len) {
-        d->queue_at = d->queue_len = 0;
-        d->queue_blob_len = 0;
-    } else if (d->queue_at > 4096 && d->queue_at * 2 > d->queue_len) {
-        /* Most of it handed over: move the rest down (the blob is reused
-         * once the queue is empty). */
-        memmove(d->queue, d->queue + d->queue_at, (d->queue_len - d->queue_at) * sizeof *d->queue);
-        d->queue_len -= d->queue_at;
-        d->queue_at = 0;
-    }
-}
-
-void ptrace_queue_free(struct clockdrv_ptrace *d)
-{
-    free(d->queue);
-    free(d->queue_blob);
-    d->queue = NULL;
-    d->queue_blob = NULL;
-    d->queue_len = d->queue_at = d->queue_alloc = d->queue_blob_len = d->queue_blob_alloc = 0;
 }
 
 /* Add MSG to the remark for the user. */
@@ -513,7 +397,7 @@ void ptrace_stack_maps(struct clockdrv_ptrace *d, struct ptrace_proc *p)
 {
     if (p == NULL || !d->cfg.stacks)
         return;
-    uint64_t every = 100 * p->maps_cost * (d->nprocs > 0 ? d->nprocs : 1);
+    uint64_t every = 100 * p->maps_cost;
     if (every < PTRACE_STACK_MAPS_NS)
         every = PTRACE_STACK_MAPS_NS;
     if (!p->sampled || d->now - p->exec_ns < PTRACE_STACK_START_NS || d->now - p->maps_ns >= every)
@@ -552,10 +436,7 @@ void ptrace_comms(struct clockdrv_ptrace *d)
     char name[32];
     for (size_t i = 0; i < d->threads_alloc; i++) {
         struct ptrace_thread *t = &d->threads[i];
-        if (t->slot != SLOT_USED || !t->live || (t->comm_runs == t->runs && t->comm_runs != 0))
-            continue;
-        t->comm_runs = t->runs;
-        if (clockdrv_task_comm(t->pid, t->tid, name, sizeof name))
+        if (t->slot == SLOT_USED && t->live && clockdrv_task_comm(t->pid, t->tid, name, sizeof name))
             ptrace_name(d, t, name);
     }
 }
