@@ -455,6 +455,26 @@ gone() {
     done
     return 1
 }
+# step_to KEY CHECK...: press KEY until CHECK (wait_for ERE 1, or
+# wait_for_selected ERE 1) holds, one press at a time, each once the screen
+# has changed from before the last (that key was read): 8 presses at most.
+step_to() {
+    _key=$1
+    shift
+    _i=0
+    while [ "$_i" -lt 8 ]; do
+        "$@" && return 0
+        _before=$(screen)
+        tm send-keys -t s "$_key"
+        _k=30
+        while [ "$_k" -gt 0 ] && [ "$(screen)" = "$_before" ]; do
+            sleep 0.1
+            _k=$((_k - 1))
+        done
+        _i=$((_i + 1))
+    done
+    "$@"
+}
 wait_for() {
     _n=$(( ${2:-10} * 10 ))
     while [ "$_n" -gt 0 ]; do
