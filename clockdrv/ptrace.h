@@ -95,6 +95,11 @@ struct clockdrv_ptrace {
     bool attach_maps; /* attached: the first drain hands over the mappings there were */
     uint64_t tick;
     uint64_t now; /* the current tick's time */
+    /* Ticks of samples, and those of the samples taken on the way back from a
+     * system call; the user and system CPU time (in clock ticks) of the
+     * threads that ended, read at their exit stops: ptrace_bias_note. */
+    uint64_t ticks_sampled, ticks_at_syscall;
+    uint64_t cpu_user, cpu_system;
 
     char *buf; /* /proc/PID/maps */
     size_t buf_alloc;
@@ -127,5 +132,7 @@ void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid);
 void ptrace_comms(struct clockdrv_ptrace *d);
 void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st);
 bool ptrace_runnable(struct clockdrv_ptrace *d, struct ptrace_thread *t, bool *runnable);
+/* Add the user and system CPU time of T, stopped at its exit, to the tally. */
+void ptrace_cputimes(struct clockdrv_ptrace *d, const struct ptrace_thread *t);
 
 #endif

@@ -566,6 +566,55 @@ static void ptrace_proc_exit(struct clockdrv_ptrace *d, pid_t pid, int st, bool 
     ptrace_proc_gone(d, pid);
 }
 
+/* Add the user and system CPU time of T, stopped at its exit, to the tally:
+ * fields 14 and 15 of its stat file, after the name in parentheses. */
+void ptrace_cputimes(struct clockdrv_ptrace *d, const struct ptrace_thread *t)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)t->pid, (int)t->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t r = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (r <= 0)
+        return;
+    buf[r] = '\0';
+    char *p = strrchr(buf, ')');
+    unsigned long long user, sys;
+    if (p != NULL && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user,
+                            &sys) == 2) {
+        d->cpu_user += user;
+        d->cpu_system += sys;
+    }
+}
+
+/* At the end of a program that ran long enough to tell: when far more of the
+ * samples came on the way back from a system call than the program spent of
+ * its CPU time in the kernel, say so.  An interrupt stops a running thread
+ * on its next way back to user mode; where an interrupt between CPUs arrives
+ * late (on some virtual machines, tens of microseconds) a thread that calls
+ * the kernel more often than that stops at its system calls, not where the
+ * tick found it, and the code around them is overstated. */
+static void ptrace_bias_note(struct clockdrv_ptrace *d)
+{
+    uint64_t cpu = d->cpu_user + d->cpu_system;
+    if (d->ticks_sampled < 200 || cpu < 20)
+        return;
+    double at_sys = 100.0 * (double)d->ticks_at_syscall / (double)d->ticks_sampled;
+    double in_kernel = 100.0 * (double)d->cpu_system / (double)cpu;
+    if (at_sys < in_kernel + 10 || at_sys < 2 * in_kernel)
+        return;
+    char *msg = xasprintf("ptrace: %.0f %% of the samples stopped the program on its way back "
+                          "from a system call, where it spent %.0f %% of its CPU time: this "
+                          "machine's interrupts reach a running thread late, at its next system "
+                          "call, so the code that calls the kernel often is overstated "
+                          "(--driver perf samples where the tick finds it)",
+                          at_sys, in_kernel);
+    ptrace_note(d, msg);
+    free(msg);
+}
+
 /* Thread TID has ended with wait status ST. */
 void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
 {
@@ -585,6 +634,7 @@ void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
     if (tid == d->base.pid) {
         d->base.ended = true;
         d->base.wstatus = st;
+        ptrace_bias_note(d);
         ptrace_unprioritize(d); /* the report and the screen are no real-time work */
     } else if (pid == d->base.pid && d->base.attached && !d->base.ended &&
                ptrace_thread(d, pid) == NULL) {
@@ -596,6 +646,7 @@ void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
             ptrace_proc_exit(d, pid, 0, false);
             d->base.ended = true;
             d->base.exit_unknown = true;
+            ptrace_bias_note(d);
             ptrace_unprioritize(d);
         } else {
             free(tids);

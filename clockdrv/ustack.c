@@ -14,8 +14,9 @@
 #include <asm/perf_regs.h>
 #endif
 
-bool ustack_regs_ptrace(pid_t tid, struct event_stack *st)
+bool ustack_regs_ptrace(pid_t tid, struct event_stack *st, long *sysno)
 {
+    *sysno = -1;
     memset(st->regs, 0, sizeof st->regs);
     st->regs_mask = 0;
     st->user = false;
@@ -27,6 +28,7 @@ bool ustack_regs_ptrace(pid_t tid, struct event_stack *st)
                                 r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15, r.rip};
     memcpy(st->regs, dwarf, sizeof dwarf);
     st->regs_mask = (1ull << 17) - 1;
+    *sysno = (long)r.orig_rax;
 #elif defined(__aarch64__)
     struct user_regs_struct r;
     struct iovec iov = {&r, sizeof r};

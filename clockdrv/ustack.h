@@ -15,8 +15,10 @@
 #define USTACK_DEFAULT 8192u
 
 /* The registers of stopped thread TID into ST (all of them); false if
- * ptrace cannot read them. */
-bool ustack_regs_ptrace(pid_t tid, struct event_stack *st);
+ * ptrace cannot read them.  *SYSNO is the system call it stopped on the way
+ * back from (x86-64's orig_rax), or -1: an interrupt, a fault, or an
+ * architecture that does not say. */
+bool ustack_regs_ptrace(pid_t tid, struct event_stack *st, long *sysno);
 
 /* The stack pointer and PC of a thread blocked in a system call, from its
  * /proc/PID/task/TID/syscall line ("nr args... sp pc"); false when the line

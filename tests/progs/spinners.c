@@ -28,14 +28,17 @@ static uint64_t cpu_ns(clockid_t clock)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Burn CPU until CLOCK has advanced by spin_ms. */
+/* Burn CPU until CLOCK has advanced by spin_ms, reading the clock (a system
+ * call: a CPU-time clock has no vDSO) about every half millisecond: a thread
+ * that calls the kernel every few microseconds is another program, where a
+ * slow interrupt (ptrace's, on some virtual machines) overstates the calls. */
 __attribute__((noinline)) static void spin(clockid_t clock)
 {
     uint64_t end = cpu_ns(clock) + (uint64_t)spin_ms * 1000000u;
     uint64_t x = sink | 1;
 
     do {
-        for (int i = 0; i < 20000; i++) {
+        for (int i = 0; i < 500000; i++) {
             x = x * 6364136223846793005ULL + 1442695040888963407ULL;
             sink = x;
         }
