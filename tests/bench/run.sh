@@ -657,7 +657,7 @@ nosyms() {
     local r kb s how n
     for ((r = 1; r <= RUNS; r++)); do
         "$MKBOMB" measure "$W/m" timeout 120 "$PROFIL" --report "$W/nosyms.PRF" >/dev/null 2>>"$LOG"
-        read -r kb s how n <"$W/m" && echo "$r $s $kb $how:$n" >>"$D/nosyms"
+        read -r kb s how n _cpu <"$W/m" && echo "$r $s $kb $how:$n" >>"$D/nosyms"
     done
 }
 

@@ -551,9 +551,9 @@ static void patch_elf(const char *path, uint64_t value, bool filesz)
         die("no executable segment patched");
 }
 
-/* Run ARGV and write to PATH its peak memory (kB), its wall-clock seconds
- * and how it ended ("exit N" or "signal N"): /usr/bin/time -v without the
- * package.  Returns the command's exit status. */
+/* Run ARGV and write to PATH its peak memory (kB), its wall-clock seconds,
+ * how it ended ("exit N" or "signal N") and its CPU seconds (user and
+ * system): /usr/bin/time -v without the package.  Returns the command's exit status. */
 static int measure(const char *path, char **argv)
 {
     struct timespec t0, t1;
@@ -574,8 +574,11 @@ static int measure(const char *path, char **argv)
     if (f == NULL)
         die("cannot write the measure");
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    fprintf(f, "%ld %.2f %s %d\n", ru.ru_maxrss, secs, WIFSIGNALED(status) ? "signal" : "exit",
-            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    fprintf(f, "%ld %.2f %s %d %.2f\n", ru.ru_maxrss, secs,
+            WIFSIGNALED(status) ? "signal" : "exit",
+            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), cpu);
     fclose(f);
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
@@ -587,7 +590,7 @@ int main(int argc, char **argv)
                 "usage: mkbomb timeline|modules|meta|depth|buckets|places|hits|threads|unknown OUT [N]\n"
                 "       mkbomb counters OUT [INTERVAL_US]; mkbomb dupbuck|plain OUT\n"
                 "       mkbomb memsz|filesz ELF VALUE   (patches ELF in place)\n"
-                "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, exit|signal N)\n");
+                "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, exit|signal N, CPU seconds)\n");
         return 2;
     }
     const char *kind = argv[1], *path = argv[2];
