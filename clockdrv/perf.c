@@ -25,6 +25,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -399,6 +400,35 @@ static int perf_open_cs(struct clockdrv_perf *d, pid_t pid, int i)
     return fd;
 }
 
+/* The data pages each of NCPUS rings may have within what the kernel lets
+ * this user lock: its allowance for perf (kernel.perf_event_mlock_kb for
+ * each online CPU) and RLIMIT_MEMLOCK beyond it, shared evenly (a ring is a
+ * power of two pages and one more for its header); 0 when there is no such
+ * limit (root: CAP_IPC_LOCK).  Mapped in turn at the most each could have,
+ * the first CPU took 8 MiB and the second the 1 MiB left. */
+static size_t perf_pages_allowed(int ncpus)
+{
+    long page = sysconf(_SC_PAGESIZE), online = sysconf(_SC_NPROCESSORS_ONLN);
+    struct rlimit rl;
+    if (geteuid() == 0 || page <= 0 || getrlimit(RLIMIT_MEMLOCK, &rl) < 0 ||
+        rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    unsigned long kb = 516;
+    FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+    if (f != NULL) {
+        if (fscanf(f, "%lu", &kb) != 1)
+            kb = 516;
+        fclose(f);
+    }
+    uint64_t total = (uint64_t)kb * 1024 / (uint64_t)page * (uint64_t)(online > 0 ? online : 1) +
+                     (uint64_t)rl.rlim_cur / (uint64_t)page;
+    uint64_t each = total / (uint64_t)ncpus;
+    size_t pages = 4;
+    while ((uint64_t)pages * 2 + 1 <= each && pages < 8192)
+        pages *= 2;
+    return pages;
+}
+
 /* The CPUs, and the size of their rings. */
 static void perf_setup_cpus(struct clockdrv_perf *d)
 {
@@ -415,6 +445,9 @@ static void perf_setup_cpus(struct clockdrv_perf *d)
         size_t most = 32768 / (size_t)d->ncpus;
         if (most > 8192)
             most = 8192;
+        size_t allowed = perf_pages_allowed(d->ncpus);
+        if (allowed != 0 && most > allowed)
+            most = allowed;
         while (2 * pages <= most && (uint64_t)pages * 4096 < bytes)
             pages *= 2;
     }
