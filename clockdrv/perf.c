@@ -6,6 +6,17 @@
  * context-switch records turn the time a thread spends blocked into I/O
  * ticks.  Records from the per-CPU buffers are merged by time first: a thread
  * switched out on one CPU comes back on another.
+ *
+ * Without SCHED_FIFO a copier thread (perf_copier) only moves whole records
+ * from the rings to chunks of profil's memory, at a ring's watermark and
+ * every 10 ms; the drain parses the chunks, each CPU's records in the order
+ * they came (at SCHED_FIFO the drain moves them itself).  The copier
+ * needs so little CPU that the scheduler lets it run when the front end,
+ * unwinding stacks, is starved: as an ordinary user among 200 busy processes
+ * (no SCHED_FIFO, rings of 4 MiB) the front end was off its CPU for longer
+ * than the rings hold, and lost 9-61 % of the ticks where perf record, which
+ * only copies, lost none.  A front end that falls behind now falls behind in
+ * its own memory, up to PERF_COPY_MAX, and catches up when it can.
  */
 #include "config.h"
 
@@ -18,11 +29,13 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -49,6 +62,33 @@
  * at 128, 3 of 40 runs of tests/progs/lockstep were 4 points off (sd 1.71
  * against a binomial 1.41); at 32, none (sd 1.06). */
 #define PERF_JITTER_PERIODS 32
+
+/* The most the copier holds for the drain, all CPUs: beyond it the rings
+ * fill, and the kernel counts what it cannot write as lost. */
+#define PERF_COPY_MAX (256u << 20)
+/* Samples lose their stacks, to catch up, only when this much waits to be
+ * read in one drain and they are older than PERF_UNWIND_LAG_NS. */
+#define PERF_BACKLOG_SHED (64u << 20)
+/* How often the copier looks at the rings, at the least (ms). */
+#define PERF_COPY_MS 10
+
+/* Whole records moved out of one CPU's ring, up to PERF_CHUNK bytes.  A pass
+ * of the copier reads every ring's head first, then moves each ring up to
+ * it: a cut of all of them at one moment, as a drain reading the rings
+ * itself made (records from two CPUs are merged by time, and a fork must
+ * not come a drain after its child's samples).  It pushes the pass's chunks
+ * on the list at once (newest first), the drain takes the whole list and
+ * gives each chunk back, on the spare list, for the copier to fill again.
+ * Memory used again needs no page faults: a copier that took them (fresh
+ * memory for each pass, 4 ms of CPU at times) ran past its share and the
+ * scheduler kept it off for 0.6-0.8 s among 200 busy processes. */
+#define PERF_CHUNK (1u << 20)
+struct perf_chunk {
+    struct perf_chunk *next;
+    size_t len;
+    int cpu;
+    uint8_t data[PERF_CHUNK];
+};
 
 /* A period a CPU's clock event was given, from TIME on. */
 struct perf_period {
@@ -131,7 +171,6 @@ struct clockdrv_perf {
     size_t nrecs, recs_alloc;
     char *names;
     size_t names_len, names_alloc;
-    uint8_t *scratch; /* for records that wrap around the ring */
     uint64_t throttled_at;
     /* When the clock last resumed: a blocked stretch that began before the
      * pause is I/O only from here (its switch-out may reach the ring after
@@ -160,6 +199,22 @@ struct clockdrv_perf {
     size_t nmaps;
     uint64_t attach_ns; /* when profil attached */
     bool several;       /* attached to a process of several threads */
+
+    /* The copier (see the top).  No lock: it pushes on passes and adds to
+     * copied, the drain takes the list whole and subtracts (a drain preempted
+     * while holding a lock kept the copier off for 0.9 s).  While it runs,
+     * only it reads the rings. */
+    pthread_t copier;
+    bool copier_on;
+    bool copier_quit;          /* set (atomically) to stop it */
+    int copier_stop;           /* an eventfd written to wake it for that */
+    int copier_ep;             /* its epoll: the rings and copier_stop */
+    struct perf_chunk *passes; /* the passes' chunks, newest first, atomically */
+    uint64_t *heads;           /* a pass's reading of each ring's head */
+    struct perf_chunk *spare;  /* chunks to fill again, atomically */
+    uint8_t *pool;             /* chunks mapped and faulted in at the start */
+    size_t pool_len;
+    size_t copied; /* bytes of the chunks in the lists, atomically */
 };
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
@@ -292,6 +347,8 @@ static int perf_map(struct perf_cpu *pc, size_t want)
 }
 
 static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create);
+static void perf_copier_start(struct clockdrv_perf *d);
+static void perf_copier_stop(struct clockdrv_perf *d);
 
 /* Remember that PC's clock event has PERIOD from TIME on (a failed open
  * is tried again with the same CPU: the later entry wins). */
@@ -321,6 +378,23 @@ static void clockdrv_perf_free(struct clockdrv *base)
         close(d->side[i]);
     free(d->side);
     clockdrv_maps_free(d->maps, d->nmaps);
+    perf_copier_stop(d);
+    if (d->copier_ep >= 0)
+        close(d->copier_ep);
+    if (d->copier_stop >= 0)
+        close(d->copier_stop);
+    for (int i = 0; i < 2; i++) {
+        struct perf_chunk *c = i == 0 ? d->spare : d->passes;
+        while (c != NULL) {
+            struct perf_chunk *next = c->next;
+            if ((uint8_t *)c < d->pool || (uint8_t *)c >= d->pool + d->pool_len)
+                free(c);
+            c = next;
+        }
+    }
+    if (d->pool != NULL)
+        munmap(d->pool, d->pool_len);
+    free(d->heads);
     long page = sysconf(_SC_PAGESIZE);
     for (int i = 0; i < d->ncpus; i++) {
         if (d->cpus[i].meta != NULL)
@@ -344,7 +418,6 @@ static void clockdrv_perf_free(struct clockdrv *base)
     free(d->threads);
     free(d->recs);
     free(d->names);
-    free(d->scratch);
     free(d->base.note);
     free(d);
 }
@@ -435,6 +508,7 @@ static void perf_setup_cpus(struct clockdrv_perf *d)
     long ncpus = sysconf(_SC_NPROCESSORS_CONF);
     d->ncpus = ncpus > 0 ? (int)ncpus : 1;
     d->cpus = xcalloc((size_t)d->ncpus, sizeof *d->cpus);
+    d->heads = xcalloc((size_t)d->ncpus, sizeof *d->heads);
     /* Bigger buffers for faster clocks: about half a second of samples. */
     size_t pages = d->cfg.interval_us <= 100 ? 128 : d->cfg.interval_us <= 500 ? 64 : 32;
     if (d->cfg.stacks) {
@@ -588,6 +662,7 @@ static struct clockdrv_perf *perf_new(const struct clockdrv_config *cfg, char **
     d->base.ops = &clockdrv_perf_ops;
     d->base.fd = -1;
     d->pidfd = -1;
+    d->copier_ep = d->copier_stop = -1;
     d->cfg = *cfg;
     d->period_ns = (uint64_t)cfg->interval_us * 1000;
     clockdrv_jitter_init(&d->jitter, d->period_ns, cfg->jitter);
@@ -635,6 +710,7 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg,
     t->pid = (uint32_t)sp.pid;
     d->base.threads = d->base.max_threads = 1;
     clockdrv_prioritize(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
+    perf_copier_start(d);
     return &d->base;
 }
 
@@ -723,6 +799,7 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
     }
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->pidfd, &ev);
+    perf_copier_start(d);
     return &d->base;
 }
 
@@ -952,16 +1029,45 @@ static void perf_parse(struct clockdrv_perf *d, const struct perf_event_header *
     d->recs[d->nrecs++] = r;
 }
 
-/* Copy every complete record out of one CPU's ring and free the space. */
-static void perf_read_ring(struct clockdrv_perf *d, struct perf_cpu *pc)
+/* Push chunk C on the list at *HEAD (one pusher, one taker of all at once,
+ * or one popper: no ABA). */
+static void perf_chunk_push(struct perf_chunk **head, struct perf_chunk *c)
 {
+    c->next = __atomic_load_n(head, __ATOMIC_RELAXED);
+    while (
+        !__atomic_compare_exchange_n(head, &c->next, c, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        ;
+}
+
+/* A chunk to fill: a spare one, else a new one. */
+static struct perf_chunk *perf_chunk_get(struct clockdrv_perf *d)
+{
+    struct perf_chunk *c = __atomic_load_n(&d->spare, __ATOMIC_ACQUIRE);
+    while (c != NULL && !__atomic_compare_exchange_n(&d->spare, &c, c->next, true, __ATOMIC_ACQUIRE,
+                                                     __ATOMIC_ACQUIRE))
+        ;
+    if (c == NULL) /* beyond the pool: memory that faults as it is filled */
+        c = xmalloc(sizeof *c);
+    c->len = 0;
+    c->next = NULL;
+    return c;
+}
+
+/* Move the records in CPU I's ring up to HEAD to chunks, pushed on *CHAIN
+ * (newest first; *LAST its oldest), and free their space, unless that would
+ * take the chunks over PERF_COPY_MAX: then the rest stays.  The kernel
+ * publishes data_head past whole records only.  False when records stayed
+ * for want of room. */
+static bool perf_copy_ring(struct clockdrv_perf *d, int i, uint64_t head, struct perf_chunk **chain,
+                           struct perf_chunk **last)
+{
+    struct perf_cpu *pc = &d->cpus[i];
     if (pc->meta == NULL)
-        return;
-    uint64_t head = __atomic_load_n(&pc->meta->data_head, __ATOMIC_ACQUIRE);
+        return true;
     uint64_t tail = pc->meta->data_tail;
     size_t mask = pc->size - 1;
-    if (d->scratch == NULL)
-        d->scratch = xmalloc(65536 + 8);
+    struct perf_chunk *c = NULL;
+    bool room = true;
     while (tail + sizeof(struct perf_event_header) <= head) {
         struct perf_event_header h;
         size_t off = (size_t)(tail & mask);
@@ -969,20 +1075,194 @@ static void perf_read_ring(struct clockdrv_perf *d, struct perf_cpu *pc)
             ((uint8_t *)&h)[k] = pc->data[(off + k) & mask];
         if (h.size < sizeof h || tail + h.size > head)
             break;
-        const uint8_t *rec;
-        if (off + h.size <= pc->size) {
-            rec = pc->data + off;
-        } else {
-            size_t first = pc->size - off;
-            memcpy(d->scratch, pc->data + off, first);
-            memcpy(d->scratch + first, pc->data, h.size - first);
-            rec = d->scratch;
+        if (c == NULL || c->len + h.size > PERF_CHUNK) {
+            if (__atomic_load_n(&d->copied, __ATOMIC_RELAXED) + PERF_CHUNK > PERF_COPY_MAX) {
+                room = false;
+                break;
+            }
+            c = perf_chunk_get(d);
+            c->cpu = i;
+            c->next = *chain;
+            if (*chain == NULL)
+                *last = c;
+            *chain = c;
+            __atomic_add_fetch(&d->copied, PERF_CHUNK, __ATOMIC_RELAXED);
         }
-        d->parsing_cpu = (uint16_t)(pc - d->cpus);
-        perf_parse(d, &h, rec + sizeof h, h.size - sizeof h);
+        size_t first = h.size <= pc->size - off ? h.size : pc->size - off;
+        memcpy(c->data + c->len, pc->data + off, first);
+        memcpy(c->data + c->len + first, pc->data, h.size - first);
+        c->len += h.size;
         tail += h.size;
     }
     __atomic_store_n(&pc->meta->data_tail, tail, __ATOMIC_RELEASE);
+    return room;
+}
+
+/* One pass: every ring's head read first, each ring moved up to it, the
+ * chunks pushed on the passes list in one go.  False if a ring had records
+ * left for want of room. */
+static bool perf_copy_pass(struct clockdrv_perf *d)
+{
+    for (int i = 0; i < d->ncpus; i++)
+        d->heads[i] = d->cpus[i].meta != NULL
+                          ? __atomic_load_n(&d->cpus[i].meta->data_head, __ATOMIC_ACQUIRE)
+                          : 0;
+    struct perf_chunk *chain = NULL, *last = NULL;
+    bool room = true;
+    for (int i = 0; i < d->ncpus; i++)
+        room &= perf_copy_ring(d, i, d->heads[i], &chain, &last);
+    if (chain != NULL) {
+        last->next = __atomic_load_n(&d->passes, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(&d->passes, &last->next, chain, true, __ATOMIC_RELEASE,
+                                            __ATOMIC_RELAXED))
+            ;
+    }
+    return room;
+}
+
+/* The copier thread: it moves the rings' records to the chunk lists
+ * whenever a ring reaches its watermark, and every PERF_COPY_MS, until told
+ * to stop. */
+static void *perf_copier(void *arg)
+{
+    struct clockdrv_perf *d = arg;
+    bool room = true;
+    /* SCHED_FIFO where it may (its work is a copy), else a 0.1 ms slice, with
+     * which EEVDF lets it preempt the program's threads when it wakes. */
+    struct clockdrv_sched_attr a = {.size = sizeof a};
+    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) == 0 && a.sched_policy == SCHED_OTHER) {
+        struct clockdrv_sched_attr rt = {
+            .size = sizeof rt, .sched_policy = SCHED_FIFO, .sched_priority = 1};
+        a.sched_runtime = 100000;
+        a.sched_flags = 0;
+        if (syscall(SYS_sched_setattr, 0, &rt, 0) < 0)
+            syscall(SYS_sched_setattr, 0, &a, 0);
+    }
+    while (!__atomic_load_n(&d->copier_quit, __ATOMIC_ACQUIRE)) {
+        struct epoll_event evs[16];
+        int n = 0;
+        if (room) {
+            n = epoll_wait(d->copier_ep, evs, 16, PERF_COPY_MS);
+        } else {
+            /* With no room, a full ring stays ready: only wait. */
+            struct timespec ts = {0, PERF_COPY_MS * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        room = true;
+        room = perf_copy_pass(d);
+        for (int i = 0; i < n; i++) {
+            /* A hung-up event stays ready: stop watching it (the drain
+             * empties its ring at the end). */
+            if (evs[i].data.u32 < (uint32_t)d->ncpus && (evs[i].events & (EPOLLHUP | EPOLLERR)))
+                epoll_ctl(d->copier_ep, EPOLL_CTL_DEL, d->cpus[evs[i].data.u32].fd, NULL);
+        }
+    }
+    return NULL;
+}
+
+/* The spare chunks the copier starts with: without SCHED_FIFO, two seconds
+ * of samples (a front end starved by 200 busy processes caught up every
+ * 0.3-1 s), up to 64 MiB, mapped and faulted in now.  Faulting in its
+ * memory as it filled it took the copier 5-14 ms of CPU in 0.2 s, more than
+ * its share among 200 busy processes, and the scheduler then kept it off
+ * its CPU for 0.2-0.6 s, rings overflowing. */
+static void perf_pool(struct clockdrv_perf *d)
+{
+    uint64_t rate = (uint64_t)d->ncpus * (1000000u / d->cfg.interval_us) *
+                    (d->cfg.stacks ? d->cfg.stack_size + 512 : 128);
+    uint64_t want = 2 * rate > (64u << 20) ? (64u << 20) : 2 * rate;
+    size_t n = (size_t)(want / sizeof(struct perf_chunk)) + 1;
+    size_t len = n * sizeof(struct perf_chunk);
+    void *p =
+        mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    d->pool = p;
+    d->pool_len = len;
+    for (size_t i = 0; i < n; i++)
+        perf_chunk_push(&d->spare, (struct perf_chunk *)(d->pool + i * sizeof(struct perf_chunk)));
+}
+
+/* Start the copier, with every signal blocked (they are the front end's),
+ * unless profil runs at SCHED_FIFO: then nothing keeps the drain from the
+ * rings, and it moves the records itself, as it does without the copier. */
+static void perf_copier_start(struct clockdrv_perf *d)
+{
+    if (d->copier_on || clockdrv_fifo())
+        return;
+    perf_pool(d);
+    d->copier_ep = epoll_create1(EPOLL_CLOEXEC);
+    d->copier_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (d->copier_ep < 0 || d->copier_stop < 0)
+        return;
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
+    epoll_ctl(d->copier_ep, EPOLL_CTL_ADD, d->copier_stop, &ev);
+    for (int i = 0; i < d->ncpus; i++) {
+        if (d->cpus[i].meta == NULL)
+            continue;
+        ev.data.u32 = (uint32_t)i;
+        epoll_ctl(d->copier_ep, EPOLL_CTL_ADD, d->cpus[i].fd, &ev);
+    }
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    d->copier_on = pthread_create(&d->copier, NULL, perf_copier, d) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Stop the copier and wait for it: the rings are the drain's from here. */
+static void perf_copier_stop(struct clockdrv_perf *d)
+{
+    if (!d->copier_on)
+        return;
+    __atomic_store_n(&d->copier_quit, true, __ATOMIC_RELEASE);
+    uint64_t one = 1;
+    if (write(d->copier_stop, &one, sizeof one) < 0) {
+        /* it wakes within PERF_COPY_MS anyway */
+    }
+    pthread_join(d->copier, NULL);
+    d->copier_on = false;
+}
+
+/* Parse the records of chunk C of CPU. */
+static void perf_parse_chunk(struct clockdrv_perf *d, int cpu, const struct perf_chunk *c)
+{
+    size_t off = 0;
+    while (off + sizeof(struct perf_event_header) <= c->len) {
+        struct perf_event_header h;
+        memcpy(&h, c->data + off, sizeof h);
+        if (h.size < sizeof h || off + h.size > c->len)
+            break;
+        d->parsing_cpu = (uint16_t)cpu;
+        perf_parse(d, &h, c->data + off + sizeof h, h.size - sizeof h);
+        off += h.size;
+    }
+}
+
+/* Parse every record there is, each CPU's oldest first: the passes the
+ * copier made, and once it has stopped what is left in the rings.  Returns
+ * the bytes parsed. */
+static size_t perf_read_all(struct clockdrv_perf *d)
+{
+    if (!d->copier_on)
+        perf_copy_pass(d);
+    struct perf_chunk *list = __atomic_exchange_n(&d->passes, NULL, __ATOMIC_ACQUIRE), *c = NULL;
+    while (list != NULL) { /* newest first: reverse */
+        struct perf_chunk *next = list->next;
+        list->next = c;
+        c = list;
+        list = next;
+    }
+    size_t bytes = 0;
+    while (c != NULL) {
+        struct perf_chunk *next = c->next;
+        perf_parse_chunk(d, c->cpu, c);
+        bytes += c->len;
+        perf_chunk_push(&d->spare, c);
+        __atomic_sub_fetch(&d->copied, PERF_CHUNK, __ATOMIC_RELAXED);
+        c = next;
+    }
+    return bytes;
 }
 
 static int perf_rec_cmp(const void *a, const void *b)
@@ -1402,8 +1682,11 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     d->nrecs = 0;
     d->names_len = 0;
     d->blob_len = 0;
-    for (int i = 0; i < d->ncpus; i++)
-        perf_read_ring(d, &d->cpus[i]);
+    /* Once the program has ended nothing more comes: the copier stops and
+     * the drain takes what is left in the rings. */
+    if (d->base.ended)
+        perf_copier_stop(d);
+    size_t backlog = perf_read_all(d);
     if (d->nrecs > 1) /* no records at all: a stopped process, recs still NULL */
         qsort(d->recs, d->nrecs, sizeof *d->recs, perf_rec_cmp);
     uint64_t shed = d->shed;
@@ -1411,7 +1694,8 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
         struct perf_rec *r = &d->recs[i];
         if (r->type == PERF_RECORD_SAMPLE && !r->cs) {
             d->samples++;
-            if (r->has_stack && clockdrv_now_ns() > r->time + PERF_UNWIND_LAG_NS) {
+            if (r->has_stack && backlog > PERF_BACKLOG_SHED &&
+                clockdrv_now_ns() > r->time + PERF_UNWIND_LAG_NS) {
                 r->has_stack = false;
                 d->shed++;
             }
@@ -1446,6 +1730,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
         clockdrv_unprioritize(); /* the report and the screen are no real-time work */
     } else if (clockdrv_over_budget(now, PERF_FIFO_SHARE)) {
         clockdrv_unprioritize();
+        perf_copier_start(d); /* the rings need it now */
         perf_note_add(d, "profil's own work took more than half a CPU, so it left SCHED_FIFO: "
                          "the program's threads may now keep it from reading the samples in time");
     }

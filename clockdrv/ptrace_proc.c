@@ -582,8 +582,8 @@ void ptrace_cputimes(struct clockdrv_ptrace *d, const struct ptrace_thread *t)
     buf[r] = '\0';
     char *p = strrchr(buf, ')');
     unsigned long long user, sys;
-    if (p != NULL && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user,
-                            &sys) == 2) {
+    if (p != NULL &&
+        sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user, &sys) == 2) {
         d->cpu_user += user;
         d->cpu_system += sys;
     }

@@ -1,8 +1,8 @@
 /* chatty.c - a program that calls the kernel every few microseconds: work()
  * computes for about 10 us, then asks for the time of its thread's CPU clock
  * (a system call: a CPU-time clock has no vDSO), for about a second of CPU
- * time (or SECONDS), in each of two threads (or THREADS) at once.  At its end it says what share of its CPU time the
- * kernel had, by getrusage:
+ * time (or SECONDS), in each of two threads (or THREADS) at once.  At its
+ * end it says what share of its CPU time the kernel had, by getrusage:
  *   chatty: user 0.84 s, system 0.17 s, kernel 16.8%
  * An unbiased sampler finds about that share of its samples at the system
  * call (in libc); one whose interrupt reaches a running thread only at its

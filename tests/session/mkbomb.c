@@ -576,8 +576,7 @@ static int measure(const char *path, char **argv)
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
                  (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-    fprintf(f, "%ld %.2f %s %d %.2f\n", ru.ru_maxrss, secs,
-            WIFSIGNALED(status) ? "signal" : "exit",
+    fprintf(f, "%ld %.2f %s %d %.2f\n", ru.ru_maxrss, secs, WIFSIGNALED(status) ? "signal" : "exit",
             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), cpu);
     fclose(f);
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
@@ -586,11 +585,12 @@ static int measure(const char *path, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 3 || strcmp(argv[1], "--help") == 0) {
-        fprintf(stderr,
-                "usage: mkbomb timeline|modules|meta|depth|buckets|places|hits|threads|unknown OUT [N]\n"
-                "       mkbomb counters OUT [INTERVAL_US]; mkbomb dupbuck|plain OUT\n"
-                "       mkbomb memsz|filesz ELF VALUE   (patches ELF in place)\n"
-                "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, exit|signal N, CPU seconds)\n");
+        fprintf(stderr, "usage: mkbomb "
+                        "timeline|modules|meta|depth|buckets|places|hits|threads|unknown OUT [N]\n"
+                        "       mkbomb counters OUT [INTERVAL_US]; mkbomb dupbuck|plain OUT\n"
+                        "       mkbomb memsz|filesz ELF VALUE   (patches ELF in place)\n"
+                        "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, "
+                        "exit|signal N, CPU seconds)\n");
         return 2;
     }
     const char *kind = argv[1], *path = argv[2];
