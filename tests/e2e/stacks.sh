@@ -122,7 +122,8 @@ common() {
     cmp_ok "$(jn .stacks.samples)" ">=" "$(calc "0.95 * $(jn .counters.total)")" \
         "$1: 95 % of the samples or more carry a stack"
     cmp_ok "$(pct "$(jn .stacks.unknown)" "$(jn .stacks.samples)")" "<" 5 \
-        "$1: under 5 % of the stacks end in [unknown]"
+        "$1: under 5 % of the stacks end in [unknown]" ||
+        diag "the heaviest of them: $(grep '^\[unknown\]' "$F" | awk '{ print $NF, $0 }' | sort -rn | head -n 3 | cut -c1-300)"
     is "$(jn .stacks.truncated)" 0 "$1: no stack is truncated"
     folded_ok "$1: --export=folded writes one line per distinct stack"
     cmp_ok "$(fsum)" ">=" "$(jn .stacks.samples)" "$1: the folded stacks hold every stack"
