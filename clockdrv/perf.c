@@ -87,7 +87,7 @@ struct perf_chunk {
     struct perf_chunk *next;
     size_t len;
     int cpu;
-    uint8_t data[PERF_CHUNK];
+    uint8_t data[PERF_CHUNK] __attribute__((aligned(8))); /* records are 8-byte multiples */
 };
 
 /* A period a CPU's clock event was given, from TIME on. */
@@ -1148,7 +1148,6 @@ static void *perf_copier(void *arg)
             struct timespec ts = {0, PERF_COPY_MS * 1000000L};
             nanosleep(&ts, NULL);
         }
-        room = true;
         room = perf_copy_pass(d);
         for (int i = 0; i < n; i++) {
             /* A hung-up event stays ready: stop watching it (the drain
