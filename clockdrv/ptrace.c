@@ -30,7 +30,8 @@
  * on, against perf's local timer), a thread that calls the kernel more often
  * than that stops at its next system call, not where the tick found it: the
  * driver counts the samples taken on the way back from one and says at the
- * end when they far outnumber the kernel's share of the CPU time.  ptrace gives no mmap records:
+ * end when they far outnumber the kernel's share of the CPU time.  ptrace
+ * gives no mmap records:
  * /proc/PID/maps is read at each exec and whenever a sampled PC lies in no
  * executable mapping known, so dlopen'd libraries and JIT regions appear.
  *
