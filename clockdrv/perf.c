@@ -486,13 +486,9 @@ static size_t perf_pages_allowed(int ncpus)
     if (geteuid() == 0 || page <= 0 || getrlimit(RLIMIT_MEMLOCK, &rl) < 0 ||
         rl.rlim_cur == RLIM_INFINITY)
         return 0;
-    unsigned long kb = 516;
-    FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
-    if (f != NULL) {
-        if (fscanf(f, "%lu", &kb) != 1)
-            kb = 516;
-        fclose(f);
-    }
+    int kb = clockdrv_read_int("/proc/sys/kernel/perf_event_mlock_kb", 516);
+    if (kb < 0)
+        kb = 0;
     uint64_t total = (uint64_t)kb * 1024 / (uint64_t)page * (uint64_t)(online > 0 ? online : 1) +
                      (uint64_t)rl.rlim_cur / (uint64_t)page;
     uint64_t each = total / (uint64_t)ncpus;
@@ -1342,14 +1338,8 @@ static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%u/task/%u/syscall", t->pid, t->tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (clockdrv_proc_read(path, line, sizeof line) <= 0)
         return;
-    ssize_t n = read(fd, line, sizeof line - 1);
-    close(fd);
-    if (n <= 0)
-        return;
-    line[n] = '\0';
     if (!ustack_regs_syscall(line, &t->bstack))
         return;
     if (t->bdata == NULL)

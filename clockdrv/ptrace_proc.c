@@ -572,14 +572,8 @@ void ptrace_cputimes(struct clockdrv_ptrace *d, const struct ptrace_thread *t)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)t->pid, (int)t->tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (clockdrv_proc_read(path, buf, sizeof buf) <= 0)
         return;
-    ssize_t r = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (r <= 0)
-        return;
-    buf[r] = '\0';
     char *p = strrchr(buf, ')');
     unsigned long long user, sys;
     if (p != NULL &&
