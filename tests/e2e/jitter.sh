@@ -18,8 +18,10 @@ SECONDS_PER_RUN=0.8
 
 # runs NAME DRIVER [PROFIL-OPTION...]: $RUNS runs of lockstep, one line per run
 # in $T/NAME.runs: "truth in_step out_of_step" (the program's own share of
-# in_step, and each function's samples with its callees: the clock reads
-# land in the vDSO).
+# in_step, and each phase's samples with their callees: the clock reads land
+# in the vDSO).  A phase is its function and the CPU-clock read that ends it
+# (in_step_done, out_of_step_done), as the program counts its truth: ptrace's
+# late samples land at that read's system call.
 runs() {
     _name=$1 _driver=$2
     shift 2
@@ -29,9 +31,10 @@ runs() {
             "$PROGS/lockstep" $SECONDS_PER_RUN </dev/null >"$T/$_name.out" 2>"$T/$_name.err" || return 1
         _truth=$(sed -n 's/^lockstep: in_step \([0-9.]*\)%$/\1/p' "$T/$_name.out")
         "$PROFIL" --report --json "$T/$_name.PRF" 2>/dev/null |
-            jq -r --arg t "$_truth" '[.functions[] | select(.name == "in_step" or .name == "out_of_step")
+            jq -r --arg t "$_truth" '[.functions[] | select(.name | test("^(in_step|out_of_step)(_done)?$"))
                                       | {(.name): .total}] | add // {}
-                                     | "\($t) \(.in_step // 0) \(.out_of_step // 0)"' >>"$T/$_name.runs"
+                                     | "\($t) \((.in_step // 0) + (.in_step_done // 0))"
+                                       + " \((.out_of_step // 0) + (.out_of_step_done // 0))"' >>"$T/$_name.runs"
     done
 }
 
