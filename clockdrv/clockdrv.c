@@ -60,6 +60,14 @@ void clockdrv_pause(struct clockdrv *d, bool paused)
     d->paused = paused;
 }
 
+void clockdrv_hush(struct clockdrv *d, pid_t tid, uint64_t since)
+{
+    uint64_t now = clockdrv_now_ns();
+    if (d->ended || tid <= 0 || d->ops->hush == NULL)
+        return;
+    d->ops->hush(d, tid, since == 0 || since > now ? now : since);
+}
+
 bool clockdrv_stop(struct clockdrv *d, int sig)
 {
     if (d->pid <= 0 || d->ended || d->attached)

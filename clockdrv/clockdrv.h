@@ -80,6 +80,11 @@ struct clockdrv_ops {
     int (*drain)(struct clockdrv *d, clockdrv_emit_fn emit, void *arg);
     void (*clock_on)(struct clockdrv *d);
     void (*clock_off)(struct clockdrv *d);
+    /* Thread TID of the program asked profil something at SINCE (on the
+     * events' clock) and waits for the answer, which profil gives as soon as
+     * this returns: the blocked time of that wait is profil's, not the
+     * program's I/O (clockdrv_hush). */
+    void (*hush)(struct clockdrv *d, pid_t tid, uint64_t since);
     /* Kill the program if it still runs, reap it, release everything; an
      * attached process is let go of instead, running on as before. */
     void (*free)(struct clockdrv *d);
@@ -208,6 +213,13 @@ const struct clockdrv_ops *clockdrv_choose(const struct clockdrv_config *cfg, ch
 
 /* Pause and resume the clock: OS/2's PRF_CM_STOP and PRF_CM_START. */
 void clockdrv_pause(struct clockdrv *d, bool paused);
+
+/* Thread TID asked at SINCE (CLOCK_MONOTONIC; 0 or a time to come: now)
+ * and waits for profil's answer, to be given once this returns: the time
+ * it is blocked for it is not counted as I/O.  A program that turns the
+ * clock off and on (libprofilctl) waits so, and under load or while profil
+ * starts the wait was tens of ticks of I/O that the program never did. */
+void clockdrv_hush(struct clockdrv *d, pid_t tid, uint64_t since);
 
 /* The number in a /proc/sys file such as perf_event_paranoid, or FALLBACK. */
 int clockdrv_read_int(const char *path, int fallback);

@@ -118,6 +118,11 @@ struct perf_thread {
     uint64_t since;     /* when the blocked stretch not yet credited began */
     uint64_t carry;     /* nanoseconds of blocked time short of a tick */
     bool used;
+    /* Its last request to profil (clockdrv_hush): a voluntary switch-out
+     * from HUSH_FROM to HUSH_UNTIL is its wait for the answer, and that
+     * blocked stretch (HUSHED) is not I/O. */
+    uint64_t hush_from, hush_until;
+    bool hushed;
     /* With stacks: where it was when it last left a CPU (the context-switch
      * event's sample), charged with its blocked time. */
     struct event_stack bstack;
@@ -1278,6 +1283,10 @@ static void perf_credit(struct clockdrv_perf *d, struct perf_thread *t, uint64_t
     }
     if (!t->blocked || now <= t->since)
         return;
+    if (t->hushed) { /* waiting for profil's answer */
+        t->since = now;
+        return;
+    }
     uint64_t ns = now - t->since + t->carry;
     t->since = now;
     t->carry = ns % d->period_ns;
@@ -1513,11 +1522,13 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
             if (!(r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) {
                 t->blocked = true;
                 t->since = r->time;
+                t->hushed = r->time >= t->hush_from && r->time <= t->hush_until;
             }
         } else {
             if (t->blocked)
                 perf_credit(d, t, r->time, emit, arg);
             t->blocked = false;
+            t->hushed = false;
             t->bvalid = false; /* back on a CPU: its next wait has a stack of its own */
         }
         break;
@@ -1744,7 +1755,20 @@ static void clockdrv_perf_clock_off(struct clockdrv *base)
     perf_ioctl_all(d, PERF_EVENT_IOC_DISABLE);
     /* Blocked time while paused is not sampled. */
     for (size_t i = 0; i < d->threads_alloc; i++)
-        d->threads[i].blocked = false;
+        d->threads[i].blocked = d->threads[i].hushed = false;
+}
+
+static void clockdrv_perf_hush(struct clockdrv *base, pid_t tid, uint64_t since)
+{
+    struct clockdrv_perf *d = (struct clockdrv_perf *)base;
+    struct perf_thread *t = perf_thread(d, (uint32_t)tid, false);
+    if (t == NULL)
+        return;
+    t->hush_from = since;
+    t->hush_until = clockdrv_now_ns();
+    /* Its switch-out may have been read already, or be in a ring still. */
+    if (t->blocked && t->since >= since)
+        t->hushed = true;
 }
 
 static void clockdrv_perf_clock_on(struct clockdrv *base)
@@ -1761,5 +1785,6 @@ const struct clockdrv_ops clockdrv_perf_ops = {
     .drain = clockdrv_perf_drain,
     .clock_on = clockdrv_perf_clock_on,
     .clock_off = clockdrv_perf_clock_off,
+    .hush = clockdrv_perf_hush,
     .free = clockdrv_perf_free,
 };

@@ -445,12 +445,14 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
         if (t->want) {
             /* Its stop is still to come: it waits for a CPU, or is in the
              * kernel, perhaps blocked there in wall-clock mode. */
-            if (d->wall && ptrace_runnable(d, t, &runnable) && !runnable)
+            if (d->wall && !t->hush && ptrace_runnable(d, t, &runnable) && !runnable)
                 ptrace_blocked(d, t, &blocked);
             continue;
         }
         if (!ptrace_look(d, t, d->now, &moved))
             continue;
+        if (t->hush && t->runs != t->hush_runs)
+            t->hush = false; /* profil's answer woke it */
         /* Not put on a CPU since the last look, it is as it was: still waiting
          * for a CPU (its wait is counted when it gets one), or still blocked. */
         if (!moved && (t->seen == SEEN_RUNNABLE || (t->seen == SEEN_BLOCKED && !d->wall)))
@@ -463,7 +465,7 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
                 t->want_tick = d->tick;
                 d->pending++;
             }
-        } else if (d->wall) {
+        } else if (d->wall && !t->hush) {
             ptrace_blocked(d, t, &blocked);
         }
     }
@@ -589,6 +591,22 @@ static void clockdrv_ptrace_clock_on(struct clockdrv *base)
 static void clockdrv_ptrace_clock_off(struct clockdrv *base)
 {
     ptrace_arm((struct clockdrv_ptrace *)base, false);
+}
+
+/* Only a thread blocked now is waiting for the answer: one still running
+ * will find it there, or wait for it a moment. */
+static void clockdrv_ptrace_hush(struct clockdrv *base, pid_t tid, uint64_t since)
+{
+    (void)since;
+    struct clockdrv_ptrace *d = (struct clockdrv_ptrace *)base;
+    struct ptrace_thread *t = ptrace_thread(d, tid);
+    uint64_t exec, delay, runs;
+    bool runnable;
+    if (!d->wall || t == NULL || !t->live || !ptrace_runnable(d, t, &runnable) || runnable ||
+        !ptrace_schedstat(d, t, &exec, &delay, &runs))
+        return;
+    t->hush = true;
+    t->hush_runs = runs;
 }
 
 /* Kill the program if it runs, let go of any other process it started (so
@@ -817,5 +835,6 @@ const struct clockdrv_ops clockdrv_ptrace_ops = {
     .drain = clockdrv_ptrace_drain,
     .clock_on = clockdrv_ptrace_clock_on,
     .clock_off = clockdrv_ptrace_clock_off,
+    .hush = clockdrv_ptrace_hush,
     .free = clockdrv_ptrace_free,
 };

@@ -55,6 +55,10 @@ struct ptrace_thread {
     int64_t ran;     /* ns on a CPU not yet handed over as samples (less than
                       * none when a sample was rounded up) */
     uint64_t waited; /* ns runnable off every CPU not yet handed over as preempted ticks */
+    /* Blocked waiting for profil's answer (clockdrv_hush) when it was asked,
+     * and not put on a CPU since (schedstat's count HUSH_RUNS): no I/O. */
+    bool hush;
+    uint64_t hush_runs;
     char comm[16];   /* its name as last handed over */
 };
 

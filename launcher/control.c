@@ -362,29 +362,9 @@ static int control_read_fifo(struct control *c, char *msg, size_t size)
     }
 }
 
-/* A process of the program connects: kept when it is this user's. */
-static void control_accept(struct control *c)
-{
-    for (;;) {
-        int fd = accept4(c->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0)
-            return;
-        struct ucred cred;
-        socklen_t len = sizeof cred;
-        size_t i = 0;
-        while (i < CONTROL_MAX_CONNS && c->conns[i].fd >= 0)
-            i++;
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid() ||
-            i == CONTROL_MAX_CONNS) {
-            close(fd); /* its library takes that as "not under profil" */
-            continue;
-        }
-        c->conns[i].fd = fd;
-    }
-}
-
 /* A message from the program's library: one command, answered "ok" or
- * "error: ..." once it has taken effect. */
+ * "error: ..." once it has taken effect.  After a NUL, "tid=TID at=NS":
+ * the thread that waits for the answer, and since when. */
 static int control_read_conn(struct control *c, struct control_conn *k, char *msg, size_t size)
 {
     char buf[CONTROL_LINE_MAX + 1];
@@ -402,14 +382,46 @@ static int control_read_conn(struct control *c, struct control_conn *k, char *ms
         char *nl = memchr(buf, '\n', (size_t)n);
         if (nl != NULL)
             *nl = '\0';
+        size_t cmd_len = strlen(buf);
+        int tid = 0;
+        unsigned long long at = 0;
+        if (cmd_len < (size_t)n && sscanf(buf + cmd_len + 1, "tid=%d at=%llu", &tid, &at) != 2)
+            tid = 0;
         bool failed;
         r |= control_line(c, buf, "the program", msg, size, &failed);
+        if (tid > 0 && c->d != NULL)
+            clockdrv_hush(c->d, tid, at);
         char reply[200];
         int len =
             snprintf(reply, sizeof reply, "%s%s", failed ? "error: " : "ok", failed ? msg : "");
         if (len >= (int)sizeof reply)
             len = (int)sizeof reply - 1;
         send(k->fd, reply, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+}
+
+/* A process of the program connects: kept when it is this user's, and its
+ * first command read at once (it came with the connection, and the program
+ * waits for it: not after the driver's next drain). */
+static int control_accept(struct control *c, char *msg, size_t size)
+{
+    int r = 0;
+    for (;;) {
+        int fd = accept4(c->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return r;
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        size_t i = 0;
+        while (i < CONTROL_MAX_CONNS && c->conns[i].fd >= 0)
+            i++;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid() ||
+            i == CONTROL_MAX_CONNS) {
+            close(fd); /* its library takes that as "not under profil" */
+            continue;
+        }
+        c->conns[i].fd = fd;
+        r |= control_read_conn(c, &c->conns[i], msg, size);
     }
 }
 
@@ -422,7 +434,7 @@ int control_ready(struct control *c, const struct pollfd *pfd, size_t n, char *m
         if (pfd[i].fd == c->in.fd) {
             r |= control_read_fifo(c, msg, size);
         } else if (pfd[i].fd == c->listen_fd) {
-            control_accept(c);
+            r |= control_accept(c, msg, size);
         } else {
             for (size_t k = 0; k < CONTROL_MAX_CONNS; k++) {
                 if (c->conns[k].fd == pfd[i].fd)

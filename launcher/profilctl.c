@@ -3,7 +3,10 @@
  * The program's side of profil's control channel (launcher/control.c):
  * PROFIL_CONTROL names a socket, read once, on the first call; each command
  * is one message, and the call waits for profil's answer, sent once the
- * command has taken effect.  Without PROFIL_CONTROL every call is a load,
+ * command has taken effect.  After the command, a NUL and "tid=TID at=NS"
+ * say which thread waits and since when (CLOCK_MONOTONIC), so that profil
+ * does not count the wait as the program's I/O; a profil that does not
+ * know them reads the command up to the NUL.  Without PROFIL_CONTROL every call is a load,
  * a compare and a return.  Built without profil's flags and libraries: a
  * program links it and nothing else of profil's.
  */
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,15 +134,21 @@ static void profilctl_say(const char *command, const char *text)
                          __ATOMIC_RELAXED);
     }
     if (profilctl_fd >= 0) {
-        char msg[320];
-        size_t len = (size_t)snprintf(msg, sizeof msg, "%s%s%.256s", command, text ? " " : "",
-                                      text ? text : "");
-        if (len >= sizeof msg)
-            len = sizeof msg - 1;
+        char msg[384];
+        size_t len =
+            (size_t)snprintf(msg, 320, "%s%s%.256s", command, text ? " " : "", text ? text : "");
+        if (len >= 320)
+            len = 319;
         for (size_t i = 0; i < len; i++) {
             if (msg[i] == '\n' || msg[i] == '\r')
                 msg[i] = ' '; /* one command, one line */
         }
+        struct timespec at;
+        clock_gettime(CLOCK_MONOTONIC, &at);
+        len += 1 + (size_t)snprintf(msg + len + 1, sizeof msg - len - 1, "tid=%ld at=%llu",
+                                    (long)syscall(SYS_gettid),
+                                    (unsigned long long)at.tv_sec * 1000000000ull +
+                                        (unsigned long long)at.tv_nsec);
         if (profilctl_ask(msg, len) < 0) {
             /* profil has gone, or is slow: a stale answer must not answer
              * the next call, so the next call connects anew. */

@@ -4,6 +4,9 @@
  *                        0.5 s, profil_on, included_work 0.25 s; marks
  *                        "start" and "after" (profil/control.h)
  *   ctlwork spin SECS    phase1_work for SECS seconds
+ *   ctlwork pings N      N times: included_work for a millisecond, then
+ *                        profil_on() (the clock runs: it only asks); then
+ *                        nap: asleep for 0.2 s
  *   ctlwork wait F...    phase1_work until the file F1 exists, phase2_work
  *                        until F2 does, phase3_work until F3 does (up to
  *                        three), then phase4_work 0.2 s: the test says when
@@ -53,6 +56,14 @@ WORK(phase2_work, 5)
 WORK(phase3_work, 6)
 WORK(phase4_work, 7)
 
+/* Asleep (blocked) for SECS seconds. */
+__attribute__((noinline)) NOCLONE static void nap(double secs)
+{
+    struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "lib";
@@ -72,6 +83,16 @@ int main(int argc, char **argv)
         printf("ctlwork: spun\n");
         return 0;
     }
+    if (strcmp(mode, "pings") == 0) {
+        int n = argc > 2 ? atoi(argv[2]) : 100;
+        for (int i = 0; i < n; i++) {
+            included_work(0.001, NULL);
+            profil_on();
+        }
+        nap(0.2);
+        printf("ctlwork: %d pings\n", n);
+        return 0;
+    }
     if (strcmp(mode, "wait") == 0) {
         void (*phase[3])(double, const char *) = {phase1_work, phase2_work, phase3_work};
         for (int i = 2; i < argc && i < 5; i++)
@@ -80,6 +101,6 @@ int main(int argc, char **argv)
         printf("ctlwork: %d phases\n", argc > 5 ? 4 : argc - 1);
         return 0;
     }
-    fprintf(stderr, "usage: ctlwork [lib | spin SECS | wait FILE...]\n");
+    fprintf(stderr, "usage: ctlwork [lib | spin SECS | pings N | wait FILE...]\n");
     return 2;
 }
