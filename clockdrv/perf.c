@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #define PERF_SLACK_NS 2000000ull /* records older than this are surely in the buffers */
+#define PERF_HUSHES   64         /* requests to profil remembered per thread */
 /* How far behind the samples profil may fall: a sample older than this
  * when its turn comes goes on without its stack (counted, and said) rather
  * than the ring, which holds 4 s of them, overflowing and losing them, as
@@ -109,6 +110,11 @@ struct perf_cpu {
     bool hup;
 };
 
+/* A request of a thread to profil: when it asked, and when profil answered. */
+struct perf_hush {
+    uint64_t from, until;
+};
+
 /* A thread's place in the wall clock. */
 struct perf_thread {
     uint32_t tid;
@@ -118,10 +124,13 @@ struct perf_thread {
     uint64_t since;     /* when the blocked stretch not yet credited began */
     uint64_t carry;     /* nanoseconds of blocked time short of a tick */
     bool used;
-    /* Its last request to profil (clockdrv_hush): a voluntary switch-out
-     * from HUSH_FROM to HUSH_UNTIL is its wait for the answer, and that
-     * blocked stretch (HUSHED) is not I/O. */
-    uint64_t hush_from, hush_until;
+    /* Its last requests to profil (clockdrv_hush), oldest first: a
+     * voluntary switch-out from a request's asking to its answer is the
+     * wait for it, and that blocked stretch (HUSHED) is not I/O.  Several:
+     * the switch records may reach profil after the next requests (10-16
+     * ms late as an ordinary user, requests 1.3 ms apart). */
+    struct perf_hush *hush; /* owned: PERF_HUSHES of them; NULL until it asks */
+    uint8_t nhush;
     bool hushed;
     /* With stacks: where it was when it last left a CPU (the context-switch
      * event's sample), charged with its blocked time. */
@@ -410,8 +419,10 @@ static void clockdrv_perf_free(struct clockdrv *base)
             close(d->cpus[i].fd);
         free(d->cpus[i].periods);
     }
-    for (size_t i = 0; i < d->threads_alloc; i++)
+    for (size_t i = 0; i < d->threads_alloc; i++) {
         free(d->threads[i].bdata);
+        free(d->threads[i].hush);
+    }
     free(d->blob);
     free(d->cs_ids);
     free(d->note0);
@@ -846,6 +857,10 @@ static void perf_thread_gone(struct clockdrv_perf *d, uint32_t tid)
     t->bvalid = false;
     free(t->bdata);
     t->bdata = NULL;
+    free(t->hush);
+    t->hush = NULL;
+    t->nhush = 0;
+    t->hushed = false;
     d->base.threads = d->base.threads > 0 ? d->base.threads - 1 : 0;
 }
 
@@ -1273,6 +1288,18 @@ static int perf_rec_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Whether T's switch-out at TIME is a wait for profil's answer; requests
+ * answered before TIME are forgotten (the records come in order of time). */
+static bool perf_hushed(struct perf_thread *t, uint64_t time)
+{
+    uint8_t gone = 0;
+    while (gone < t->nhush && t->hush[gone].until < time)
+        gone++;
+    memmove(t->hush, t->hush + gone, (t->nhush - gone) * sizeof t->hush[0]);
+    t->nhush -= gone;
+    return t->nhush > 0 && time >= t->hush[0].from;
+}
+
 /* Turn blocked time up to NOW into I/O ticks for thread T. */
 static void perf_credit(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now,
                         clockdrv_emit_fn emit, void *arg)
@@ -1522,7 +1549,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
             if (!(r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) {
                 t->blocked = true;
                 t->since = r->time;
-                t->hushed = r->time >= t->hush_from && r->time <= t->hush_until;
+                t->hushed = perf_hushed(t, r->time);
             }
         } else {
             if (t->blocked)
@@ -1764,8 +1791,15 @@ static void clockdrv_perf_hush(struct clockdrv *base, pid_t tid, uint64_t since)
     struct perf_thread *t = perf_thread(d, (uint32_t)tid, false);
     if (t == NULL)
         return;
-    t->hush_from = since;
-    t->hush_until = clockdrv_now_ns();
+    if (t->hush == NULL)
+        t->hush = xmalloc(PERF_HUSHES * sizeof *t->hush);
+    if (t->nhush == PERF_HUSHES) { /* the oldest is surely answered */
+        memmove(t->hush, t->hush + 1, (PERF_HUSHES - 1) * sizeof t->hush[0]);
+        t->nhush--;
+    }
+    t->hush[t->nhush].from = since;
+    t->hush[t->nhush].until = clockdrv_now_ns();
+    t->nhush++;
     /* Its switch-out may have been read already, or be in a ring still. */
     if (t->blocked && t->since >= since)
         t->hushed = true;
