@@ -40,6 +40,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -110,6 +111,16 @@ struct perf_cpu {
     bool hup;
 };
 
+/* Where a blocked thread was, as a scan read it from its syscall file (no
+ * switch event: perf_scan): from FIRST to LAST it was seen blocked at the
+ * same place (stack pointer and PC). */
+struct perf_snap {
+    uint64_t first, last;
+    struct event_stack st; /* st.data is DATA */
+    uint8_t *data;         /* owned: cfg.stack_size bytes */
+};
+#define PERF_SNAPS 4 /* kept per thread: the records come up to 16 ms late */
+
 /* A request of a thread to profil: when it asked, and when profil answered. */
 struct perf_hush {
     uint64_t from, until;
@@ -137,7 +148,24 @@ struct perf_thread {
     struct event_stack bstack;
     uint8_t *bdata; /* owned: the stack copy bstack.data points into */
     bool bvalid;
+    uint64_t bstart;         /* when its blocked stretch began (its switch-out) */
+    struct perf_snap *snaps; /* owned: PERF_SNAPS, oldest first; NULL until seen blocked */
+    uint8_t nsnaps;
 };
+
+static void perf_snaps_free(struct perf_thread *t)
+{
+    if (t->snaps != NULL) {
+        for (size_t i = 0; i < PERF_SNAPS; i++)
+            free(t->snaps[i].data);
+    }
+    free(t->snaps);
+    t->snaps = NULL;
+    t->nsnaps = 0;
+}
+
+/* The scan timer's key in the driver's epoll (a CPU's is its index). */
+#define PERF_SCAN_KEY (UINT32_MAX - 1)
 
 /* One record copied out of a ring buffer, to be merged by time. */
 struct perf_rec {
@@ -212,6 +240,11 @@ struct clockdrv_perf {
     struct clockdrv_map *maps; /* attached: the mappings there were, for the first drain */
     size_t nmaps;
     uint64_t attach_ns; /* when profil attached */
+    /* Without a switch event (user samples only: perf_event_paranoid 2) the
+     * blocked threads' stacks come from their syscall files, read every
+     * SCAN_NS by SCAN_FD's timer (perf_scan): -1 when not needed. */
+    int scan_fd;
+    uint64_t scan_ns;
     bool several;       /* attached to a process of several threads */
 
     /* The copier (see the top).  No lock: it pushes on passes and adds to
@@ -220,6 +253,7 @@ struct clockdrv_perf {
      * only it reads the rings. */
     pthread_t copier;
     bool copier_on;
+    uint64_t read_ns;          /* (atomic) when the last pass that copied every ring began */
     bool copier_quit;          /* set (atomically) to stop it */
     int copier_stop;           /* an eventfd written to wake it for that */
     int copier_ep;             /* its epoll: the rings and copier_stop */
@@ -363,6 +397,8 @@ static int perf_map(struct perf_cpu *pc, size_t want)
 static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create);
 static void perf_copier_start(struct clockdrv_perf *d);
 static void perf_copier_stop(struct clockdrv_perf *d);
+static void perf_scan_start(struct clockdrv_perf *d);
+static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now);
 
 /* Remember that PC's clock event has PERIOD from TIME on (a failed open
  * is tried again with the same CPU: the later entry wins). */
@@ -422,7 +458,10 @@ static void clockdrv_perf_free(struct clockdrv *base)
     for (size_t i = 0; i < d->threads_alloc; i++) {
         free(d->threads[i].bdata);
         free(d->threads[i].hush);
+        perf_snaps_free(&d->threads[i]);
     }
+    if (d->scan_fd >= 0)
+        close(d->scan_fd);
     free(d->blob);
     free(d->cs_ids);
     free(d->note0);
@@ -657,6 +696,7 @@ static int perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause)
     }
     if (d->exclude_kernel && d->base.note == NULL)
         d->base.note = xstrdup("kernel samples excluded: time on a CPU in the kernel is not seen");
+    perf_scan_start(d);
     return 0;
 }
 
@@ -674,7 +714,7 @@ static struct clockdrv_perf *perf_new(const struct clockdrv_config *cfg, char **
     d->base.ops = &clockdrv_perf_ops;
     d->base.fd = -1;
     d->pidfd = -1;
-    d->copier_ep = d->copier_stop = -1;
+    d->copier_ep = d->copier_stop = d->scan_fd = -1;
     d->cfg = *cfg;
     d->period_ns = (uint64_t)cfg->interval_us * 1000;
     clockdrv_jitter_init(&d->jitter, d->period_ns, cfg->jitter);
@@ -861,6 +901,7 @@ static void perf_thread_gone(struct clockdrv_perf *d, uint32_t tid)
     t->hush = NULL;
     t->nhush = 0;
     t->hushed = false;
+    perf_snaps_free(t);
     d->base.threads = d->base.threads > 0 ? d->base.threads - 1 : 0;
 }
 
@@ -1119,6 +1160,7 @@ static bool perf_copy_ring(struct clockdrv_perf *d, int i, uint64_t head, struct
  * left for want of room. */
 static bool perf_copy_pass(struct clockdrv_perf *d)
 {
+    uint64_t at = clockdrv_now_ns();
     for (int i = 0; i < d->ncpus; i++)
         d->heads[i] = d->cpus[i].meta != NULL
                           ? __atomic_load_n(&d->cpus[i].meta->data_head, __ATOMIC_ACQUIRE)
@@ -1133,6 +1175,8 @@ static bool perf_copy_pass(struct clockdrv_perf *d)
                                             __ATOMIC_RELAXED))
             ;
     }
+    if (room) /* every record made before AT is out of the rings */
+        __atomic_store_n(&d->read_ns, at, __ATOMIC_RELEASE);
     return room;
 }
 
@@ -1322,6 +1366,8 @@ static void perf_credit(struct clockdrv_perf *d, struct perf_thread *t, uint64_t
         return;
     struct event ev = { .type = EVENT_SAMPLE, .pid = t->pid, .tid = t->tid, .time_ns = now };
     ev.sample.mode = SAMPLE_BLOCKED;
+    if (d->scan_fd >= 0 && !t->bvalid)
+        perf_blocked_stack(d, t, now);
     if (t->bvalid)
         ev.sample.stack = &t->bstack;
     while (ticks > 0) {
@@ -1367,23 +1413,94 @@ static void perf_keep_stack(struct clockdrv_perf *d, const struct perf_rec *r)
     t->bvalid = st.user;
 }
 
-/* Without a switch event (kernel.perf_event_paranoid 2): the stack of T,
- * blocked still, from its syscall file, as the ptrace driver takes it.  A
- * wait shorter than a drain goes without. */
-static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t)
+/* Without a switch event (kernel.perf_event_paranoid 2): T's stack in its
+ * blocked stretch up to NOW, as a scan saw it (perf_scan), if one did: a
+ * wait shorter than a scan's period may go without. */
+static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now)
 {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%u/task/%u/syscall", t->pid, t->tid);
-    if (clockdrv_proc_read(path, line, sizeof line) <= 0)
+    for (uint8_t i = 0; i < t->nsnaps; i++) {
+        const struct perf_snap *sn = &t->snaps[i];
+        if (sn->last < t->bstart)
+            continue;
+        if (sn->first > now)
+            return;
+        if (t->bdata == NULL)
+            t->bdata = xmalloc(d->cfg.stack_size > 0 ? d->cfg.stack_size : 1);
+        t->bstack = sn->st;
+        memcpy(t->bdata, sn->data, sn->st.size);
+        t->bstack.data = t->bdata;
+        t->bvalid = true;
         return;
-    if (!ustack_regs_syscall(line, &t->bstack))
+    }
+}
+
+/* Read where each blocked thread is, from its syscall file, as the ptrace
+ * driver does at its ticks; a thread seen at the same place as last time
+ * (the same wait, or the same call again) is not read again.  A scan that
+ * takes over a quarter of its period doubles the period, up to 64 ticks. */
+static void perf_scan(struct clockdrv_perf *d)
+{
+    uint64_t t0 = clockdrv_now_ns();
+    for (size_t i = 0; i < d->threads_alloc; i++) {
+        struct perf_thread *t = &d->threads[i];
+        char path[64], line[256];
+        struct event_stack st = {0};
+        if (!t->used || t->pid == 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/%u/task/%u/syscall", t->pid, t->tid);
+        if (clockdrv_proc_read(path, line, sizeof line) <= 0 || strncmp(line, "running", 7) == 0 ||
+            !ustack_regs_syscall(line, &st))
+            continue;
+        uint64_t now = clockdrv_now_ns();
+        struct perf_snap *sn = t->nsnaps > 0 ? &t->snaps[t->nsnaps - 1] : NULL;
+        if (sn != NULL && sn->st.regs[EVENT_REG_SP] == st.regs[EVENT_REG_SP] &&
+            sn->st.regs[EVENT_REG_PC] == st.regs[EVENT_REG_PC]) {
+            sn->last = now;
+            continue;
+        }
+        if (t->snaps == NULL)
+            t->snaps = xcalloc(PERF_SNAPS, sizeof *t->snaps);
+        if (t->nsnaps == PERF_SNAPS) { /* the oldest goes, its buffer used again */
+            struct perf_snap old = t->snaps[0];
+            memmove(t->snaps, t->snaps + 1, (PERF_SNAPS - 1) * sizeof *t->snaps);
+            t->snaps[PERF_SNAPS - 1] = old;
+            t->nsnaps--;
+        }
+        sn = &t->snaps[t->nsnaps++];
+        if (sn->data == NULL)
+            sn->data = xmalloc(d->cfg.stack_size > 0 ? d->cfg.stack_size : 1);
+        sn->st = st;
+        ustack_copy((pid_t)t->pid, &sn->st, sn->data, d->cfg.stack_size);
+        sn->st.kernel = NULL;
+        sn->st.nkernel = 0;
+        sn->first = sn->last = now;
+    }
+    uint64_t took = clockdrv_now_ns() - t0;
+    if (took > d->scan_ns / 4 && d->scan_ns < 64 * d->period_ns) {
+        d->scan_ns *= 2;
+        struct itimerspec its = {
+            {(time_t)(d->scan_ns / 1000000000u), (long)(d->scan_ns % 1000000000u)},
+            {(time_t)(d->scan_ns / 1000000000u), (long)(d->scan_ns % 1000000000u)}};
+        timerfd_settime(d->scan_fd, 0, &its, NULL);
+    }
+}
+
+/* Scan the blocked threads every tick when no switch event can say where
+ * they block. */
+static void perf_scan_start(struct clockdrv_perf *d)
+{
+    if (d->scan_fd >= 0 || !d->cfg.stacks || !d->wall || !d->exclude_kernel)
         return;
-    if (t->bdata == NULL)
-        t->bdata = xmalloc(d->cfg.stack_size > 0 ? d->cfg.stack_size : 1);
-    ustack_copy((pid_t)t->pid, &t->bstack, t->bdata, d->cfg.stack_size);
-    t->bstack.kernel = NULL;
-    t->bstack.nkernel = 0;
-    t->bvalid = true;
+    d->scan_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (d->scan_fd < 0)
+        return;
+    d->scan_ns = d->period_ns;
+    struct itimerspec its = {
+        {(time_t)(d->scan_ns / 1000000000u), (long)(d->scan_ns % 1000000000u)},
+        {(time_t)(d->scan_ns / 1000000000u), (long)(d->scan_ns % 1000000000u)}};
+    timerfd_settime(d->scan_fd, 0, &its, NULL);
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = PERF_SCAN_KEY};
+    epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->scan_fd, &ev);
 }
 
 /* The periods entry of CPU's clock event in force at TIME (PC has some). */
@@ -1548,7 +1665,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         if (r->misc & PERF_RECORD_MISC_SWITCH_OUT) {
             if (!(r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) {
                 t->blocked = true;
-                t->since = r->time;
+                t->since = t->bstart = r->time;
                 t->hushed = perf_hushed(t, r->time);
             }
         } else {
@@ -1663,12 +1780,17 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
     struct epoll_event evs[16];
     int n;
+    bool scan = false;
     while ((n = epoll_wait(d->base.fd, evs, 16, 0)) > 0) {
         for (int i = 0; i < n; i++) {
             uint32_t k = evs[i].data.u32;
             if (k == UINT32_MAX) {
                 epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->pidfd, NULL);
                 d->child_gone = true;
+            } else if (k == PERF_SCAN_KEY) {
+                uint64_t ticks;
+                if (read(d->scan_fd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks)
+                    scan = true;
             } else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
                 /* A hung-up event keeps polling ready: stop watching it. */
                 epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->cpus[k].fd, NULL);
@@ -1678,6 +1800,8 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
         if (n < 16)
             break;
     }
+    if (scan && !d->base.ended)
+        perf_scan(d);
     if (d->child_gone && !d->base.ended) {
         if (waitpid(d->base.pid, &d->base.wstatus, WNOHANG) == d->base.pid) {
             d->base.ended = true;
@@ -1713,7 +1837,14 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
      * the drain takes what is left in the rings. */
     if (d->base.ended)
         perf_copier_stop(d);
+    /* The records read now are all those made before READ_TO: the copier's
+     * pass that began then published them, or this drain's own pass did.
+     * As an ordinary user that is up to PERF_COPY_MS and more before now. */
+    bool copier = d->copier_on;
+    uint64_t read_to = __atomic_load_n(&d->read_ns, __ATOMIC_ACQUIRE);
     size_t backlog = perf_read_all(d);
+    if (!copier)
+        read_to = __atomic_load_n(&d->read_ns, __ATOMIC_ACQUIRE);
     if (d->nrecs > 1) /* no records at all: a stopped process, recs still NULL */
         qsort(d->recs, d->nrecs, sizeof *d->recs, perf_rec_cmp);
     uint64_t shed = d->shed;
@@ -1741,15 +1872,18 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
                            .time_ns = now};
         emit(arg, &ev);
     }
-    /* Threads still blocked have been waiting all along: show it now. */
-    if (d->wall && !d->base.ended && !d->base.paused && now > PERF_SLACK_NS) {
+    /* Threads still blocked have been waiting all along: show it now, up
+     * to where the records surely are all read (a switch-in may be among
+     * those still to come: crediting past it counted time the thread ran,
+     * 27 % too much I/O in stacks.sh's blockcall as an ordinary user). */
+    if (d->wall && !d->base.ended && !d->base.paused && read_to > PERF_SLACK_NS) {
         for (size_t i = 0; i < d->threads_alloc; i++) {
             struct perf_thread *t = &d->threads[i];
             if (!t->used || !t->blocked)
                 continue;
             if (d->cfg.stacks && !d->cs && !t->bvalid)
-                perf_blocked_stack(d, t);
-            perf_credit(d, t, now - PERF_SLACK_NS, emit, arg);
+                perf_blocked_stack(d, t, read_to - PERF_SLACK_NS);
+            perf_credit(d, t, read_to - PERF_SLACK_NS, emit, arg);
         }
     }
     perf_jitter(d, now);
