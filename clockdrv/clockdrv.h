@@ -22,6 +22,13 @@ struct launch {
     bool stdout_append;
     const char *stderr_path;
     int tty_fd;         /* a pty for the program to own, or -1 to inherit ours */
+    /* Without a pty: a session of its own all the same, not sharing our
+     * terminal (its input is not one).  Its own autogroup then: the
+     * scheduler shares the CPUs between profil and the program as between
+     * two users' jobs, where profil would otherwise have one share among
+     * the program's threads (a 200th of a CPU beside 200 busy processes,
+     * and the ptrace driver, which stops each, fell behind). */
+    bool own_session;
 };
 
 struct clockdrv_config {

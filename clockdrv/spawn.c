@@ -68,6 +68,8 @@ spawn_child(int go_fd, int err_fd, const struct launch *l, pid_t parent)
         }
         if (l->tty_fd > 2)
             close(l->tty_fd);
+    } else if (l->own_session && setsid() < 0) {
+        spawn_child_fail(err_fd, STAGE_TTY);
     }
     /* Wait before anything can fail: a child that died now would vanish
      * under the driver attaching to it, and hide the real error. */

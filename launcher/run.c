@@ -97,14 +97,16 @@ static const struct clockdrv_ops *run_driver(const struct options *o,
 }
 
 /* Plain mode: the program keeps this terminal; Ctrl-C and Ctrl-\\ are for it,
- * as they were under PROFIL; a TERM or HUP sent to profil is passed on (and
+ * as they were under PROFIL (OWN_SESSION: it has none of ours, its input
+ * being no terminal, and profil passes them on); a TERM or HUP sent to
+ * profil is passed on (and
  * a second one soon after kills the program: clockdrv_stop).  An attached
  * process has a terminal of its own: Ctrl-C, Ctrl-\\, TERM and HUP end the
  * session, and profil lets go of it.  --duration ends it too: an attached
  * process is let go of, a program profil started is stopped as
  * --until-settled stops it. */
 static void run_plain_loop(struct session *s, struct clockdrv *d, const struct options *o,
-                           struct control *ctl)
+                           struct control *ctl, bool own_session)
 {
     double until_settled = o->until_settled;
     struct settle settle;
@@ -116,7 +118,7 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, const struct o
     sigemptyset(&fwd);
     sigaddset(&fwd, SIGTERM);
     sigaddset(&fwd, SIGHUP);
-    if (d->attached) {
+    if (d->attached || own_session) {
         sigaddset(&fwd, SIGINT);
         sigaddset(&fwd, SIGQUIT);
     } else {
@@ -145,6 +147,12 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, const struct o
                     fprintf(stderr, "profil: %s: detaching from process %d\n",
                             session_signal_name((int)si.ssi_signo), (int)d->pid);
                     detach = true;
+                } else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT) {
+                    /* Our terminal's Ctrl-C or Ctrl-\ for a program in a
+                     * session of its own: to its process group, as the
+                     * terminal would have sent it. */
+                    if (!d->ended)
+                        kill(-d->pid, (int)si.ssi_signo);
                 } else if (clockdrv_stop(d, (int)si.ssi_signo)) {
                     fprintf(stderr,
                             "profil: %s again within %llu s: killing the program "
@@ -194,7 +202,7 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, const struct o
     if (sfd >= 0)
         close(sfd);
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    if (!d->attached) {
+    if (!d->attached && !own_session) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
     }
@@ -402,8 +410,13 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     argv[0] = (char *)o->target;
     for (size_t i = 0; i < a->argc; i++)
         argv[i + 1] = a->argv[i];
-    struct launch l = { path, argv, a->stdin_path, a->stdout_path, a->stdout_append,
-                        a->stderr_path, -1 };
+    struct launch l = {.path = path,
+                       .argv = argv,
+                       .stdin_path = a->stdin_path,
+                       .stdout_path = a->stdout_path,
+                       .stdout_append = a->stdout_append,
+                       .stderr_path = a->stderr_path,
+                       .tty_fd = -1};
     int master = -1, slave = -1, status = 1;
     struct run_save rs = {path, NULL, NULL, false};
     char *cause = NULL, *title = NULL, *note = NULL;
@@ -429,6 +442,9 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         }
         fcntl(master, F_SETFD, FD_CLOEXEC);
         l.tty_fd = slave;
+    } else if (!attach) {
+        /* Its input not a terminal, it needs none of ours (struct launch). */
+        l.own_session = l.stdin_path != NULL || !isatty(STDIN_FILENO);
     }
     free(s->driver);
     s->driver = xstrdup(ops->name);
@@ -498,7 +514,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
         if (d->note != NULL)
             fprintf(stderr, "profil: %s\n", d->note);
     } else {
-        run_plain_loop(s, d, o, ctl);
+        run_plain_loop(s, d, o, ctl, l.own_session);
         s->duration_s = (double)(clockdrv_now_ns() - s->start_ns) / 1e9;
         if (d->note != NULL && (note == NULL || strcmp(note, d->note) != 0))
             fprintf(stderr, "profil: %s\n", d->note);

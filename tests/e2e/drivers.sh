@@ -155,18 +155,9 @@ for drv in ptrace perf; do
         # CPU time with 200 processes, 0.979 with 20 of 350 ms): 10 % there.
         tol=5
         [ "$drv" = perf ] && tol=10
-        if [ "$name" = ptrace-procs ] && [ "$(id -u)" -ne 0 ] && [ "$(ulimit -r 2>/dev/null || echo 0)" = 0 ]; then
-            # ptrace stops each of 200 busy processes every tick, and profil
-            # keeps up only at SCHED_FIFO: as an ordinary user it has a
-            # 200th of a CPU, and 92 % of the CPU time was sampled, 4.7-5.2 %
-            # lost (docs/drivers.md).  64 threads of one process: it keeps up.
-            skip -n 2 "$name: samples add up to the CPU time, few lost" needs-root \
-                "needs root or RLIMIT_RTPRIO: without SCHED_FIFO ptrace cannot stop 200 busy processes every tick"
-        else
-            near "$(c total)" "$(calc "${cpu:-0} * 1000")" "$(calc "${cpu:-0} * 10 * $tol")" \
-                "$name: samples x interval within $tol % of getrusage's CPU time"
-            cmp_ok "$(lost_pct)" "<" 5 "$name: under 5 % of the ticks lost"
-        fi
+        near "$(c total)" "$(calc "${cpu:-0} * 1000")" "$(calc "${cpu:-0} * 10 * $tol")" \
+            "$name: samples x interval within $tol % of getrusage's CPU time"
+        cmp_ok "$(lost_pct)" "<" 5 "$name: under 5 % of the ticks lost"
         # Starved by the program's threads, profil once unwound up to 17 %
         # of these samples too late and kept them without their stacks.
         cmp_ok "$(jq -r '.stacks.samples // 0' "$J")" ">=" "$(calc "0.95 * $(c total)")" \

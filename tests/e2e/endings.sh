@@ -3,7 +3,7 @@
 # exit status, Ctrl-C caught or not, SIGTERM sent to profil; the session is
 # written every time.  And the program's stdin is its own.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 36
+plan 40
 
 # ---------------------------------------------------------------------------
 # SIGSEGV after ~0.3 s of doomed_work.
@@ -47,6 +47,23 @@ is "$(json "$T/int.PRF" '"\(.exit.status) \(.exit.signal)"')" "aborted SIGINT" \
     "Ctrl-C not caught: the session says aborted by SIGINT"
 cmp_ok "$(json "$T/int.PRF" '[.functions[] | select(.name == "markbit") | .samples] | add // 0')" ">" 0 \
     "Ctrl-C not caught: the samples before it are kept"
+
+# A program whose input is not a terminal has a session of its own (and so
+# its own autogroup: the scheduler shares the CPUs between profil and it as
+# between two jobs); one that reads the terminal shares profil's, for
+# Ctrl-C, Ctrl-Z and /dev/tty.  Field 6 of /proc/PID/stat is the session.
+sid_of='echo "pid $$ session $(cut -d" " -f6 /proc/$$/stat)"'
+run "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/sid.PRF" /bin/sh -c "$sid_of" </dev/null
+set -- $(printf '%s\n' "$out" | sed -n 's/^pid \([0-9]*\) session \([0-9]*\)$/\1 \2/p')
+is "${1:-x}" "${2:-y}" "input not a terminal: the program leads a session of its own"
+ptyrun -t 30 -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/sid2.PRF" /bin/sh -c "$sid_of"
+set -- $(printf '%s\n' "$out" | sed -n 's/^pid \([0-9]*\) session \([0-9]*\)$/\1 \2/p')
+isnt "${1:-x}" "${2:-x}" "input a terminal: the program stays in profil's session"
+# Ctrl-C then reaches it through profil, as the terminal would have sent it.
+ptyrun -t 60 -w 'catcher: waiting' -k 0.7:^C -- sh -c 'exec "$0" --no-tui -b 1 -t 1000 -o "$1" "$2" -- </dev/null' \
+    "$PROFIL" "$T/catch3.PRF" "$PROGS/catcher"
+is "$rc" 0 "input not a terminal, Ctrl-C: profil exits 0, as the program did"
+like "$out" '^(\^C)?caught SIGINT$' "input not a terminal, Ctrl-C: passed on to the program, which caught it"
 
 # The same on the live screen: Ctrl-C is typed to the program's terminal;
 # a TERM once it is over closes the screen.  Times count from the screen's
