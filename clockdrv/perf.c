@@ -1336,6 +1336,8 @@ static int perf_rec_cmp(const void *a, const void *b)
  * answered before TIME are forgotten (the records come in order of time). */
 static bool perf_hushed(struct perf_thread *t, uint64_t time)
 {
+    if (t->nhush == 0)
+        return false;
     uint8_t gone = 0;
     while (gone < t->nhush && t->hush[gone].until < time)
         gone++;
