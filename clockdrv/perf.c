@@ -112,10 +112,11 @@ struct perf_cpu {
 };
 
 /* Where a blocked thread was, as a scan read it from its syscall file (no
- * switch event: perf_scan): from FIRST to LAST it was seen blocked at the
- * same place (stack pointer and PC). */
+ * switch event: perf_scan): from FIRST to LAST it was seen blocked there,
+ * not put on a CPU meanwhile (RUNS, schedstat's count, the same). */
 struct perf_snap {
     uint64_t first, last;
+    uint64_t runs;
     struct event_stack st; /* st.data is DATA */
     uint8_t *data;         /* owned: cfg.stack_size bytes */
 };
@@ -1436,10 +1437,24 @@ static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t, u
     }
 }
 
+/* The times thread T was put on a CPU (schedstat's third number), or 0. */
+static uint64_t perf_runs(const struct perf_thread *t)
+{
+    char path[64], line[128];
+    unsigned long long exec, delay, runs;
+    snprintf(path, sizeof path, "/proc/%u/task/%u/schedstat", t->pid, t->tid);
+    if (clockdrv_proc_read(path, line, sizeof line) <= 0 ||
+        sscanf(line, "%llu %llu %llu", &exec, &delay, &runs) != 3)
+        return 0;
+    return runs;
+}
+
 /* Read where each blocked thread is, from its syscall file, as the ptrace
- * driver does at its ticks; a thread seen at the same place as last time
- * (the same wait, or the same call again) is not read again.  A scan that
- * takes over a quarter of its period doubles the period, up to 64 ticks. */
+ * driver does at its ticks; a thread still in the wait it was seen in last
+ * time (not put on a CPU since) is not read again: a new wait is, even at
+ * the same stack pointer and PC (another caller may have the same depth).
+ * A scan that takes over a quarter of its period doubles the period, up to
+ * 64 ticks. */
 static void perf_scan(struct clockdrv_perf *d)
 {
     uint64_t t0 = clockdrv_now_ns();
@@ -1453,9 +1468,10 @@ static void perf_scan(struct clockdrv_perf *d)
         if (clockdrv_proc_read(path, line, sizeof line) <= 0 || strncmp(line, "running", 7) == 0 ||
             !ustack_regs_syscall(line, &st))
             continue;
-        uint64_t now = clockdrv_now_ns();
+        uint64_t now = clockdrv_now_ns(), runs = perf_runs(t);
         struct perf_snap *sn = t->nsnaps > 0 ? &t->snaps[t->nsnaps - 1] : NULL;
-        if (sn != NULL && sn->st.regs[EVENT_REG_SP] == st.regs[EVENT_REG_SP] &&
+        if (sn != NULL && runs != 0 && sn->runs == runs &&
+            sn->st.regs[EVENT_REG_SP] == st.regs[EVENT_REG_SP] &&
             sn->st.regs[EVENT_REG_PC] == st.regs[EVENT_REG_PC]) {
             sn->last = now;
             continue;
@@ -1476,6 +1492,7 @@ static void perf_scan(struct clockdrv_perf *d)
         sn->st.kernel = NULL;
         sn->st.nkernel = 0;
         sn->first = sn->last = now;
+        sn->runs = runs;
     }
     uint64_t took = clockdrv_now_ns() - t0;
     if (took > d->scan_ns / 4 && d->scan_ns < 64 * d->period_ns) {

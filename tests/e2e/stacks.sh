@@ -13,7 +13,7 @@
 # --export=folded and --report --tree.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 319
+plan 321
 
 # profile NAME DRIVER [PROFIL-OPTION...] PROG [--|ARG...]: run PROG under
 # profil with DRIVER into $T/NAME.PRF; its JSON report in $J=$T/NAME.json,
@@ -391,6 +391,21 @@ for drv in $DRIVERS; do
     near "$(share worker)" "$(calc "100 - $wait_pct")" 5 "$n: worker's Total share is its running share (+/- 5)"
     near "$(share main)" 100 2 "$n: main's Total is 100 % of the samples, blocked ones included (+/- 2)"
     agree "$n" main waiter worker
+done
+
+# Two waits at the same depth, in waiter and in waiter2 (a copy), every
+# other round: each keeps its own caller.  Without switch events (an
+# ordinary user's perf) the waits' stacks come from scans of the syscall
+# files, and a scan once took a wait at the same stack pointer and PC for
+# the one it had seen before: waiter2 had none of the time.
+for drv in $DRIVERS; do
+    if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
+        skip "blockcall two $drv: each wait keeps its caller" perf-refused "$(perf_refused)"
+        continue
+    fi
+    profile "blockcall2-$drv" "$drv" "$PROGS/blockcall" 40 two
+    diag "blockcall two $drv: Total of waiter $(fn waiter total), waiter2 $(fn waiter2 total), worker $(fn worker total)"
+    near "$(share waiter2)" "$(share waiter)" 6 "blockcall two $drv: waiter2's Total is waiter's (+/- 6): each wait keeps its caller"
 done
 
 # ---------------------------------------------------------------------------

@@ -3,10 +3,13 @@
  * CPU, so about half of the wall clock is spent blocked under waiter.  At
  * the end it prints the time it measured itself, for the test to compare:
  * waiter's wall time and worker's CPU time (what a wall clock samples: a
- * tick while the program waits for a CPU is neither). */
+ * tick while the program waits for a CPU is neither).
+ *   blockcall [ROUNDS [two]]: with "two", every other wait is in waiter2, a
+ *   copy of waiter at the same depth (waiter's time counts both). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define WORK_ITERS     9300000L
@@ -17,6 +20,19 @@ static volatile uint64_t sink;
 
 /* Block for 10 ms in the kernel, restarting after a signal. */
 __attribute__((noinline, noipa)) static int waiter(void)
+{
+    struct timespec ts = {0, SLEEP_NS};
+    int n = 0;
+
+    while (nanosleep(&ts, &ts) != 0)
+        n++;
+    __asm__ volatile("" : "+r"(n) : : "memory");
+    return n;
+}
+
+/* waiter again, for blockcall ROUNDS two: the same code, so the same frame
+ * and the same stack pointer in the same system call, under another name. */
+__attribute__((noinline, noipa)) static int waiter2(void)
 {
     struct timespec ts = {0, SLEEP_NS};
     int n = 0;
@@ -53,6 +69,7 @@ static double now(clockid_t c)
 int main(int argc, char **argv)
 {
     long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : DEFAULT_ROUNDS;
+    int two = argc > 2 && strcmp(argv[2], "two") == 0; /* odd rounds wait in waiter2 */
     double wait = 0, work = 0, t;
     uint64_t r = 0;
     long i;
@@ -61,7 +78,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     for (i = 0; i < rounds; i++) {
         t = now(CLOCK_MONOTONIC);
-        r += (uint64_t)waiter();
+        r += (uint64_t)(two && (i & 1) ? waiter2() : waiter());
         wait += now(CLOCK_MONOTONIC) - t;
         t = now(CLOCK_THREAD_CPUTIME_ID);
         r += worker();
