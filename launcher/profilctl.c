@@ -6,8 +6,8 @@
  * command has taken effect.  After the command, a NUL and "tid=TID at=NS"
  * say which thread waits and since when (CLOCK_MONOTONIC), so that profil
  * does not count the wait as the program's I/O; a profil that does not
- * know them reads the command up to the NUL.  Without PROFIL_CONTROL every call is a load,
- * a compare and a return.  Built without profil's flags and libraries: a
+ * know them reads the command up to the NUL.  Without PROFIL_CONTROL every
+ * call is a load, a compare and a return.  Built without profil's flags and libraries: a
  * program links it and nothing else of profil's.
  */
 #include "profil/control.h"

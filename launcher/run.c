@@ -99,8 +99,8 @@ static const struct clockdrv_ops *run_driver(const struct options *o,
 /* Plain mode: the program keeps this terminal; Ctrl-C and Ctrl-\\ are for it,
  * as they were under PROFIL (OWN_SESSION: it has none of ours, its input
  * being no terminal, and profil passes them on); a TERM or HUP sent to
- * profil is passed on (and
- * a second one soon after kills the program: clockdrv_stop).  An attached
+ * profil is passed on (and a second one soon after kills the program:
+ * clockdrv_stop).  An attached
  * process has a terminal of its own: Ctrl-C, Ctrl-\\, TERM and HUP end the
  * session, and profil lets go of it.  --duration ends it too: an attached
  * process is let go of, a program profil started is stopped as
