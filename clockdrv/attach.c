@@ -265,6 +265,19 @@ bool clockdrv_task_blocked(pid_t pid, pid_t tid)
     return state == 'S' || state == 'D';
 }
 
+bool clockdrv_schedstat_parse(const char *buf, uint64_t *exec, uint64_t *delay, uint64_t *runs)
+{
+    const char *p = buf;
+    char *e;
+    uint64_t *field[3] = {exec, delay, runs};
+    for (int i = 0; i < 3; i++, p = e) {
+        *field[i] = strtoull(p, &e, 10);
+        if (e == p)
+            return false;
+    }
+    return true;
+}
+
 ssize_t clockdrv_proc_read(const char *path, char *buf, size_t size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -205,6 +205,10 @@ void clockdrv_exec_info(pid_t pid, char *path, size_t path_size, char *args, siz
 /* Whether thread TID of PID is asleep (state S or D) now. */
 bool clockdrv_task_blocked(pid_t pid, pid_t tid);
 
+/* A schedstat file's text BUF: ns on a CPU, ns waiting for one, times put
+ * on one.  False when BUF does not hold the three numbers. */
+bool clockdrv_schedstat_parse(const char *buf, uint64_t *exec, uint64_t *delay, uint64_t *runs);
+
 /* The threads an attached process PID had before profil came, handed to
  * EMIT at TIME: each one's start (EVENT_THREAD, not for the first) and its
  * name (EVENT_COMM), as a process profil started reports them; a main

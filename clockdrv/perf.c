@@ -1437,14 +1437,22 @@ static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t, u
     }
 }
 
+/* Set the scan timer to fire every SCAN_NS. */
+static void perf_scan_arm(struct clockdrv_perf *d)
+{
+    struct timespec every = {(time_t)(d->scan_ns / 1000000000u), (long)(d->scan_ns % 1000000000u)};
+    struct itimerspec its = {every, every};
+    timerfd_settime(d->scan_fd, 0, &its, NULL);
+}
+
 /* The times thread T was put on a CPU (schedstat's third number), or 0. */
 static uint64_t perf_runs(const struct perf_thread *t)
 {
     char path[64], line[128];
-    unsigned long long exec, delay, runs;
+    uint64_t exec, delay, runs;
     snprintf(path, sizeof path, "/proc/%u/task/%u/schedstat", t->pid, t->tid);
     if (clockdrv_proc_read(path, line, sizeof line) <= 0 ||
-        sscanf(line, "%llu %llu %llu", &exec, &delay, &runs) != 3)
+        !clockdrv_schedstat_parse(line, &exec, &delay, &runs))
         return 0;
     return runs;
 }
@@ -1497,10 +1505,7 @@ static void perf_scan(struct clockdrv_perf *d)
     uint64_t took = clockdrv_now_ns() - t0;
     if (took > d->scan_ns / 4 && d->scan_ns < 64 * d->period_ns) {
         d->scan_ns *= 2;
-        struct itimerspec its = {
-            {(time_t)(d->scan_ns / 1000000000u), (long)(d->scan_ns % 1000000000u)},
-            {(time_t)(d->scan_ns / 1000000000u), (long)(d->scan_ns % 1000000000u)}};
-        timerfd_settime(d->scan_fd, 0, &its, NULL);
+        perf_scan_arm(d);
     }
 }
 
@@ -1514,10 +1519,7 @@ static void perf_scan_start(struct clockdrv_perf *d)
     if (d->scan_fd < 0)
         return;
     d->scan_ns = d->period_ns;
-    struct itimerspec its = {
-        {(time_t)(d->scan_ns / 1000000000u), (long)(d->scan_ns % 1000000000u)},
-        {(time_t)(d->scan_ns / 1000000000u), (long)(d->scan_ns % 1000000000u)}};
-    timerfd_settime(d->scan_fd, 0, &its, NULL);
+    perf_scan_arm(d);
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = PERF_SCAN_KEY};
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->scan_fd, &ev);
 }
@@ -1900,8 +1902,6 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
             struct perf_thread *t = &d->threads[i];
             if (!t->used || !t->blocked)
                 continue;
-            if (d->cfg.stacks && !d->cs && !t->bvalid)
-                perf_blocked_stack(d, t, read_to - PERF_SLACK_NS);
             perf_credit(d, t, read_to - PERF_SLACK_NS, emit, arg);
         }
     }

@@ -203,14 +203,7 @@ bool ptrace_schedstat(struct clockdrv_ptrace *d, const struct ptrace_thread *t, 
     if (r <= 0)
         return false;
     buf[r] = '\0';
-    char *p = buf, *e;
-    uint64_t *field[3] = {exec, delay, runs};
-    for (int i = 0; i < 3; i++, p = e) {
-        *field[i] = strtoull(p, &e, 10);
-        if (e == p)
-            return false;
-    }
-    return true;
+    return clockdrv_schedstat_parse(buf, exec, delay, runs);
 }
 
 /* T's stop has come, or will not: the tick waits for it no longer. */
