@@ -18,8 +18,9 @@
 
 static volatile uint64_t sink;
 
-/* Block for 10 ms in the kernel, restarting after a signal. */
-__attribute__((noinline, noipa)) static int waiter(void)
+/* Block for 10 ms in the kernel, restarting after a signal: the body of
+ * each waiter, inlined into it. */
+__attribute__((always_inline)) static inline int sleep_10ms(void)
 {
     struct timespec ts = {0, SLEEP_NS};
     int n = 0;
@@ -30,17 +31,17 @@ __attribute__((noinline, noipa)) static int waiter(void)
     return n;
 }
 
+/* Where the program blocks. */
+__attribute__((noinline, noipa)) static int waiter(void)
+{
+    return sleep_10ms();
+}
+
 /* waiter again, for blockcall ROUNDS two: the same code, so the same frame
  * and the same stack pointer in the same system call, under another name. */
 __attribute__((noinline, noipa)) static int waiter2(void)
 {
-    struct timespec ts = {0, SLEEP_NS};
-    int n = 0;
-
-    while (nanosleep(&ts, &ts) != 0)
-        n++;
-    __asm__ volatile("" : "+r"(n) : : "memory");
-    return n;
+    return sleep_10ms();
 }
 
 /* Burn a fixed amount of CPU, about 10 ms here. */
