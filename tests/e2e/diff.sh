@@ -6,7 +6,7 @@
 # over-eager); the program's own module matches although its file is named
 # differently; the JSON says the same; bad command lines are refused.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 36
+plan 38
 
 prof() { # NAME PROGRAM: a run of PROGRAM 30 into $T/NAME.PRF
     run "$PROFIL" --no-tui -b 1 -t 1000 --clock cpu -o "$T/$1.PRF" "$PROGS/$2" 30 </dev/null
@@ -49,12 +49,48 @@ is "$(jq -r '"\(.before.samples > 0) \(.after.samples > 0) \(.compared == (.func
     "true true true" "JSON: both sessions' samples, and how many routines were compared"
 
 # ---------------------------------------------------------------------------
-# The same build twice: nothing of more than 100 samples differs at p < 0.01.
+# The statistics, recomputed here from the counts the JSON gives: each
+# row's p is the two-sided two-proportion z-test (pooled), and p_adjusted
+# is Holm's step-down over the rows compared.  Checked on both pairs.
+holm_check() { # JSON: the rows whose p or p_adjusted differ from ours
+    jq -r '.before.samples as $na | .after.samples as $nb |
+           .functions[] | "\($na) \($nb) \(.before_samples) \(.after_samples) \(.p) \(.p_adjusted) \(.name)"' "$1" |
+        perl -MPOSIX=erfc -ane '
+            my ($na, $nb, $ka, $kb, $p, $adj, $name) = @F;
+            my $pool = ($ka + $kb) / ($na + $nb);
+            my $se = sqrt($pool * (1 - $pool) * (1 / $na + 1 / $nb));
+            my $q = $se > 0 ? erfc(abs($kb / $nb - $ka / $na) / $se / sqrt(2)) : 1;
+            push @r, [$q, $p, $adj, $name];
+            END {
+                my ($m, $run) = (scalar @r, 0);
+                my $i = 0;
+                for my $x (sort { $a->[0] <=> $b->[0] } @r) {
+                    my $h = ($m - $i++) * $x->[0];
+                    $h = 1 if $h > 1;
+                    $run = $h if $h > $run;
+                    print "$x->[3]: p $x->[1], ours $x->[0]\n" if abs($x->[1] - $x->[0]) > 1e-9 + 1e-6 * $x->[0];
+                    print "$x->[3]: p_adjusted $x->[2], ours $run\n" if abs($x->[2] - $run) > 1e-9 + 1e-6 * $run;
+                }
+            }'
+}
+is "$(holm_check "$J")" "" "JSON: every p is the two-proportion z-test's, every p_adjusted Holm's"
+
+# The same build twice.  The two-proportion test is exact for a sampler
+# that draws each tick independently: then a routine is called significant
+# at p < 0.01 in about one run of a hundred, which is the level's meaning,
+# not a fault (CI saw it: work_a -6.6 points, p 0.008; 50 pairs run here
+# beside a busy loop spread 1.08 times the binomial sd around the program's
+# own CPU-time shares, which held within 0.2 points).  So this asks for
+# p < 0.001: a correct sampler fails it one run in a thousand, a sampler
+# whose ticks are not independent (in step with the program: spreads of
+# 16-30 times the binomial one, see jitter.sh) or a statistic that
+# understates the spread fails it often.
 J2=$T/same.json
 "$PROFIL" --diff --json "$T/slow.PRF" "$T/slow2.PRF" >"$J2"
 diag "same build: $(jq -c '[.functions[] | select(.before_samples + .after_samples > 200) | [.name, .change, .p_adjusted]]' "$J2")"
-is "$(jq -r '[.functions[] | select(.before_samples > 100 and .after_samples > 100 and .p_adjusted < 0.01)] | length' "$J2")" 0 \
-    "the same build twice: no routine of over 100 samples changes at p < 0.01"
+is "$(holm_check "$J2")" "" "the same build twice: every p is the z-test's, every p_adjusted Holm's"
+is "$(jq -r '[.functions[] | select(.before_samples > 100 and .after_samples > 100 and .p_adjusted < 0.001)] | length' "$J2")" 0 \
+    "the same build twice: no routine of over 100 samples changes at p < 0.001"
 
 # ---------------------------------------------------------------------------
 run "$PROFIL" --diff "$T/slow.PRF"

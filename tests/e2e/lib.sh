@@ -44,6 +44,7 @@ if ! flock "$_lib_lock" -w 120 9; then
     echo "Bail out! waited 120 s for $PROGS/../e2e.lock: a process an earlier test left behind holds it"
     exit 1
 fi
+_lib_waited=$SECONDS
 
 # PROFIL's three prompts, verbatim (note the trailing blanks).
 P_BUCKET='Number of paragraphs (16 bytes) per bucket? '
@@ -410,6 +411,8 @@ done_testing() {
     if [ "$_tap_failed" -ne 0 ]; then
         echo "# $_tap_failed of $_tap_n failed"
     fi
+    # Where the suite's time goes: grep '^# took' tests/e2e/*.log.
+    echo "# took $((SECONDS - _lib_waited)) s, after $_lib_waited s waiting for $PROGS/../e2e.lock"
     exit 0
 }
 
