@@ -69,7 +69,7 @@ ok "t sorts by Total" wait_for 'sorted by Total' 3
 # Sorted by Total, main is among the first rows (sorted by Time, the routines
 # the dynamic loader ran before it can push it off the screen): all of the
 # Total but a sample or two the loader took, and no Self.
-like "$(screen)" '  main +0\.00% +(99\.[0-9][0-9]|100\.00)% ' "main: no Self, all of the Total (but the loader's)"
+like "$(screen)" '  main +0\.00% +(99\.[0-9][0-9]|100\.00)% ' "main: no Self, all of the Total (but the loader's)" || diag "$(screen)"
 tm send-keys -t s / p a t h _ a Enter
 tm send-keys -t s Enter
 ok "Enter on path_a shows its callers and callees" wait_for '^ Callers and callees: path_a' 3
@@ -86,7 +86,7 @@ S=$(screen)
 like "$S" 'Callers of main \([12]\)' "main has one caller (and a sliver of none)"
 like "$S" '^ +(99\.[0-9]+|100\.00)% .*  __libc_start_call_main *$' "the C library's, with all of it"
 # Its callees: the two paths, and the printf at its end when a sample fell there.
-like "$S" 'Callees of main \((2|3)\)' "main has two callees (and perhaps printf)"
+like "$S" 'Callees of main \((2|3)\)' "main has two callees (and perhaps printf)" || diag "$S"
 callees=$(printf '%s\n' "$S" | sed -n '/Callees of main/,$p' | awk '/%/ { print $NF }' | head -n 2 | tr '\n' ' ')
 is "$callees" "path_a path_b " "path_a, then path_b, under it"
 tm send-keys -t s BSpace
