@@ -29,8 +29,10 @@ export PROFIL PTYRUN PROGS
 # loops on both CPUs, 200 processes) or measures what load disturbs
 # (jitter.sh: a program in step with the clock) sets E2E_ALONE=1 before
 # sourcing this, and runs alone: every test holds a shared lock for its
-# life, such a test an exclusive one.  Two minutes at most: a process a
-# test left behind may hold the lock (fd 9).
+# life, such a test an exclusive one.  Ten minutes at most: a process a
+# test left behind may hold the lock (fd 9).  Not less: the longest test
+# holds it over two minutes under the sanitizers (stacks.sh: 122 s as an
+# ordinary user), and jitter.sh, waiting for it, gave up at two.
 if ! command -v flock >/dev/null 2>&1; then
     echo "Bail out! flock is not installed (util-linux)"
     exit 1
@@ -40,8 +42,8 @@ if ! exec 9>>"$PROGS/../e2e.lock"; then
     exit 1
 fi
 if [ "${E2E_ALONE:-0}" = 1 ]; then _lib_lock=-x; else _lib_lock=-s; fi
-if ! flock "$_lib_lock" -w 120 9; then
-    echo "Bail out! waited 120 s for $PROGS/../e2e.lock: a process an earlier test left behind holds it"
+if ! flock "$_lib_lock" -w 600 9; then
+    echo "Bail out! waited 600 s for $PROGS/../e2e.lock: a process an earlier test left behind holds it"
     exit 1
 fi
 _lib_waited=$SECONDS
