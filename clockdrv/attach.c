@@ -245,8 +245,8 @@ void clockdrv_attach_threads(pid_t pid, uint64_t time, clockdrv_emit_fn emit, vo
         emit(arg, &ev);
     }
     for (size_t i = 0; i < n; i++) {
-        struct event ev = {.type = EVENT_THREAD, .pid = (uint32_t)pid, .tid = (uint32_t)tids[i],
-                           .time_ns = time};
+        struct event ev = {
+            .type = EVENT_THREAD, .pid = (uint32_t)pid, .tid = (uint32_t)tids[i], .time_ns = time};
         if (tids[i] != pid)
             emit(arg, &ev);
         char name[32];

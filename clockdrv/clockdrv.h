@@ -15,13 +15,13 @@
 
 /* How to start the program. */
 struct launch {
-    const char *path;   /* the executable */
-    char *const *argv;  /* argv[0] included, NULL-terminated */
-    const char *stdin_path;  /* redirections from the parameters, or NULL */
+    const char *path;       /* the executable */
+    char *const *argv;      /* argv[0] included, NULL-terminated */
+    const char *stdin_path; /* redirections from the parameters, or NULL */
     const char *stdout_path;
     bool stdout_append;
     const char *stderr_path;
-    int tty_fd;         /* a pty for the program to own, or -1 to inherit ours */
+    int tty_fd; /* a pty for the program to own, or -1 to inherit ours */
     /* Without a pty: a session of its own all the same, not sharing our
      * terminal (its input is not one).  Its own autogroup then: the
      * scheduler shares the CPUs between profil and the program as between
@@ -112,11 +112,11 @@ struct clockdrv_sched_attr {
 /* What every driver shares; drivers embed it first. */
 struct clockdrv {
     const struct clockdrv_ops *ops;
-    pid_t pid;         /* the program */
-    int fd;            /* readable when drain has work: poll it */
-    bool ended;        /* the program has ended and was reaped */
-    int wstatus;       /* its wait status, once ended */
-    uint32_t threads;  /* threads alive now */
+    pid_t pid;        /* the program */
+    int fd;           /* readable when drain has work: poll it */
+    bool ended;       /* the program has ended and was reaped */
+    int wstatus;      /* its wait status, once ended */
+    uint32_t threads; /* threads alive now */
     uint32_t max_threads;
     bool paused;
     uint64_t stop_at;  /* when clockdrv_stop last asked the program to end, or 0 */

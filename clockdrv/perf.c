@@ -131,10 +131,10 @@ struct perf_hush {
 struct perf_thread {
     uint32_t tid;
     uint32_t pid;
-    bool blocked;       /* switched out voluntarily and not back yet */
-    bool exec_bare;     /* it executed a program of which no mapping was seen yet */
-    uint64_t since;     /* when the blocked stretch not yet credited began */
-    uint64_t carry;     /* nanoseconds of blocked time short of a tick */
+    bool blocked;   /* switched out voluntarily and not back yet */
+    bool exec_bare; /* it executed a program of which no mapping was seen yet */
+    uint64_t since; /* when the blocked stretch not yet credited began */
+    uint64_t carry; /* nanoseconds of blocked time short of a tick */
     bool used;
     /* Its last requests to profil (clockdrv_hush), oldest first: a
      * voluntary switch-out from a request's asking to its answer is the
@@ -171,7 +171,7 @@ static void perf_snaps_free(struct perf_thread *t)
 /* One record copied out of a ring buffer, to be merged by time. */
 struct perf_rec {
     uint64_t time;
-    uint32_t seq;   /* arrival order, to keep the sort stable */
+    uint32_t seq; /* arrival order, to keep the sort stable */
     uint16_t type;
     uint16_t misc;
     uint32_t pid, tid;
@@ -231,8 +231,8 @@ struct clockdrv_perf {
     uint64_t samples;         /* samples handed over */
     char *note0;              /* the note as the start made it, or NULL */
     bool note0_kept;
-    bool setuid_said; /* the note says a setuid program went unseen */
-    size_t pages;     /* of each CPU's ring */
+    bool setuid_said;    /* the note says a setuid program went unseen */
+    size_t pages;        /* of each CPU's ring */
     bool exclude_kernel; /* the events take user-mode samples only */
     int *extra;          /* the events of an attached process's other threads */
     size_t nextra, extra_alloc;
@@ -246,7 +246,7 @@ struct clockdrv_perf {
      * SCAN_NS by SCAN_FD's timer (perf_scan): -1 when not needed. */
     int scan_fd;
     uint64_t scan_ns;
-    bool several;       /* attached to a process of several threads */
+    bool several; /* attached to a process of several threads */
 
     /* The copier (see the top).  No lock: it pushes on passes and adds to
      * copied, the drain takes the list whole and subtracts (a drain preempted
@@ -271,7 +271,6 @@ static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, in
 {
     return syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
 }
-
 
 /* The attribute every per-CPU event shares. */
 static void perf_attr(struct perf_event_attr *attr, const struct clockdrv_config *cfg,
@@ -368,7 +367,8 @@ static int clockdrv_perf_probe(const struct clockdrv_config *cfg, char **cause)
     int paranoid = clockdrv_read_int("/proc/sys/kernel/perf_event_paranoid", -99);
     if (err == EACCES || err == EPERM)
         *cause = xasprintf("perf: not permitted (kernel.perf_event_paranoid is %d; it must be 2 "
-                           "or less, or profil needs CAP_PERFMON)", paranoid);
+                           "or less, or profil needs CAP_PERFMON)",
+                           paranoid);
     else if (err == ENOENT || err == ENOSYS)
         *cause = xasprintf("perf: this kernel has no perf events (%s)", strerror(err));
     else
@@ -409,7 +409,8 @@ static void perf_period_given(struct perf_cpu *pc, uint64_t time, uint64_t perio
         pc->periods[pc->nperiods - 1] = (struct perf_period){time, period};
         return;
     }
-    pc->periods = xgrowarray(pc->periods, &pc->periods_alloc, pc->nperiods + 1, sizeof *pc->periods);
+    pc->periods =
+        xgrowarray(pc->periods, &pc->periods_alloc, pc->nperiods + 1, sizeof *pc->periods);
     pc->periods[pc->nperiods++] = (struct perf_period){time, period};
 }
 
@@ -684,11 +685,12 @@ static int perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause)
         r = perf_map(&d->cpus[i], d->pages);
         if (r < 0) {
             *cause = xasprintf("perf: cannot map the ring buffer (%s); raise "
-                               "kernel.perf_event_mlock_kb or RLIMIT_MEMLOCK", strerror(-r));
+                               "kernel.perf_event_mlock_kb or RLIMIT_MEMLOCK",
+                               strerror(-r));
             return r;
         }
         d->cpus[i].meta->data_tail = 0;
-        struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
         epoll_ctl(d->base.fd, EPOLL_CTL_ADD, fd, &ev);
         if (d->cfg.stacks && d->wall && !d->exclude_kernel)
             d->cpus[i].cs_fd = perf_open_cs(d, pid, i);
@@ -751,7 +753,7 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg,
         clockdrv_perf_free(&d->base);
         return NULL;
     }
-    struct epoll_event ev = { .events = EPOLLIN, .data.u32 = UINT32_MAX };
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->pidfd, &ev);
     if (spawn_go(&sp, l, cause) < 0) {
         d->base.ended = true; /* spawn_go reaped it */
@@ -880,7 +882,7 @@ static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bo
                 free(old);
                 return perf_thread(d, tid, true);
             }
-            *t = (struct perf_thread){ .tid = tid, .used = true };
+            *t = (struct perf_thread){.tid = tid, .used = true};
             d->threads_live++;
             return t;
         }
@@ -1003,10 +1005,10 @@ static bool perf_parse_stack(struct clockdrv_perf *d, struct perf_rec *r, const 
 }
 
 /* Parse one record into d->recs.  BODY points after the header; LEN is the body length. */
-static void perf_parse(struct clockdrv_perf *d, const struct perf_event_header *h, const uint8_t *body,
-                       size_t len)
+static void perf_parse(struct clockdrv_perf *d, const struct perf_event_header *h,
+                       const uint8_t *body, size_t len)
 {
-    struct perf_rec r = { .type = (uint16_t)h->type, .misc = h->misc };
+    struct perf_rec r = {.type = (uint16_t)h->type, .misc = h->misc};
     /* Non-sample records end with sample_id: { pid, tid, time[, identifier] }. */
     size_t tail = d->ids ? 24 : 16;
     if (h->type != PERF_RECORD_SAMPLE) {
@@ -1074,10 +1076,8 @@ static void perf_parse(struct clockdrv_perf *d, const struct perf_event_header *
             return;
         r.time = rd64(body);
         break;
-    case PERF_RECORD_SWITCH:
-        break;
-    default:
-        return;
+    case PERF_RECORD_SWITCH: break;
+    default: return;
     }
     if (d->nrecs == d->recs_alloc) {
         d->recs_alloc = d->recs_alloc ? 2 * d->recs_alloc : 4096;
@@ -1367,7 +1367,7 @@ static void perf_credit(struct clockdrv_perf *d, struct perf_thread *t, uint64_t
     uint64_t ticks = ns / d->period_ns;
     if (ticks == 0)
         return;
-    struct event ev = { .type = EVENT_SAMPLE, .pid = t->pid, .tid = t->tid, .time_ns = now };
+    struct event ev = {.type = EVENT_SAMPLE, .pid = t->pid, .tid = t->tid, .time_ns = now};
     ev.sample.mode = SAMPLE_BLOCKED;
     if (d->scan_fd >= 0 && !t->bvalid)
         perf_blocked_stack(d, t, now);
@@ -1588,7 +1588,7 @@ static void perf_exec_args(struct clockdrv_perf *d, uint32_t pid, struct event *
 static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clockdrv_emit_fn emit,
                           void *arg)
 {
-    struct event ev = { .pid = r->pid, .tid = r->tid, .time_ns = r->time };
+    struct event ev = {.pid = r->pid, .tid = r->tid, .time_ns = r->time};
     struct perf_thread *t;
     switch (r->type) {
     case PERF_RECORD_SAMPLE:
@@ -1664,9 +1664,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         ev.lost.count = r->c;
         emit(arg, &ev);
         break;
-    case PERF_RECORD_THROTTLE:
-        d->throttled_at = r->time;
-        break;
+    case PERF_RECORD_THROTTLE: d->throttled_at = r->time; break;
     case PERF_RECORD_UNTHROTTLE:
         /* The ticks that fell while the kernel throttled us are lost, not hidden. */
         if (d->throttled_at != 0 && r->time > d->throttled_at) {

@@ -113,7 +113,7 @@
      PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)
 /* A process profil attached to must outlive profil: no EXITKILL. */
 #define PTRACE_ATTACH_OPTIONS (PTRACE_OPTIONS & ~PTRACE_O_EXITKILL)
-#define PTRACE_SPIN_NS   20000ull      /* how long a tick polls for the stops that come at once */
+#define PTRACE_SPIN_NS        20000ull /* how long a tick polls for the stops that come at once */
 #define PTRACE_DETACH_NS      2000000000ull /* longest wait at free for the program to let go */
 #define PTRACE_OVERRUN_WINDOW 64            /* ticks over which overruns are counted */
 #define PTRACE_OVERRUN_MAX    16            /* overruns in a window that give SCHED_FIFO up */

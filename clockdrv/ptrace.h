@@ -59,7 +59,7 @@ struct ptrace_thread {
      * and not put on a CPU since (schedstat's count HUSH_RUNS): no I/O. */
     bool hush;
     uint64_t hush_runs;
-    char comm[16];   /* its name as last handed over */
+    char comm[16]; /* its name as last handed over */
 };
 
 /* How often the threads' names are read again, to follow a rename. */
@@ -79,8 +79,8 @@ struct clockdrv_ptrace {
     int sigfd;
     sigset_t chld;
     bool unblock_chld; /* SIGCHLD was not blocked before us */
-    int spare;     /* /dev/null, closed to make room to read an unkept thread's file */
-    rlim_t nofile; /* our limit on open files */
+    int spare;         /* /dev/null, closed to make room to read an unkept thread's file */
+    rlim_t nofile;     /* our limit on open files */
     bool out_of_fds;
     uint64_t overrun_window; /* the first tick of the window overruns are counted in */
     unsigned overruns;       /* ticks in it whose own work took longer than the interval */
@@ -94,8 +94,8 @@ struct clockdrv_ptrace {
     uint64_t interval_ns;
     struct clockdrv_jitter jitter; /* the timer's periods */
     uint64_t deadline;             /* the jittered timer's next expiry */
-    size_t pending; /* threads this tick interrupted whose stop has not come */
-    bool freeing;   /* letting go of everything */
+    size_t pending;                /* threads this tick interrupted whose stop has not come */
+    bool freeing;                  /* letting go of everything */
     bool attach_maps; /* attached: the first drain hands over the mappings there were */
     uint64_t tick;
     uint64_t now; /* the current tick's time */

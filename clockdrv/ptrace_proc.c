@@ -17,7 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PTRACE_FD_RESERVE 32  /* descriptors left to the rest of profil */
+#define PTRACE_FD_RESERVE 32 /* descriptors left to the rest of profil */
 
 /* Read the maps again this often when stacks are taken, at least: a stack's
  * callers may lie in libraries no sampled PC was in yet.  A process with
@@ -429,7 +429,8 @@ void ptrace_comms(struct clockdrv_ptrace *d)
     char name[32];
     for (size_t i = 0; i < d->threads_alloc; i++) {
         struct ptrace_thread *t = &d->threads[i];
-        if (t->slot == SLOT_USED && t->live && clockdrv_task_comm(t->pid, t->tid, name, sizeof name))
+        if (t->slot == SLOT_USED && t->live &&
+            clockdrv_task_comm(t->pid, t->tid, name, sizeof name))
             ptrace_name(d, t, name);
     }
 }

@@ -24,7 +24,7 @@ struct spawn_error {
 /* In the child: report STAGE's errno to the parent and die. */
 static void __attribute__((noreturn)) spawn_child_fail(int fd, int stage)
 {
-    struct spawn_error e = { stage, errno };
+    struct spawn_error e = {stage, errno};
     ssize_t r = write(fd, &e, sizeof e);
     (void)r;
     _exit(127);
@@ -51,8 +51,8 @@ spawn_child(int go_fd, int err_fd, const struct launch *l, pid_t parent)
      * the parent is another process already, and nothing is run. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
         _exit(127);
-    static const int reset[] = { SIGINT, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU,
-                                 SIGCHLD, SIGWINCH, SIGTERM, SIGHUP };
+    static const int reset[] = {SIGINT,  SIGQUIT, SIGPIPE,  SIGTSTP, SIGTTIN,
+                                SIGTTOU, SIGCHLD, SIGWINCH, SIGTERM, SIGHUP};
     for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
         signal(reset[i], SIG_DFL);
     sigset_t none;
@@ -87,8 +87,7 @@ spawn_child(int go_fd, int err_fd, const struct launch *l, pid_t parent)
                              O_WRONLY | O_CREAT | (l->stdout_append ? O_APPEND : O_TRUNC), 1,
                              STAGE_STDOUT);
     if (l->stderr_path != NULL)
-        spawn_child_redirect(err_fd, l->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2,
-                             STAGE_STDERR);
+        spawn_child_redirect(err_fd, l->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2, STAGE_STDERR);
     execv(l->path, l->argv);
     spawn_child_fail(err_fd, STAGE_EXEC);
 }
@@ -147,11 +146,13 @@ int spawn_go(struct spawn *sp, const struct launch *l, char **cause)
     if (r == 0)
         return 0; /* the pipe closed on exec */
     if (r != (ssize_t)sizeof e)
-        e = (struct spawn_error){ STAGE_EXEC, EIO };
-    static const char *what[] = { "", "cannot redirect standard input from",
-                                  "cannot redirect standard output to",
-                                  "cannot redirect standard error to",
-                                  "cannot give the program its terminal", "cannot execute" };
+        e = (struct spawn_error){STAGE_EXEC, EIO};
+    static const char *what[] = {"",
+                                 "cannot redirect standard input from",
+                                 "cannot redirect standard output to",
+                                 "cannot redirect standard error to",
+                                 "cannot give the program its terminal",
+                                 "cannot execute"};
     const char *target = e.stage == STAGE_STDIN    ? l->stdin_path
                          : e.stage == STAGE_STDOUT ? l->stdout_path
                          : e.stage == STAGE_STDERR ? l->stderr_path

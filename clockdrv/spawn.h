@@ -9,8 +9,8 @@
 
 struct spawn {
     pid_t pid;
-    int go_fd;   /* write end: a byte lets the child exec */
-    int err_fd;  /* read end: errno from a failed exec, or EOF on success */
+    int go_fd;  /* write end: a byte lets the child exec */
+    int err_fd; /* read end: errno from a failed exec, or EOF on success */
 };
 
 /* Fork the child; it waits, with default signal dispositions, for spawn_go. */

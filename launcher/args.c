@@ -27,7 +27,7 @@ static void word_add(struct word *w, char c)
 static char *word_take(struct word *w)
 {
     char *s = w->s ? w->s : xstrdup("");
-    *w = (struct word){ 0 };
+    *w = (struct word){0};
     return s;
 }
 
@@ -65,7 +65,7 @@ int args_split(const char *line, struct args *out, char **cause)
 {
     memset(out, 0, sizeof *out);
     out->argv = xcalloc(1, sizeof *out->argv);
-    struct word w = { 0 };
+    struct word w = {0};
     enum redir pending = REDIR_NONE;
     const char *p = line;
     while (*p != '\0') {

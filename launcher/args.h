@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 struct args {
-    char **argv;  /* owned, NULL-terminated */
+    char **argv; /* owned, NULL-terminated */
     size_t argc;
     char *stdin_path;  /* from "< file", or NULL */
     char *stdout_path; /* from "> file" or ">> file" */

@@ -13,55 +13,55 @@ enum mode { MODE_PROFILE, MODE_REPORT, MODE_REPLAY, MODE_EXPORT, MODE_LIST, MODE
 struct options {
     enum mode mode;
     bool json;
-    bool no_demangle;    /* --no-demangle: raw symbol names */
-    bool no_stacks;      /* --no-stacks */
-    uint32_t stack_size; /* --stack-size, 0: the default */
-    bool tree;           /* --report --tree */
-    bool inverted;       /* ... --inverted */
-    double percent_limit; /* ... --percent-limit */
-    bool lines;          /* --report --lines */
-    const char *list;    /* --list FILE: the source file to list */
-    unsigned exclude;    /* ... --exclude (LISTING_*) */
-    uint32_t line_length; /* ... -ll, --line-length (0: 132) */
-    uint32_t from, to;   /* ... --from, --to (0: unset) */
-    const char *from_arg, *to_arg; /* --from, --to as given: lines with --list, else a time
-                                    * window (seconds, or mark:TEXT) */
-    bool embed_source;   /* --embed-source */
-    const char *annotate; /* --annotate FUNC: its annotated source */
-    bool disasm;         /* ... --disasm: with its disassembly */
-    bool no_inline;      /* --no-inline */
-    bool no_jitter;      /* --no-jitter */
-    double until_settled; /* --until-settled[=SECONDS]: 0 off */
+    bool no_demangle;                     /* --no-demangle: raw symbol names */
+    bool no_stacks;                       /* --no-stacks */
+    uint32_t stack_size;                  /* --stack-size, 0: the default */
+    bool tree;                            /* --report --tree */
+    bool inverted;                        /* ... --inverted */
+    double percent_limit;                 /* ... --percent-limit */
+    bool lines;                           /* --report --lines */
+    const char *list;                     /* --list FILE: the source file to list */
+    unsigned exclude;                     /* ... --exclude (LISTING_*) */
+    uint32_t line_length;                 /* ... -ll, --line-length (0: 132) */
+    uint32_t from, to;                    /* ... --from, --to (0: unset) */
+    const char *from_arg, *to_arg;        /* --from, --to as given: lines with --list, else a time
+                                           * window (seconds, or mark:TEXT) */
+    bool embed_source;                    /* --embed-source */
+    const char *annotate;                 /* --annotate FUNC: its annotated source */
+    bool disasm;                          /* ... --disasm: with its disassembly */
+    bool no_inline;                       /* --no-inline */
+    bool no_jitter;                       /* --no-jitter */
+    double until_settled;                 /* --until-settled[=SECONDS]: 0 off */
     const char *diff_before, *diff_after; /* --diff BEFORE AFTER */
     const char **merge_files;             /* --merge A B ...: in argv's own array, reordered */
     int nmerge;
-    bool force;          /* --merge --force: other builds too */
+    bool force;                       /* --merge --force: other builds too */
     const char *baseline;             /* --baseline FILE.PRF: the live screen's Change column */
     struct session *baseline_session; /* ... read before the program runs */
     bool has_tid, has_pid; /* --tid, --pid with --report or a replay: the threads shown */
     uint32_t tid, pid;
-    const char *comm;    /* ... --comm NAME */
-    bool by_thread;      /* --report --json --by-thread */
-    const char *range;   /* --range LOW-HIGH or FUNCTION: the program area */
-    int hist;            /* --hist: 1 the buckets with samples, 2 (--hist=all) every one */
-    uint32_t bucket;     /* 0: ask */
-    uint32_t interval;   /* 0: ask */
-    const char *args;    /* --args, or NULL */
-    bool have_args;      /* the parameters were given: do not ask */
-    char **argv_rest;    /* parameters after the program (borrowed from argv) */
+    const char *comm;  /* ... --comm NAME */
+    bool by_thread;    /* --report --json --by-thread */
+    const char *range; /* --range LOW-HIGH or FUNCTION: the program area */
+    int hist;          /* --hist: 1 the buckets with samples, 2 (--hist=all) every one */
+    uint32_t bucket;   /* 0: ask */
+    uint32_t interval; /* 0: ask */
+    const char *args;  /* --args, or NULL */
+    bool have_args;    /* the parameters were given: do not ask */
+    char **argv_rest;  /* parameters after the program (borrowed from argv) */
     int nrest;
-    const char *output;  /* -o, or NULL */
+    const char *output; /* -o, or NULL */
     enum clock_kind clock;
-    const char *driver;  /* "auto", "perf" */
+    const char *driver; /* "auto", "perf" */
     bool no_tui;
-    uint32_t delay;      /* tenths of a second between screen refreshes; 0: default */
+    uint32_t delay; /* tenths of a second between screen refreshes; 0: default */
     const char *comment;
     const char *export_format; /* --export: "classic", "folded", "pprof", "speedscope" */
-    const char *target;  /* the program, or the .PRF for --report */
-    bool start_paused;   /* --start-paused: the clock starts off */
-    const char *control; /* --control FIFO[,ACK], or NULL */
-    long attach_pid;     /* -p, --pid: the running process to attach to, or 0 */
-    double duration;     /* --duration SECONDS: end the session then (0: never) */
+    const char *target;        /* the program, or the .PRF for --report */
+    bool start_paused;         /* --start-paused: the clock starts off */
+    const char *control;       /* --control FIFO[,ACK], or NULL */
+    long attach_pid;           /* -p, --pid: the running process to attach to, or 0 */
+    double duration;           /* --duration SECONDS: end the session then (0: never) */
 };
 
 /* Open the debug information of the libraries PATH will map (as ldd lists
@@ -111,8 +111,8 @@ int launcher_refuse_same(const char *output, const char *input, const char *role
  * and output are terminals and --no-tui is not given, else on this terminal
  * with the report printed at the end.  Fills S, writes the .PRF, and
  * returns profil's exit status. */
-int launcher_run(struct session *s, const struct options *o, const char *path,
-                 const struct args *a, const char *output);
+int launcher_run(struct session *s, const struct options *o, const char *path, const struct args *a,
+                 const char *output);
 /* With o->attach_pid, launcher_run attaches to that process instead of
  * starting PATH (its executable, as /proc/PID/exe names it); A is unused. */
 

@@ -180,8 +180,8 @@ static int main_bound(const struct session *s, const char *opt, const char *arg,
     errno = 0;
     *t = strtod(arg, &end);
     if (end == arg || *end != '\0' || errno != 0 || !(*t >= 0) || *t > 1e9) {
-        fprintf(stderr, "profil: --%s: '%s' is neither seconds from the start nor mark:TEXT\n",
-                opt, quote(arg));
+        fprintf(stderr, "profil: --%s: '%s' is neither seconds from the start nor mark:TEXT\n", opt,
+                quote(arg));
         return -1;
     }
     return 0;
@@ -527,8 +527,10 @@ static int main_export(const struct options *o)
     int r = main_save(o->output, data, len, true);
     free(data);
     if (r == 0 && saturated != NULL)
-        fprintf(stderr, "profil: %s: %s and perhaps other values did not fit in 16 bits: "
-                        "saturated at 65535\n", o->output, saturated);
+        fprintf(stderr,
+                "profil: %s: %s and perhaps other values did not fit in 16 bits: "
+                "saturated at 65535\n",
+                o->output, saturated);
     if (r == 0 && s->nbuckets > 65535)
         fprintf(stderr, "profil: %s: only the first 65535 of %zu buckets fit\n", o->output,
                 s->nbuckets);
@@ -632,7 +634,10 @@ int main(int argc, char **argv)
         return main_replay(&o);
     if (o.has_tid || o.comm || o.from_arg || o.to_arg) {
         fprintf(stderr, "profil: --%s goes with --report and the replay\n",
-                o.has_tid ? "tid" : o.comm ? "comm" : o.from_arg ? "from" : "to");
+                o.has_tid    ? "tid"
+                : o.comm     ? "comm"
+                : o.from_arg ? "from"
+                             : "to");
         return 2;
     }
 
@@ -707,7 +712,7 @@ int main(int argc, char **argv)
     }
 
     int status = 1;
-    struct args a = { 0 };
+    struct args a = {0};
     struct session *s = NULL;
     if ((o.bucket == 0 && (r = prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, BUCKET_MIN,
                                              BUCKET_MAX, &o.bucket)) < 0) ||

@@ -77,9 +77,9 @@ static void options_usage(FILE *out)
             "                       when missing): enable, disable, clear, snapshot, mark\n"
             "                       TEXT; ACK gets \"ack\" after each (docs/control.md)\n"
             "      --range=LOW-HIGH, --range=FUNCTION  buckets for part of the program only\n"
-      "                       (addresses as the histogram shows them, or a function):\n"
-      "                       the rest of its code counts as high, as MIPS monitor did\n"
-      "  -d, --delay=TENTHS   refresh the live screen every TENTHS/10 s (1..100, default 1)\n"
+            "                       (addresses as the histogram shows them, or a function):\n"
+            "                       the rest of its code counts as high, as MIPS monitor did\n"
+            "  -d, --delay=TENTHS   refresh the live screen every TENTHS/10 s (1..100, default 1)\n"
             "  -c, --comment=TEXT   store a comment with the session\n"
             "      --report         print the PROF report of FILE.PRF\n"
             "      --json           with --report: print it as JSON\n"
@@ -266,9 +266,7 @@ static int options_scan(int argc, char **argv, struct options *o)
             if (options_number("delay", optarg, 1, 100, &o->delay) < 0)
                 return 2;
             break;
-        case 'c':
-            o->comment = optarg;
-            break;
+        case 'c': o->comment = optarg; break;
         case OPT_CLOCK:
             if (strcmp(optarg, "wall") == 0) {
                 o->clock = CLOCK_KIND_WALL;
@@ -288,9 +286,7 @@ static int options_scan(int argc, char **argv, struct options *o)
             }
             o->driver = optarg;
             break;
-        case OPT_NO_TUI:
-            o->no_tui = true;
-            break;
+        case OPT_NO_TUI: o->no_tui = true; break;
         case OPT_NO_DEMANGLE: o->no_demangle = true; break;
         case OPT_NO_STACKS: o->no_stacks = true; break;
         case OPT_STACK_SIZE:
@@ -311,9 +307,10 @@ static int options_scan(int argc, char **argv, struct options *o)
             for (unsigned k = 0; k < 5 && bit == 0; k++)
                 bit = strcmp(optarg, names[k]) == 0 ? 1u << k : 0;
             if (bit == 0) {
-                fprintf(stderr,
-                        "profil: --exclude: '%s' is not a column (line, count, time, stars, calls)\n",
-                        optarg);
+                fprintf(
+                    stderr,
+                    "profil: --exclude: '%s' is not a column (line, count, time, stars, calls)\n",
+                    optarg);
                 return 2;
             }
             o->exclude |= bit;
@@ -414,12 +411,8 @@ static int options_scan(int argc, char **argv, struct options *o)
             o->percent_limit = p;
             break;
         }
-        case OPT_REPORT:
-            o->mode = MODE_REPORT;
-            break;
-        case OPT_JSON:
-            o->json = true;
-            break;
+        case OPT_REPORT: o->mode = MODE_REPORT; break;
+        case OPT_JSON: o->json = true; break;
         case OPT_HIST:
             if (optarg != NULL && strcmp(optarg, "all") != 0) {
                 fprintf(stderr, "profil: --hist: '%s' is not 'all'\n", optarg);
@@ -429,9 +422,7 @@ static int options_scan(int argc, char **argv, struct options *o)
             if (o->mode == MODE_PROFILE)
                 o->mode = MODE_REPORT;
             break;
-        case OPT_REPLAY:
-            o->mode = MODE_REPLAY;
-            break;
+        case OPT_REPLAY: o->mode = MODE_REPLAY; break;
         case OPT_EXPORT:
             if (strcmp(optarg, "classic") != 0 && strcmp(optarg, "folded") != 0 &&
                 strcmp(optarg, "pprof") != 0 && strcmp(optarg, "speedscope") != 0) {
@@ -444,12 +435,8 @@ static int options_scan(int argc, char **argv, struct options *o)
             o->mode = MODE_EXPORT;
             o->export_format = optarg;
             break;
-        case 'h':
-            options_usage(stdout);
-            return 0;
-        case 'V':
-            printf("profil %s\n", PACKAGE_VERSION);
-            return 0;
+        case 'h': options_usage(stdout); return 0;
+        case 'V': printf("profil %s\n", PACKAGE_VERSION); return 0;
         case ':':
             fprintf(stderr, "profil: %s needs a value (try 'profil --help')\n", argv[optind - 1]);
             return 2;
@@ -562,7 +549,6 @@ static int options_merge(int argc, char **argv, struct options *o)
     return -1;
 }
 
-
 /* Whether a report's option was given to a run: said in one line. */
 static bool options_report_only(const struct options *o)
 {
@@ -634,7 +620,8 @@ int options_parse(int argc, char **argv, struct options *o)
                         "replay (seconds, or mark:TEXT)\n");
         return 2;
     }
-    if ((o->from_arg || o->to_arg) && (o->has_tid || o->comm || (o->has_pid && o->mode != MODE_PROFILE))) {
+    if ((o->from_arg || o->to_arg) &&
+        (o->has_tid || o->comm || (o->has_pid && o->mode != MODE_PROFILE))) {
         fprintf(stderr, "profil: --from/--to and --tid/--pid/--comm do not go together: the "
                         "timeline does not say which thread took a frame's samples\n");
         return 2;
@@ -646,8 +633,9 @@ int options_parse(int argc, char **argv, struct options *o)
         return 2;
     }
     if (optind >= argc) {
-        fprintf(stderr, o->mode == MODE_PROFILE ? "profil: no program given (try 'profil --help')\n"
-                                                : "profil: which .PRF file? (try 'profil --help')\n");
+        fprintf(stderr, o->mode == MODE_PROFILE
+                            ? "profil: no program given (try 'profil --help')\n"
+                            : "profil: which .PRF file? (try 'profil --help')\n");
         return 2;
     }
     o->target = argv[optind];
@@ -663,7 +651,9 @@ int options_parse(int argc, char **argv, struct options *o)
             return r;
         if (optind < argc) {
             fprintf(stderr, "profil: %s takes one .PRF file\n",
-                    o->mode == MODE_REPORT ? "--report" : o->mode == MODE_REPLAY ? "--replay" : "--export");
+                    o->mode == MODE_REPORT   ? "--report"
+                    : o->mode == MODE_REPLAY ? "--replay"
+                                             : "--export");
             return 2;
         }
         if (o->mode == MODE_EXPORT && o->output == NULL) {

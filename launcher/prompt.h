@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PROMPT_BUCKET "Number of paragraphs (16 bytes) per bucket? "
+#define PROMPT_BUCKET   "Number of paragraphs (16 bytes) per bucket? "
 #define PROMPT_INTERVAL "Sample time (micro-sec) >= 60 ? "
-#define PROMPT_PARAMS "Parameters to program? "
+#define PROMPT_PARAMS   "Parameters to program? "
 
 /* What a wrong answer is told, on its own line, before the prompt comes again. */
 #define PROMPT_BUCKET_WANTED   "a whole number 1..65535"
@@ -16,8 +16,8 @@
 /* Answers each prompt's history keeps. */
 #define PROMPT_HISTORY_MAX 100
 
-#define BUCKET_MIN 1
-#define BUCKET_MAX 65535
+#define BUCKET_MIN   1
+#define BUCKET_MAX   65535
 #define INTERVAL_MIN 60
 #define INTERVAL_MAX 1000000
 

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RUN_TICK_MS 50
+#define RUN_TICK_MS       50
 #define RUN_STOP_GRACE_NS 2000000000ull /* --duration: TERM, then KILL this much later */
 
 static void run_emit(void *arg, const struct event *ev)
@@ -67,7 +67,7 @@ static void run_early_signal(int sig)
 void launcher_catch_early_signals(bool on)
 {
     if (on && !run_catching) {
-        struct sigaction early = { .sa_handler = run_early_signal };
+        struct sigaction early = {.sa_handler = run_early_signal};
         sigemptyset(&early.sa_mask);
         run_started = 0;
         sigaction(SIGINT, &early, &run_old_int);
@@ -85,8 +85,8 @@ static const struct clockdrv_ops *run_driver(const struct options *o,
 {
     char *cause = NULL;
     bool automatic = strcmp(o->driver, "auto") == 0;
-    const struct clockdrv_ops *ops = automatic ? clockdrv_choose(cfg, &cause)
-                                               : clockdrv_find(o->driver);
+    const struct clockdrv_ops *ops =
+        automatic ? clockdrv_choose(cfg, &cause) : clockdrv_find(o->driver);
     if (ops != NULL && !automatic && ops->probe(cfg, &cause) < 0)
         ops = NULL;
     if (ops == NULL) {
@@ -188,8 +188,10 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, const struct o
                         until_settled, (int)d->pid);
                 break;
             }
-            fprintf(stderr, "profil: the top routines have kept their order for %.0f s "
-                            "(--until-settled): stopping the program\n", until_settled);
+            fprintf(stderr,
+                    "profil: the top routines have kept their order for %.0f s "
+                    "(--until-settled): stopping the program\n",
+                    until_settled);
             clockdrv_stop(d, SIGTERM);
         }
         /* A program that ignores the TERM of --duration is killed after a grace. */
@@ -210,9 +212,9 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, const struct o
 
 struct run_save {
     const char *program; /* the program's file: never saved over */
-    char *name;  /* where the session goes (owned) */
-    char *taken; /* the name first meant, when another user had taken it (owned) */
-    bool saved;  /* once this run has saved, NAME is its own: no more .old */
+    char *name;          /* where the session goes (owned) */
+    char *taken;         /* the name first meant, when another user had taken it (owned) */
+    bool saved;          /* once this run has saved, NAME is its own: no more .old */
 };
 
 /* The 's' key, the end of the program and the end of profil: write the file
@@ -388,8 +390,8 @@ static char *run_title(const struct session *s)
     return t;
 }
 
-int launcher_run(struct session *s, const struct options *o, const char *path,
-                 const struct args *a, const char *output)
+int launcher_run(struct session *s, const struct options *o, const char *path, const struct args *a,
+                 const char *output)
 {
     struct clockdrv_config cfg = {s->interval_us, o->clock, !o->no_stacks,
                                   o->stack_size ? o->stack_size : USTACK_DEFAULT,
@@ -434,7 +436,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path,
     if (screen && !attach) {
         struct winsize ws;
         if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0)
-            ws = (struct winsize){ .ws_row = 24, .ws_col = 80 };
+            ws = (struct winsize){.ws_row = 24, .ws_col = 80};
         if (openpty(&master, &slave, NULL, NULL, &ws) < 0) {
             fprintf(stderr, "profil: cannot open a terminal for the program: %s\n",
                     strerror(errno));

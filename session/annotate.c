@@ -151,7 +151,7 @@ static struct annotate_row annotate_line_row(const struct annotate_build *b, uin
                                              uint32_t line)
 {
     const struct annotate_tally *t = annotate_find(b, file, line);
-    return (struct annotate_row){ANNOTATE_LINE, file, line, t ? t->self : 0, t ? t->total : 0,
+    return (struct annotate_row){ANNOTATE_LINE,      file, line, t ? t->self : 0, t ? t->total : 0,
                                  t ? t->callee : -1, NULL};
 }
 
@@ -212,9 +212,9 @@ static void annotate_source_rows(struct session *s, struct annotation *a,
             if (nlines == 0 || l > nlines)
                 r[nr++] = (struct annotate_range){l, l}; /* no text: the line alone */
             else
-                r[nr++] = (struct annotate_range){l > ANNOTATE_CONTEXT ? l - ANNOTATE_CONTEXT : 1,
-                                                  l + ANNOTATE_CONTEXT < nlines ? l + ANNOTATE_CONTEXT
-                                                                                : nlines};
+                r[nr++] = (struct annotate_range){
+                    l > ANNOTATE_CONTEXT ? l - ANNOTATE_CONTEXT : 1,
+                    l + ANNOTATE_CONTEXT < nlines ? l + ANNOTATE_CONTEXT : nlines};
         }
         if (nr > 1)
             qsort(r, nr, sizeof *r, annotate_range_cmp);
@@ -229,7 +229,8 @@ static void annotate_source_rows(struct session *s, struct annotation *a,
                     annotate_row(a, &alloc, annotate_line_row(b, file, l));
             }
             if (i < nr)
-                annotate_row(a, &alloc, (struct annotate_row){ANNOTATE_GAP, file, 0, 0, 0, -1, NULL});
+                annotate_row(a, &alloc,
+                             (struct annotate_row){ANNOTATE_GAP, file, 0, 0, 0, -1, NULL});
         }
     }
     free(r);
@@ -271,7 +272,8 @@ static void annotate_disasm_rows(struct session *s, struct annotation *a,
         int64_t callee = -1;
         if (in->is_call && in->has_target && in->target_offset != UINT64_MAX)
             callee = session_resolve(s, module, in->target_offset);
-        annotate_row(a, &alloc, (struct annotate_row){ANNOTATE_INSN, file, line, self, 0, callee, in});
+        annotate_row(a, &alloc,
+                     (struct annotate_row){ANNOTATE_INSN, file, line, self, 0, callee, in});
     }
 }
 
@@ -361,7 +363,8 @@ struct annotation *annotate_function(struct session *s, int64_t f, bool disasm)
     a->hot = xcalloc(a->nrows + 1, sizeof *a->hot);
     for (size_t i = 0; i < a->nrows; i++) {
         const struct annotate_row *r = &a->rows[i];
-        if (r->self > 0 && (r->kind == ANNOTATE_INSN || (r->kind == ANNOTATE_LINE && a->insns == NULL)))
+        if (r->self > 0 &&
+            (r->kind == ANNOTATE_INSN || (r->kind == ANNOTATE_LINE && a->insns == NULL)))
             a->hot[a->nhot++] = i;
     }
     hot_sort_a = a;
@@ -434,8 +437,8 @@ void annotate_print(struct session *s, const struct annotation *a, FILE *out)
     if (a->disasm_why != NULL)
         fprintf(out, "  no disassembly: %s\n", quote(a->disasm_why));
     bool calls = s->has_stacks && a->insns == NULL;
-    fprintf(out, "%9s %7s %7s %-4s %s%6s  %s\n", "Samples", "%func", "%total", "", calls ? "  Total " : "",
-            "Line", "Source");
+    fprintf(out, "%9s %7s %7s %-4s %s%6s  %s\n", "Samples", "%func", "%total", "",
+            calls ? "  Total " : "", "Line", "Source");
     int pad = calls ? 44 : 36;
     for (size_t i = 0; i < a->nrows; i++) {
         const struct annotate_row *r = &a->rows[i];
@@ -452,8 +455,8 @@ void annotate_print(struct session *s, const struct annotation *a, FILE *out)
         }
         double pf = annotate_pct(r->self, a->self), pt = annotate_pct(r->self, a->total);
         if (r->self > 0)
-            fprintf(out, "%9" PRIu64 " %6.2f%% %6.2f%% %-4.*s ", r->self, pf, pt,
-                    report_stars(pt), "****");
+            fprintf(out, "%9" PRIu64 " %6.2f%% %6.2f%% %-4.*s ", r->self, pf, pt, report_stars(pt),
+                    "****");
         else
             fprintf(out, "%9s %7s %7s %-4s ", "", "", "", "");
         if (calls && r->total > 0)

@@ -28,8 +28,8 @@ struct source_file;
 
 struct annotate_row {
     enum annotate_kind kind;
-    uint32_t file; /* the file id of the line (of an instruction: of its code) */
-    uint32_t line; /* 0 in a FILE row, and for an instruction whose line is not known */
+    uint32_t file;  /* the file id of the line (of an instruction: of its code) */
+    uint32_t line;  /* 0 in a FILE row, and for an instruction whose line is not known */
     uint64_t self;  /* samples on the line, or at the instruction */
     uint64_t total; /* samples with the line on their stack (LINE rows) */
     int64_t callee; /* what Enter follows: the function the line calls most (with
@@ -39,9 +39,9 @@ struct annotate_row {
 
 struct annotation {
     int64_t func;
-    uint32_t file;      /* the function's own file id, 0 when not known */
-    uint64_t self;      /* samples of the function's code: the 100 % of "% of function" */
-    uint64_t total;     /* the session's samples: the 100 % of "% of total" */
+    uint32_t file;  /* the function's own file id, 0 when not known */
+    uint64_t self;  /* samples of the function's code: the 100 % of "% of function" */
+    uint64_t total; /* the session's samples: the 100 % of "% of total" */
     struct annotate_row *rows;
     size_t nrows;
     size_t *hot; /* rows with samples, hottest first (ties: in order) */
@@ -53,8 +53,8 @@ struct annotation {
     struct annotate_file {
         uint32_t file;
         const struct source_file *src; /* its text (borrowed from source.c), or NULL */
-        char *where; /* owned: where it was looked for, when not found */
-    } *files; /* one per file of the rows */
+        char *where;                   /* owned: where it was looked for, when not found */
+    } * files;                         /* one per file of the rows */
     size_t nfiles;
 };
 

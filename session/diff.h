@@ -8,16 +8,16 @@
 #include <stdio.h>
 
 struct diff_row {
-    char *name;   /* owned: as AFTER shows it (BEFORE's when only there) */
-    char *module; /* owned */
-    uint64_t before, after;          /* Self samples */
-    double before_pct, after_pct;    /* of each session's total */
-    double change;                   /* after_pct - before_pct, in points */
-    double before_s, after_s;        /* samples times each session's interval */
-    double p;                        /* two-sided, two-proportion z-test */
-    double p_adjusted;               /* Holm's, over the rows compared */
-    int stars;                       /* 3: p_adjusted < 0.001, 2: < 0.01, 1: < 0.05 */
-    size_t after_func;               /* its index in AFTER's funcs, SIZE_MAX when not there */
+    char *name;                   /* owned: as AFTER shows it (BEFORE's when only there) */
+    char *module;                 /* owned */
+    uint64_t before, after;       /* Self samples */
+    double before_pct, after_pct; /* of each session's total */
+    double change;                /* after_pct - before_pct, in points */
+    double before_s, after_s;     /* samples times each session's interval */
+    double p;                     /* two-sided, two-proportion z-test */
+    double p_adjusted;            /* Holm's, over the rows compared */
+    int stars;                    /* 3: p_adjusted < 0.001, 2: < 0.01, 1: < 0.05 */
+    size_t after_func;            /* its index in AFTER's funcs, SIZE_MAX when not there */
 };
 
 struct diff {

@@ -476,8 +476,9 @@ static struct disasm_insn *disasm_objdump(const struct module *m, uint64_t lo, u
     char start[32], stop[32];
     snprintf(start, sizeof start, "--start-address=0x%" PRIx64, vlo);
     snprintf(stop, sizeof stop, "--stop-address=0x%" PRIx64, vlo + (hi - lo));
-    char *argv[] = {(char *)"objdump", (char *)"-d", (char *)"-w", (char *)"--no-show-raw-insn",
-                    start, stop, (char *)m->path, NULL};
+    char *argv[] = {
+        (char *)"objdump", (char *)"-d", (char *)"-w", (char *)"--no-show-raw-insn", start, stop,
+        (char *)m->path,   NULL};
     pid_t pid;
     int fd = spawn_reader(argv, true, &pid);
     if (fd < 0)

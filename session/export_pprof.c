@@ -187,8 +187,8 @@ static uint64_t pprof_location(struct pprof *w, const struct export_frame *frame
     l->address = pprof_address(w->s, fr);
     l->first = w->nlines;
     l->nlines = n;
-    const struct srcloc *loc = fr->module < w->s->nmodules ? lines_lookup(w->s, fr->module, fr->offset)
-                                                           : NULL;
+    const struct srcloc *loc =
+        fr->module < w->s->nmodules ? lines_lookup(w->s, fr->module, fr->offset) : NULL;
     bool named = false;
     for (size_t j = n; j-- > 0;) { /* innermost first, as pprof has it */
         uint32_t file, line;
@@ -225,7 +225,8 @@ static void pprof_sample(const struct export_frame *frames, size_t n, uint64_t c
         /* A frame and the functions inlined at its PC are one location. */
         size_t own = k;
         while (own > 0 && frames[own].level > 0 && frames[own - 1].module == frames[k].module &&
-               frames[own - 1].offset == frames[k].offset && frames[own - 1].level + 1 == frames[own].level)
+               frames[own - 1].offset == frames[k].offset &&
+               frames[own - 1].level + 1 == frames[own].level)
             own--;
         w->pool[w->npool++] = pprof_location(w, &frames[own], k - own + 1);
         k = own;

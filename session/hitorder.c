@@ -93,7 +93,6 @@ static size_t hitorder_lower(const struct hitorder *o, uint64_t off)
     return a;
 }
 
-
 const char *hitorder_label(struct hitorder *o, const struct session *s, size_t i, size_t *others)
 {
     *others = 0;

@@ -81,8 +81,8 @@ void report_lines(struct session *s, FILE *out, size_t limit)
         if (w > placew)
             placew = w > 60 ? 60 : w;
     }
-    fprintf(out, "%-11s %-*s %-24s %10s %9s %10s\n", "Time", placew, "Line", "Function", "% of Total",
-            "Samples", "With calls");
+    fprintf(out, "%-11s %-*s %-24s %10s %9s %10s\n", "Time", placew, "Line", "Function",
+            "% of Total", "Samples", "With calls");
     for (size_t i = 0; i < n; i++) {
         if (limit != 0 && i == limit) {
             fprintf(out, "%-11s (%zu more line%s: profil --report --json --lines has them all)\n",
@@ -90,7 +90,8 @@ void report_lines(struct session *s, FILE *out, size_t limit)
             break;
         }
         char place[64];
-        snprintf(place, sizeof place, "%s:%u", linereport_base(lines_file(s, l[i].file)), l[i].line);
+        snprintf(place, sizeof place, "%s:%u", linereport_base(lines_file(s, l[i].file)),
+                 l[i].line);
         const char *fn = l[i].func >= 0 ? quote(s->funcs[l[i].func].name) : "?";
         fprintf(out, "%-11s %-*s %-24.24s %9.2f%% %9" PRIu64 " %9.2f%%\n",
                 report_time(t, sizeof t, l[i].self, s->interval_us), placew, place, fn,
@@ -167,7 +168,8 @@ void report_json_add_lines(struct session *s, cJSON *o)
 struct report_place *report_bucket_places(struct session *s)
 {
     struct report_place *p = xcalloc(s->nbuckets + 1, sizeof *p);
-    uint64_t *best = xcalloc(s->nbuckets + 1, sizeof *best), *at = xcalloc(s->nbuckets + 1, sizeof *at);
+    uint64_t *best = xcalloc(s->nbuckets + 1, sizeof *best),
+             *at = xcalloc(s->nbuckets + 1, sizeof *at);
     for (size_t i = 0; i < s->hits_alloc && !s->classic; i++) {
         const struct hit *h = &s->hits[i];
         size_t b;
@@ -325,8 +327,9 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
         fprintf(out, "%s\n", buf);
     at = 0;
     if (!(lo->exclude & LISTING_STARS))
-        linereport_put(buf, &at, width,
-                       "   stars: **** 20-100 %%, *** 10-20 %%, ** 5-10 %%, * 2.5-5 %% of the samples");
+        linereport_put(
+            buf, &at, width,
+            "   stars: **** 20-100 %%, *** 10-20 %%, ** 5-10 %%, * 2.5-5 %% of the samples");
     fprintf(out, "%s\n\n", at > 0 ? buf : "");
     if (!(lo->exclude & LISTING_LINE))
         linereport_put(buf, &at, width, "%6s ", "LINE");

@@ -66,7 +66,7 @@ struct lines_dwarf {
     Dwfl_Module *mod;
     Dwarf_Addr bias;
     bool has_dwarf;
-    char *why; /* owned: why there are no lines, or NULL */
+    char *why;            /* owned: why there are no lines, or NULL */
     struct lines_cu *cus; /* sorted by key */
     size_t ncus;
 };
@@ -182,8 +182,8 @@ void lines_add_loc(struct session *s, const struct srcloc *loc, const struct inl
     *e = *loc;
     e->inl = (uint32_t)l->ninl_frames;
     if (loc->ninl > 0) {
-        l->inl_frames = xgrowarray(l->inl_frames, &l->inl_frames_alloc,
-                                    l->ninl_frames + loc->ninl, sizeof *chain);
+        l->inl_frames = xgrowarray(l->inl_frames, &l->inl_frames_alloc, l->ninl_frames + loc->ninl,
+                                   sizeof *chain);
         memcpy(l->inl_frames + l->ninl_frames, chain, loc->ninl * sizeof *chain);
         l->ninl_frames += loc->ninl;
     }
@@ -200,8 +200,8 @@ static int lines_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *m
     GElf_Addr vaddr;
     int len = dwfl_module_build_id(mod, &bits, &vaddr);
     const char *base_name = strrchr(file_name, '/') ? strrchr(file_name, '/') + 1 : file_name;
-    struct debuginfo_query q = {file_name, base_name, len > 0 ? bits : NULL,
-                                len > 0 ? (size_t)len : 0, debuglink, crc};
+    struct debuginfo_query q = {
+        file_name, base_name, len > 0 ? bits : NULL, len > 0 ? (size_t)len : 0, debuglink, crc};
     struct debuginfo_file f;
     if (debuginfo_find(&q, &f) != 0)
         return -1;
@@ -272,7 +272,8 @@ static struct lines_dwarf *lines_dwarf(struct session *s, uint32_t module)
 void lines_open(struct session *s, uint32_t module)
 {
     if (module < s->nmodules && (s->lines == NULL || !s->lines->from_file) &&
-        (s->modules[module]->kind == MODULE_PROGRAM || s->modules[module]->kind == MODULE_LIBRARY)) {
+        (s->modules[module]->kind == MODULE_PROGRAM ||
+         s->modules[module]->kind == MODULE_LIBRARY)) {
         session_load_module(s->modules[module]);
         struct lines_dwarf *d = lines_dwarf(s, module);
         Dwarf_Addr bias;
@@ -304,7 +305,6 @@ static const char *lines_die_name(Dwarf_Die *die)
         n = dwarf_formstring(&a);
     return n;
 }
-
 
 /* PATH as a file table gives it, made absolute against the CU's COMP_DIR and
  * without "." and ".." components: one file has one id. */
@@ -410,8 +410,8 @@ static void lines_inline_frame(struct session *s, Dwarf_Die *cu, Dwarf_Files *fi
  * from dwarf_getscopes_die, as eu-addr2line -i walks them.  Each call walks
  * the CU's whole tree: lines_scopes below does this only for what its index
  * does not know. */
-static bool lines_scopes_slow(struct session *s, Dwarf_Die *cu, Dwarf_Addr addr,
-                              struct srcloc *loc, struct inline_frame *chain, Dwarf_Die *real)
+static bool lines_scopes_slow(struct session *s, Dwarf_Die *cu, Dwarf_Addr addr, struct srcloc *loc,
+                              struct inline_frame *chain, Dwarf_Die *real)
 {
     Dwarf_Die *scopes = NULL;
     int n = dwarf_getscopes(cu, addr, &scopes);
@@ -454,7 +454,8 @@ static void lines_walk(Dwarf_Die *root, bool (*visit)(Dwarf_Die *, size_t, void 
         return;
     const char *last = die.addr;
     for (;;) {
-        if (visit(&die, depth, arg) && dwarf_haschildren(&die) > 0 && dwarf_child(&die, &next) == 0) {
+        if (visit(&die, depth, arg) && dwarf_haschildren(&die) > 0 &&
+            dwarf_child(&die, &next) == 0) {
             if (depth == dalloc) {
                 dalloc = dalloc ? 2 * dalloc : 16;
                 stack = xreallocarray(stack, dalloc, sizeof *stack);
@@ -928,8 +929,9 @@ bool lines_func_place(struct session *s, int64_t f, uint32_t *file, uint32_t *li
                 lines_scopes(s, d, cu, vaddr + d->bias - cubias, &scratch, chain, &real)) {
                 lines_decl(s, cu, &real, &fn->file, &fn->line);
                 if (fn->file != 0)
-                    fn->line_end = lines_last_line(s, cu, fn->file, vaddr + d->bias - cubias,
-                                                   vaddr + d->bias - cubias + (fn->end - fn->start));
+                    fn->line_end =
+                        lines_last_line(s, cu, fn->file, vaddr + d->bias - cubias,
+                                        vaddr + d->bias - cubias + (fn->end - fn->start));
             }
             if (fn->line == 0)
                 fn->file = 0;

@@ -73,7 +73,7 @@ struct lines {
     size_t nfplaces, fplaces_alloc;
     struct lines_dwarf **dwarf; /* by module id: DWARF handles of a live session */
     size_t ndwarf;
-    bool from_file; /* read from a .PRF: never look at the disk */
+    bool from_file;           /* read from a .PRF: never look at the disk */
     struct lines_text *texts; /* a file's embedded source texts (SRCE) */
     size_t ntexts;
 };
@@ -99,7 +99,7 @@ int64_t lines_level_func(struct session *s, const struct srcloc *loc, uint32_t l
 /* The line of level LEVEL of LOC's chain: the innermost's own line, or the
  * line where the next level in was called from. */
 void lines_level_place(const struct session *s, const struct srcloc *loc, uint32_t level,
-                        uint32_t *file, uint32_t *line);
+                       uint32_t *file, uint32_t *line);
 
 /* Look up the place where each row of F's line table starts, so that a file
  * keeps the line of every instruction of F, not only of the sampled ones

@@ -298,7 +298,7 @@ int meta_from_json(struct session *s, const char *json, char **cause)
         char **v = xcalloc(n + 1, sizeof *v);
         size_t k = 0;
         const cJSON *a;
-        cJSON_ArrayForEach(a, args) {
+        cJSON_ArrayForEach (a, args) {
             if (!cJSON_IsString(a) || a->valuestring == NULL)
                 break;
             v[k++] = xstrdup(a->valuestring);

@@ -241,8 +241,10 @@ void module_add_symbol(struct module *m, uint64_t start, uint64_t end, const cha
         return;
     }
     memmove(&m->syms[pos + 1], &m->syms[pos], (m->nsyms - pos) * sizeof *m->syms);
-    m->syms[pos] = (struct symbol){
-        .start = start, .end = end > start ? end : start + 1, .name = xstrdup(name), .synthetic = synthetic};
+    m->syms[pos] = (struct symbol){.start = start,
+                                   .end = end > start ? end : start + 1,
+                                   .name = xstrdup(name),
+                                   .synthetic = synthetic};
     m->nsyms++;
 }
 
@@ -396,9 +398,9 @@ static void module_settle_symbols(struct module *m, struct raw_sym *raw, size_t 
                 }
             }
         }
-        m->syms[m->nsyms++] = (struct symbol){ .start = raw[i].start,
-                                               .end = end > raw[i].start ? end : raw[i].start + 1,
-                                               .name = xstrdup(raw[i].name) };
+        m->syms[m->nsyms++] = (struct symbol){.start = raw[i].start,
+                                              .end = end > raw[i].start ? end : raw[i].start + 1,
+                                              .name = xstrdup(raw[i].name)};
     }
 }
 

@@ -59,8 +59,8 @@ struct module {
     size_t build_id_len;
     struct module_elf *elf;
     uint64_t image_size; /* bytes of the file (or image) read, 0 when unknown */
-    uint32_t *by_name; /* owned: symbol indices sorted by name, for module_find_named */
-    size_t by_name_n;  /* nsyms when it was made: stale once that changes */
+    uint32_t *by_name;   /* owned: symbol indices sorted by name, for module_find_named */
+    size_t by_name_n;    /* nsyms when it was made: stale once that changes */
 };
 
 /* Make a module for PATH; nothing is read until module_load. */

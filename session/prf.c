@@ -251,8 +251,8 @@ static int prf_parse_modules(struct session *s, struct cursor *c, char **cause)
                 *cause = xasprintf("module %u has a damaged symbol table", i);
                 return -1;
             }
-            m->syms[m->nsyms++] =
-                (struct symbol){ .start = start, .end = end, .name = name, .synthetic = synthetic != 0 };
+            m->syms[m->nsyms++] = (struct symbol){
+                .start = start, .end = end, .name = name, .synthetic = synthetic != 0};
         }
     }
     if (c->bad || n == 0) {
@@ -369,7 +369,7 @@ static int prf_parse_timeline(struct session *s, struct cursor *c, char **cause)
                                    (unsigned long long)i);
                 return -1;
             }
-            f->hits[f->nhits++] = (struct frame_hit){ (uint32_t)id, (uint32_t)count };
+            f->hits[f->nhits++] = (struct frame_hit){(uint32_t)id, (uint32_t)count};
         }
         f->compact = true;
         if (f->cleared)
@@ -451,7 +451,7 @@ static int prf_parse_lines(struct session *s, struct cursor *c, char **cause)
             return -1;
         }
         lines_add_func_place(s, &(struct func_place){(uint32_t)module, start, (uint32_t)file,
-                                                    (uint32_t)line, (uint32_t)end});
+                                                     (uint32_t)line, (uint32_t)end});
     }
     lines_sort_func_places(s);
     uint64_t nlocs = cur_varint(c), module = 0, offset = 0;
@@ -481,7 +481,8 @@ static int prf_parse_lines(struct session *s, struct cursor *c, char **cause)
             uint64_t fn = cur_varint(c), cf = cur_varint(c), cl = cur_varint(c), cc = cur_varint(c);
             bad = c->bad || fn >= ninl || cf > nfiles || cl > UINT32_MAX || cc > UINT32_MAX ||
                   l->inl_funcs[fn].module != module;
-            chain[k] = (struct inline_frame){(uint32_t)fn, (uint32_t)cf, (uint32_t)cl, (uint32_t)cc};
+            chain[k] =
+                (struct inline_frame){(uint32_t)fn, (uint32_t)cf, (uint32_t)cl, (uint32_t)cc};
         }
         if (bad) {
             *cause = xasprintf("line chunk has a damaged place %llu", (unsigned long long)i);
@@ -748,7 +749,7 @@ static int prf_parse_threads(struct session *s, struct cursor *c, char **cause)
 /* A replay to the end must give the saved state: check the timeline adds up. */
 static int prf_check_timeline(const struct session *s, char **cause)
 {
-    struct counters sum = { 0 };
+    struct counters sum = {0};
     uint64_t *hits = xcalloc(s->nkeys + 1, sizeof *hits);
     /* A 1.0 clear threw away what came before it; a 1.1 clear is only a mark. */
     for (size_t i = s->legacy_clear ? s->clear_frame : 0; i < s->nframes; i++) {
@@ -954,7 +955,7 @@ static int prf_chunk_payload(const uint8_t *stored, uint64_t stored_len, uint32_
 
 struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
 {
-    struct cursor file = { data, len, false };
+    struct cursor file = {data, len, false};
     uint8_t magic[PRF_MAGIC_LEN];
     if (!cur_take(&file, magic, PRF_MAGIC_LEN) || memcmp(magic, PRF_MAGIC, PRF_MAGIC_LEN) != 0) {
         *cause = xstrdup("not a profil session file");
@@ -983,7 +984,7 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
     const char *was_for = xmalloc_for(label);
     char *why = NULL;
     while (!have_end) {
-        char type[5] = { 0 };
+        char type[5] = {0};
         if (!cur_take(&file, type, 4)) {
             why = xstrdup("truncated: the end marker is missing");
             goto fail;
@@ -1034,7 +1035,7 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
             goto fail;
         }
         cur_take(&file, NULL, (size_t)stored_len);
-        struct cursor c = { payload, payload_len, false };
+        struct cursor c = {payload, payload_len, false};
         int r = 0;
         switch (kind) {
         case K_HEAD:
@@ -1114,7 +1115,8 @@ struct session *prf_read_file(const char *path, char **cause)
         return NULL;
     }
     if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > PRF_MAX_FILE) {
-        *cause = xasprintf("%s: %s", path, S_ISREG(st.st_mode) ? "file too large" : "not a regular file");
+        *cause = xasprintf("%s: %s", path,
+                           S_ISREG(st.st_mode) ? "file too large" : "not a regular file");
         close(fd);
         return NULL;
     }

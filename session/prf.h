@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PRF_MAGIC "\x89PRF\r\n\x1a\n"
-#define PRF_MAGIC_LEN 8
+#define PRF_MAGIC         "\x89PRF\r\n\x1a\n"
+#define PRF_MAGIC_LEN     8
 #define PRF_VERSION_MAJOR 1
 #define PRF_VERSION_MINOR 5
 

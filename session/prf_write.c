@@ -167,7 +167,8 @@ static int prf_frame_hit_cmp(const void *a, const void *b)
 
 static int prf_loc_cmp(const void *a, const void *b)
 {
-    const struct srcloc *x = *(const struct srcloc *const *)a, *y = *(const struct srcloc *const *)b;
+    const struct srcloc *x = *(const struct srcloc *const *)a,
+                        *y = *(const struct srcloc *const *)b;
     if (x->module != y->module)
         return x->module < y->module ? -1 : 1;
     return x->offset < y->offset ? -1 : x->offset > y->offset;

@@ -355,8 +355,8 @@ static void report_counters(const struct session *s, FILE *out, double lost_pct)
     const struct {
         const char *name;
         uint64_t v;
-    } rows[] = { { "Program", s->c.program }, { "DOS", s->c.dos }, { "I/O", s->c.io },
-                 { "high", s->c.high } };
+    } rows[] = {
+        {"Program", s->c.program}, {"DOS", s->c.dos}, {"I/O", s->c.io}, {"high", s->c.high}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         fprintf(out, "%-9s %12" PRIu64 " %7.2f%%\n", rows[i].name, rows[i].v,
                 report_pct(rows[i].v, total));
@@ -486,8 +486,8 @@ static cJSON *report_json_object(struct session *s)
     cJSON_AddStringToObject(o, "driver", s->driver ? s->driver : "");
     cJSON_AddStringToObject(o, "clock", s->clock == CLOCK_KIND_CPU ? "cpu" : "wall");
     cJSON_AddNumberToObject(o, "interval_us", s->interval_us);
-    cJSON_AddItemToObject(o, "jitter_pct", s->jitter_known ? cJSON_CreateNumber(s->jitter_pct)
-                                                           : cJSON_CreateNull());
+    cJSON_AddItemToObject(o, "jitter_pct",
+                          s->jitter_known ? cJSON_CreateNumber(s->jitter_pct) : cJSON_CreateNull());
     cJSON_AddNumberToObject(o, "bucket_paragraphs", s->bucket_paragraphs);
     cJSON_AddNumberToObject(o, "bucket_count", (double)s->nbuckets);
     cJSON_AddNumberToObject(o, "prog_low", (double)s->prog_low);
@@ -532,8 +532,7 @@ static cJSON *report_json_object(struct session *s)
         cJSON_AddStringToObject(j, "raw_name", f->raw ? f->raw : f->name);
         cJSON_AddStringToObject(j, "module", s->modules[f->module]->name);
         cJSON_AddNumberToObject(j, "samples", (double)f->samples);
-        cJSON_AddNumberToObject(j, "seconds",
-                                (double)f->samples * (double)s->interval_us / 1e6);
+        cJSON_AddNumberToObject(j, "seconds", (double)f->samples * (double)s->interval_us / 1e6);
         cJSON_AddItemToObject(j, "pct_total", report_json_pct(f->samples, s->c.total));
         cJSON_AddItemToObject(j, "pct_accounted", report_json_pct(f->samples, accounted));
         /* The 95 % interval of pct_total (Wilson's): docs/statistics.md. */
@@ -654,7 +653,8 @@ char *report_json_tree(struct session *s, bool inverted, double percent_limit)
     return report_json_full(s, true, inverted, percent_limit, false);
 }
 
-char *report_json_full(struct session *s, bool tree, bool inverted, double percent_limit, bool lines)
+char *report_json_full(struct session *s, bool tree, bool inverted, double percent_limit,
+                       bool lines)
 {
     cJSON *o = report_json_object(s);
     if (lines)

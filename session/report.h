@@ -30,7 +30,8 @@ char *report_json_tree(struct session *s, bool inverted, double percent_limit);
 
 /* The JSON report with any of: the call tree (TREE, INVERTED, PERCENT_LIMIT
  * as above) and LINES, every line with samples of its own. */
-char *report_json_full(struct session *s, bool tree, bool inverted, double percent_limit, bool lines);
+char *report_json_full(struct session *s, bool tree, bool inverted, double percent_limit,
+                       bool lines);
 
 /* Add those lines to a JSON report object. */
 struct cJSON;

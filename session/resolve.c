@@ -64,7 +64,8 @@ int64_t session_inline_func(struct session *s, uint32_t module, const char *raw,
     long k = module_find_named(m, raw);
     if (k >= 0)
         return session_func(s, module, m->syms[k].start, m->syms[k].end, m->syms[k].name);
-    int64_t f = session_func(s, module, SESSION_INLINE_BASE + inl, SESSION_INLINE_BASE + inl + 1, raw);
+    int64_t f =
+        session_func(s, module, SESSION_INLINE_BASE + inl, SESSION_INLINE_BASE + inl + 1, raw);
     struct func *fn = &s->funcs[f];
     if (!fn->inlined) {
         const struct inline_func *inf = &s->lines->inl_funcs[inl];

@@ -242,7 +242,7 @@ static struct hit *hit_slot(struct hit *table, size_t alloc, uint32_t module, ui
 static void hit_table_clear(struct hit *table, size_t alloc)
 {
     for (size_t i = 0; i < alloc; i++)
-        table[i] = (struct hit){ .module = UINT32_MAX, .func = -1 };
+        table[i] = (struct hit){.module = UINT32_MAX, .func = -1};
 }
 
 /* Keep the load factor under one half. */
@@ -349,8 +349,9 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
             h = hit_slot(s->hits, s->hits_alloc, module, offset);
         }
         *h = (struct hit){module, offset, 0, 0, -1, (uint32_t)s->nkeys};
-        s->hit_keys = xgrowarray(s->hit_keys, &s->hit_keys_alloc, s->nkeys + 1, sizeof *s->hit_keys);
-        s->hit_keys[s->nkeys++] = (struct hit_key){ module, offset };
+        s->hit_keys =
+            xgrowarray(s->hit_keys, &s->hit_keys_alloc, s->nkeys + 1, sizeof *s->hit_keys);
+        s->hit_keys[s->nkeys++] = (struct hit_key){module, offset};
         s->nhits++;
         s->funcs_dirty = true;
     }
@@ -508,9 +509,7 @@ void session_ingest(struct session *s, const struct event *ev)
         break;
     case EVENT_SAMPLE:
         switch (ev->sample.mode) {
-        case SAMPLE_USER:
-            session_classify_user(s, ev);
-            break;
+        case SAMPLE_USER: session_classify_user(s, ev); break;
         case SAMPLE_KERNEL:
             if (s->kernel_module == UINT32_MAX)
                 s->kernel_module = session_module(s, "[kernel]", MODULE_KERNEL);
@@ -528,9 +527,7 @@ void session_ingest(struct session *s, const struct event *ev)
         if (ev->sample.stack != NULL)
             session_count_stack(s, ev);
         break;
-    case EVENT_MMAP:
-        session_on_mmap(s, ev);
-        break;
+    case EVENT_MMAP: session_on_mmap(s, ev); break;
     case EVENT_FORK:
         session_on_fork(s, ev);
         threads_on_event(s, ev);
@@ -654,7 +651,8 @@ uint64_t *session_run_buckets(const struct session *s, uint32_t paragraphs, size
     for (size_t i = 0; i < s->hits_alloc; i++) {
         const struct hit *h = &s->hits[i];
         uint64_t count = h->count + h->before_clear;
-        if (h->module == s->prog_module && count > 0 && session_bucket_at(s, h->offset, paragraphs, *n, &k))
+        if (h->module == s->prog_module && count > 0 &&
+            session_bucket_at(s, h->offset, paragraphs, *n, &k))
             b[k] += count;
     }
     return b;

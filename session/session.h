@@ -19,8 +19,8 @@ struct counters {
     uint64_t dos;
     uint64_t io;
     uint64_t high;
-    uint64_t total;   /* program + dos + io + high */
-    uint64_t lost;    /* samples dropped before they reached us */
+    uint64_t total;     /* program + dos + io + high */
+    uint64_t lost;      /* samples dropped before they reached us */
     uint64_t preempted; /* ticks a thread waited for a CPU: neither samples nor lost */
 };
 
@@ -30,8 +30,8 @@ struct hit {
     uint64_t offset;
     uint64_t count;        /* since the latest clear: what the views show */
     uint64_t before_clear; /* counted before it: the whole run is count + before_clear */
-    int64_t func; /* cached index into session.funcs, -1 unresolved, -2 none */
-    uint32_t id;  /* stable: index into session.hit_keys, in order of first sight */
+    int64_t func;          /* cached index into session.funcs, -1 unresolved, -2 none */
+    uint32_t id;           /* stable: index into session.hit_keys, in order of first sight */
 };
 
 /* What a hit id stands for. */
@@ -108,9 +108,9 @@ struct frame {
     uint64_t high;
     uint64_t lost;
     uint64_t preempted;
-    bool cleared;            /* the screen was cleared before this frame's deltas */
-    bool compact;            /* hits sorted by id, one entry per id */
-    struct frame_hit *hits;  /* owned */
+    bool cleared;           /* the screen was cleared before this frame's deltas */
+    bool compact;           /* hits sorted by id, one entry per id */
+    struct frame_hit *hits; /* owned */
     uint32_t nhits;
     uint32_t hits_alloc;
     struct frame_hit *stacks; /* owned: what each stack id grew by, ids as in session.stacks */
@@ -134,16 +134,16 @@ struct lines;
 
 struct session {
     /* What was asked. */
-    char *program;       /* owned: the path as resolved */
-    char **args;         /* owned: the parameters, without argv[0] */
+    char *program; /* owned: the path as resolved */
+    char **args;   /* owned: the parameters, without argv[0] */
     size_t nargs;
-    char *comment;       /* owned, may be NULL */
-    char *interpreter;   /* owned: what runs the program when it is a #! script, or NULL */
+    char *comment;     /* owned, may be NULL */
+    char *interpreter; /* owned: what runs the program when it is a #! script, or NULL */
     uint32_t interval_us;
     uint32_t bucket_paragraphs; /* the size shown: z and Z change it (a view) */
     uint32_t asked_paragraphs;  /* the size asked for, which the file keeps (0: the same) */
     enum clock_kind clock;
-    char *driver;        /* owned: "perf", "ptrace" */
+    char *driver; /* owned: "perf", "ptrace" */
     /* The periods were drawn within +-jitter_pct % of interval_us (0: exact);
      * unknown in files from before it was recorded. */
     double jitter_pct;
@@ -156,7 +156,7 @@ struct session {
     uint64_t prog_high;
     uint32_t prog_module;
     uint64_t prog_low0, prog_high0; /* the program's, while another module's is shown */
-    uint64_t *buckets;   /* owned */
+    uint64_t *buckets;              /* owned */
     size_t nbuckets;
 
     /* What the views show: the counts since the latest clear ('c'), which
@@ -173,13 +173,13 @@ struct session {
     struct frame *frames;
     size_t nframes;
     size_t frames_alloc;
-    size_t clear_frame;   /* the latest frame marked cleared: later events land here or after */
-    size_t compact_upto;  /* frames below this are compact */
-    struct frame *cur_frame; /* where session_add_hit records, during an ingest */
+    size_t clear_frame;       /* the latest frame marked cleared: later events land here or after */
+    size_t compact_upto;      /* frames below this are compact */
+    struct frame *cur_frame;  /* where session_add_hit records, during an ingest */
     struct hit_key *hit_keys; /* by hit id */
     size_t nkeys, hit_keys_alloc;
-    bool classic;         /* read from a 1983 PROFIL file: buckets without hits */
-    uint16_t classic_dos_pa;   /* PROFIL's words kept as they were, for export */
+    bool classic;            /* read from a 1983 PROFIL file: buckets without hits */
+    uint16_t classic_dos_pa; /* PROFIL's words kept as they were, for export */
     uint16_t classic_high_pa;
 
     /* Modules: index 0 is always the program. */
@@ -189,13 +189,13 @@ struct session {
     /* The exact hit table, open addressing on (module, offset). */
     struct hit *hits;
     size_t nhits;
-    size_t hits_alloc;   /* a power of two */
+    size_t hits_alloc; /* a power of two */
 
     /* Function ranking, by module then start; see session_rank. */
     struct func *funcs;
     size_t nfuncs, funcs_alloc;
     bool funcs_dirty;
-    uint32_t *func_index; /* open addressing on (module, start): index + 1, 0 empty */
+    uint32_t *func_index;    /* open addressing on (module, start): index + 1, 0 empty */
     size_t func_index_alloc; /* a power of two, at least twice nfuncs */
 
     /* Call stacks, each distinct one interned once: node 0 is the empty
@@ -237,16 +237,16 @@ struct session {
     bool jit_ended;       /* ... and whether the program had ended then */
 
     /* What happened. */
-    uint64_t start_ns;   /* CLOCK_MONOTONIC when the clock started, or of the first event */
+    uint64_t start_ns; /* CLOCK_MONOTONIC when the clock started, or of the first event */
     uint64_t end_ns;
-    int64_t start_time;  /* wall clock, seconds since the epoch */
+    int64_t start_time; /* wall clock, seconds since the epoch */
     double duration_s;
     uint32_t pid;
     enum exit_kind exit_kind;
-    int exit_code;       /* when terminated */
-    int exit_signal;     /* when aborted */
+    int exit_code;   /* when terminated */
+    int exit_signal; /* when aborted */
     uint32_t max_threads;
-    char *meta_json;     /* owned: metadata read from a file, or NULL */
+    char *meta_json; /* owned: metadata read from a file, or NULL */
 
     /* Who ran (session/threads.h): each process and thread, each thread's
      * ticks and its samples at each hit, and the filter of the views. */
@@ -260,11 +260,11 @@ struct session {
     size_t proc_index_alloc;
     struct tid_table thits;        /* each thread's samples at each hit */
     struct session_filter *filter; /* owned: the threads the views show, or NULL: all */
-    bool window;             /* the views show frames [win_from, win_to) only (window.c) */
+    bool window;                   /* the views show frames [win_from, win_to) only (window.c) */
     size_t win_from, win_to;
-    bool view;                     /* scratch: the event being ingested counts in the views */
-    uint32_t last_hit;             /* scratch: the hit id session_add_hit last counted at */
-    struct counters delta;         /* scratch: what the event adds to the whole run */
+    bool view;             /* scratch: the event being ingested counts in the views */
+    uint32_t last_hit;     /* scratch: the hit id session_add_hit last counted at */
+    struct counters delta; /* scratch: what the event adds to the whole run */
     /* Marks put into the run (--control's "mark TEXT", profil_mark()), in
      * the order they came; saved in the metadata (docs/prf-format.md). */
     struct session_mark *marks; /* owned */

@@ -8,10 +8,10 @@
 
 #include <stdbool.h>
 
-#define SETTLE_TOP 5          /* the routines watched */
+#define SETTLE_TOP         5 /* the routines watched */
 #define SETTLE_MIN_SAMPLES 100
-#define SETTLE_MIN_PCT 1      /* routines of less are not watched: noise at 0.1 % never parts */
-#define SETTLE_SECONDS 3.0    /* --until-settled's default */
+#define SETTLE_MIN_PCT     1   /* routines of less are not watched: noise at 0.1 % never parts */
+#define SETTLE_SECONDS     3.0 /* --until-settled's default */
 /* The intervals compared are 99 % ones, not the 95 % ones shown: the ranking
  * is looked at again and again, and two routines of one share would look
  * apart at 95 % in about 3 % of the looks; at 99 %, in 0.5 %. */
@@ -23,9 +23,9 @@ struct settle {
         uint64_t start;
     } top[SETTLE_TOP]; /* the routines, as last seen (indices may move) */
     size_t ntop;
-    double since;       /* when the top was last seen to move or blur, -1 never looked */
-    double last;        /* when it was last looked at */
-    bool steady;        /* the last look found it in order and apart */
+    double since; /* when the top was last seen to move or blur, -1 never looked */
+    double last;  /* when it was last looked at */
+    bool steady;  /* the last look found it in order and apart */
 };
 
 void settle_init(struct settle *st);

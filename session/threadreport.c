@@ -85,7 +85,8 @@ void report_who(struct session *s, FILE *out, size_t limit)
     uint64_t left_samples = 0;
     for (size_t pi = 0; pi < s->nprocs; pi++) {
         const struct proc_info *p = &s->procs[pi];
-        if (limit > 0 && (all[pi] < least || listed == limit || (all[pi] == 0 && s->nprocs > limit))) {
+        if (limit > 0 &&
+            (all[pi] < least || listed == limit || (all[pi] == 0 && s->nprocs > limit))) {
             left++;
             left_samples = session_sat_add(left_samples, all[pi]);
             continue;
@@ -131,7 +132,8 @@ void report_who(struct session *s, FILE *out, size_t limit)
         free(mine);
     }
     if (left > 0)
-        fprintf(out, "%-8s (%zu more process%s, %" PRIu64 " samples: profil --report shows them all)\n",
+        fprintf(out,
+                "%-8s (%zu more process%s, %" PRIu64 " samples: profil --report shows them all)\n",
                 "...", left, left == 1 ? "" : "es", left_samples);
     free(all);
     fprintf(out, "On CPU and Blocked: the thread's ticks over its life; Program: its samples on a "

@@ -63,8 +63,8 @@ struct proc_info *threads_add_proc(struct session *s, uint32_t pid, uint64_t tim
         return NULL;
     s->procs = xgrowarray(s->procs, &s->procs_alloc, s->nprocs + 1, sizeof *s->procs);
     struct proc_info *p = &s->procs[s->nprocs];
-    *p = (struct proc_info){.pid = pid, .start_ns = time, .exe_module = UINT32_MAX,
-                            .first_thread = -1};
+    *p = (struct proc_info){
+        .pid = pid, .start_ns = time, .exe_module = UINT32_MAX, .first_thread = -1};
     id_put(&s->proc_index, &s->proc_index_alloc, s->nprocs + 1, pid, s->nprocs);
     s->nprocs++;
     return p;

@@ -62,10 +62,10 @@ struct unwinder {
     bool past_copy;      /* a read fell beyond the stack copy: the copy was too short */
     uint64_t *sps, *fps; /* the frames' stack and frame pointers, beside pcs */
     size_t regs_alloc;
-    struct unwind_last *last; /* this thread's last walk, or NULL */
+    struct unwind_last *last;  /* this thread's last walk, or NULL */
     struct unwind_read *reads; /* what this walk read */
     size_t nreads, reads_alloc;
-    bool joined;              /* the walk ended on the last one's frames */
+    bool joined; /* the walk ended on the last one's frames */
     uint64_t walks;
     struct unwind_last lasts[UNWIND_LAST_THREADS];
 };

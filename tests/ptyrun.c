@@ -33,14 +33,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define INPUT_DELAY_S 0.2
-#define LINGER_S 1.0
+#define INPUT_DELAY_S    0.2
+#define LINGER_S         1.0
 #define POLL_FALLBACK_MS 20
 
 struct key_event {
     double at;
-    int byte;   /* byte to type, or -1 */
-    int sig;    /* signal to send when byte is -1 */
+    int byte; /* byte to type, or -1 */
+    int sig;  /* signal to send when byte is -1 */
     int done;
 };
 
@@ -53,10 +53,9 @@ struct buf {
 /* Print usage to stderr so wrong invocations are easy to diagnose. */
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: ptyrun [-t TIMEOUT_S] [-i INPUT] [-w TEXT] [-k SECONDS:KEY ...] "
-            "-- command [args...]\n"
-            "  KEY is ^X (control byte), EOF (^D), or a signal name/number\n");
+    fprintf(stderr, "usage: ptyrun [-t TIMEOUT_S] [-i INPUT] [-w TEXT] [-k SECONDS:KEY ...] "
+                    "-- command [args...]\n"
+                    "  KEY is ^X (control byte), EOF (^D), or a signal name/number\n");
 }
 
 /* Monotonic seconds, so wall-clock changes cannot disturb deadlines. */
@@ -96,33 +95,63 @@ static char *unescape(const char *s, size_t *len)
         }
         s++;
         switch (*s) {
-        case 'n': out[n++] = '\n'; s++; break;
-        case 't': out[n++] = '\t'; s++; break;
-        case 'r': out[n++] = '\r'; s++; break;
-        case 'a': out[n++] = '\a'; s++; break;
-        case 'b': out[n++] = '\b'; s++; break;
-        case 'f': out[n++] = '\f'; s++; break;
-        case 'v': out[n++] = '\v'; s++; break;
-        case 'e': out[n++] = '\033'; s++; break;
+        case 'n':
+            out[n++] = '\n';
+            s++;
+            break;
+        case 't':
+            out[n++] = '\t';
+            s++;
+            break;
+        case 'r':
+            out[n++] = '\r';
+            s++;
+            break;
+        case 'a':
+            out[n++] = '\a';
+            s++;
+            break;
+        case 'b':
+            out[n++] = '\b';
+            s++;
+            break;
+        case 'f':
+            out[n++] = '\f';
+            s++;
+            break;
+        case 'v':
+            out[n++] = '\v';
+            s++;
+            break;
+        case 'e':
+            out[n++] = '\033';
+            s++;
+            break;
         case 'x':
             s++;
             v = 0;
             for (i = 0; i < 2 && (d = hexval((unsigned char)*s)) >= 0; i++, s++)
                 v = v * 16 + d;
             if (i == 0)
-                out[n++] = 'x';     /* "\x" without digits: keep the x */
+                out[n++] = 'x'; /* "\x" without digits: keep the x */
             else
                 out[n++] = (char)v;
             break;
-        case '0': case '1': case '2': case '3':
-        case '4': case '5': case '6': case '7':
+        case '0':
+        case '1':
+        case '2':
+        case '3':
+        case '4':
+        case '5':
+        case '6':
+        case '7':
             v = 0;
             for (i = 0; i < 3 && *s >= '0' && *s <= '7'; i++, s++)
                 v = v * 8 + (*s - '0');
             out[n++] = (char)v;
             break;
         default:
-            out[n++] = *s++;        /* covers \\ and unknown escapes */
+            out[n++] = *s++; /* covers \\ and unknown escapes */
             break;
         }
     }
@@ -246,9 +275,9 @@ static void send_signal(int master, pid_t child, int sig)
 /* Parse options, run the command on a pty, and relay its output and status. */
 int main(int argc, char **argv)
 {
-    struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+    struct winsize ws = {.ws_row = 24, .ws_col = 80};
     struct key_event *keys = NULL;
-    struct buf pending = { NULL, 0, 0 };
+    struct buf pending = {NULL, 0, 0};
     char *input = NULL, *wait_text = NULL, *seen = NULL;
     size_t input_len = 0, nkeys = 0, i, wait_len = 0, nseen = 0;
     int input_sent = 0, got_output = 0, pty_open = 1, reaped = 0;
@@ -330,8 +359,7 @@ int main(int argc, char **argv)
     if (child == 0) {
         setenv("TERM", "xterm", 1);
         execvp(argv[optind], &argv[optind]);
-        fprintf(stderr, "ptyrun: cannot run %s: %s\n", argv[optind],
-                strerror(errno));
+        fprintf(stderr, "ptyrun: cannot run %s: %s\n", argv[optind], strerror(errno));
         _exit(127);
     }
 
@@ -386,8 +414,7 @@ int main(int argc, char **argv)
         if (reaped && !pty_open)
             break;
         /* A grandchild may hold the pty open: stop once it goes quiet. */
-        if (reaped && now - (last_output > reaped_at ? last_output : reaped_at)
-                      >= LINGER_S)
+        if (reaped && now - (last_output > reaped_at ? last_output : reaped_at) >= LINGER_S)
             break;
 
         if (pty_open) {
@@ -407,8 +434,8 @@ int main(int argc, char **argv)
             if (pidfd < 0)
                 tmo = ms_until(now + POLL_FALLBACK_MS / 1000.0, now, tmo);
         } else {
-            tmo = ms_until((last_output > reaped_at ? last_output : reaped_at)
-                           + LINGER_S, now, tmo);
+            tmo =
+                ms_until((last_output > reaped_at ? last_output : reaped_at) + LINGER_S, now, tmo);
         }
         if (!input_sent)
             tmo = ms_until(start + INPUT_DELAY_S, now, tmo);
@@ -423,19 +450,17 @@ int main(int argc, char **argv)
             perror("ptyrun: poll");
             break;
         }
-        (void)pid_idx;  /* pidfd readiness is picked up by waitpid above */
+        (void)pid_idx; /* pidfd readiness is picked up by waitpid above */
 
         if (master_idx >= 0 && (pfd[master_idx].revents & POLLOUT)) {
-            ssize_t w = write(master, pending.data + pending.off,
-                              pending.len - pending.off);
+            ssize_t w = write(master, pending.data + pending.off, pending.len - pending.off);
 
             if (w > 0)
                 pending.off += (size_t)w;
             else if (w < 0 && errno != EAGAIN && errno != EINTR)
-                pending.off = pending.len;  /* pty gone: drop the input */
+                pending.off = pending.len; /* pty gone: drop the input */
         }
-        if (master_idx >= 0 &&
-            (pfd[master_idx].revents & (POLLIN | POLLHUP | POLLERR))) {
+        if (master_idx >= 0 && (pfd[master_idx].revents & (POLLIN | POLLHUP | POLLERR))) {
             /* Drain everything available, until EAGAIN or EIO. */
             for (;;) {
                 ssize_t r = read(master, rbuf, sizeof rbuf);
@@ -463,7 +488,7 @@ int main(int argc, char **argv)
                 if (r < 0 && errno == EINTR)
                     continue;
                 if (r == 0 || (r < 0 && errno != EAGAIN)) {
-                    pty_open = 0;   /* EIO: every slave fd is closed */
+                    pty_open = 0; /* EIO: every slave fd is closed */
                     pending.off = pending.len;
                 }
                 break;

@@ -20,22 +20,22 @@ static void plan(int n)
 }
 
 #define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
-#define is_u64(got, want, ...)                                                                      \
+#define is_u64(got, want, ...)                                                                     \
     do {                                                                                           \
         uint64_t g_ = (uint64_t)(got), w_ = (uint64_t)(want);                                      \
         if (!tap_ok(g_ == w_, __FILE__, __LINE__, __VA_ARGS__))                                    \
             printf("#   got %" PRIu64 ", want %" PRIu64 "\n", g_, w_);                             \
     } while (0)
-#define is_str(got, want, ...)                                                                      \
+#define is_str(got, want, ...)                                                                     \
     do {                                                                                           \
         const char *g_ = (got), *w_ = (want);                                                      \
         if (!tap_ok(g_ != NULL && w_ != NULL && strcmp(g_, w_) == 0, __FILE__, __LINE__,           \
                     __VA_ARGS__))                                                                  \
-            printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)");          \
+            printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)");           \
     } while (0)
 
-static int __attribute__((format(printf, 4, 5))) tap_ok(int pass, const char *file, int line,
-                                                         const char *fmt, ...)
+static int __attribute__((format(printf, 4, 5)))
+tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
     tap_n++;

@@ -41,8 +41,8 @@ static void screen_crash(int sig)
 
 void tui_screen_install_crash_handler(void)
 {
-    static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-    struct sigaction sa = { .sa_handler = screen_crash, .sa_flags = SA_RESETHAND };
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    struct sigaction sa = {.sa_handler = screen_crash, .sa_flags = SA_RESETHAND};
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaction(sigs[i], &sa, NULL);

@@ -31,7 +31,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#define HEADER_ROWS 4
+#define HEADER_ROWS   4
 #define STOP_GRACE_NS 2000000000ull
 
 const struct view_ops *const tui_views[NVIEWS] = {
@@ -90,7 +90,8 @@ void tui_replay_seek(struct tui *t, size_t pos)
     replay_seek(t->replay, pos);
     if (t->s->window) /* the window's frames, as far as the replay has come */
         session_window_set(t->s, t->s->win_from, t->s->win_to);
-    else if (t->s->filter != NULL) /* a replay's samples have no thread: the whole run's, filtered */
+    else if (t->s->filter !=
+             NULL) /* a replay's samples have no thread: the whole run's, filtered */
         session_filter_set(t->s, t->s->filter);
     t->frame_acc = 0;
     if (t->replay->pos >= t->replay->nframes)
@@ -111,7 +112,7 @@ static void tui_layout(struct tui *t)
         if (t->win[i] != NULL)
             delwin(t->win[i]);
         t->win[i] = NULL;
-        t->place[i] = (struct place){ 0 };
+        t->place[i] = (struct place){0};
     }
     if (t->help_win != NULL)
         delwin(t->help_win);
@@ -126,12 +127,12 @@ static void tui_layout(struct tui *t)
     if (tui_wide(t) && (t->current == V_HISTOGRAM || t->current == V_FUNCTIONS)) {
         int tl = t->rows >= 32 ? 9 : 0;
         int half = t->cols / 2;
-        t->place[V_HISTOGRAM] = (struct place){ true, top, 0, main_h - tl, half };
-        t->place[V_FUNCTIONS] = (struct place){ true, top, half, main_h - tl, t->cols - half };
+        t->place[V_HISTOGRAM] = (struct place){true, top, 0, main_h - tl, half};
+        t->place[V_FUNCTIONS] = (struct place){true, top, half, main_h - tl, t->cols - half};
         if (tl > 0)
-            t->place[V_TIMELINE] = (struct place){ true, top + main_h - tl, 0, tl, t->cols };
+            t->place[V_TIMELINE] = (struct place){true, top + main_h - tl, 0, tl, t->cols};
     } else {
-        t->place[t->current] = (struct place){ true, top, 0, main_h, t->cols };
+        t->place[t->current] = (struct place){true, top, 0, main_h, t->cols};
     }
     for (int i = 0; i < NVIEWS; i++) {
         if (t->place[i].shown)
@@ -139,7 +140,7 @@ static void tui_layout(struct tui *t)
     }
     /* The program's terminal is as big as the area that shows its output. */
     if (t->pty >= 0) {
-        struct winsize ws = { .ws_row = (unsigned short)main_h, .ws_col = (unsigned short)t->cols };
+        struct winsize ws = {.ws_row = (unsigned short)main_h, .ws_col = (unsigned short)t->cols};
         ioctl(t->pty, TIOCSWINSZ, &ws);
     }
 }
@@ -208,7 +209,7 @@ struct tui_field {
  * first, the rest dropped whole rather than run into each other. */
 static void tui_fields(char *out, size_t size, const struct tui_field *f, size_t n, int width)
 {
-    bool shown[16] = { false };
+    bool shown[16] = {false};
     int used = 0;
     for (int keep = 9; keep >= 0; keep--) {
         for (size_t i = 0; i < n && i < 16; i++) {
@@ -474,9 +475,9 @@ static void tui_draw_status(struct tui *t)
         int keep;
         int when; /* 1 live only, 2 replay only, 0 both */
     } hints[] = {
-        { "Space Play", 7, 2 }, {". , Step", 5, 2}, {"] [ Speed", 4, 2}, {"g G Go", 3, 2},
-        { "p Pause", 5, 1 },    {"c Clear", 2, 1},  {"s Save", 3, 1},    {"/ Search", 6, 0},
-        { "h Help", 9, 0 },     {"q Quit", 8, 0},
+        {"Space Play", 7, 2}, {". , Step", 5, 2}, {"] [ Speed", 4, 2}, {"g G Go", 3, 2},
+        {"p Pause", 5, 1},    {"c Clear", 2, 1},  {"s Save", 3, 1},    {"/ Search", 6, 0},
+        {"h Help", 9, 0},     {"q Quit", 8, 0},
     };
     bool hjkl = t->current == V_FLAME; /* its h moves left */
     bool hot = t->current == V_SOURCE; /* its ] [ step through the hot lines */
@@ -670,8 +671,8 @@ static int tui_run(struct tui *t0, char **cause)
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
     int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
     uint32_t delay = t0->cfg->delay_ms ? t0->cfg->delay_ms : 100;
-    struct itimerspec its = { { delay / 1000, (long)(delay % 1000) * 1000000 },
-                              { delay / 1000, (long)(delay % 1000) * 1000000 } };
+    struct itimerspec its = {{delay / 1000, (long)(delay % 1000) * 1000000},
+                             {delay / 1000, (long)(delay % 1000) * 1000000}};
     if (sfd < 0 || tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) < 0) {
         *cause = xasprintf("cannot set up the event loop: %s", strerror(errno));
         if (sfd >= 0)
@@ -708,16 +709,16 @@ static int tui_run(struct tui *t0, char **cause)
     while (!t->quit) {
         struct pollfd pfd[5 + TUI_WATCH_MAX];
         int n = 0, i_drv = -1, i_pty = -1, i_watch, n_watch = 0;
-        pfd[n++] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
-        pfd[n++] = (struct pollfd){ sfd, POLLIN, 0 };
-        pfd[n++] = (struct pollfd){ tfd, POLLIN, 0 };
+        pfd[n++] = (struct pollfd){STDIN_FILENO, POLLIN, 0};
+        pfd[n++] = (struct pollfd){sfd, POLLIN, 0};
+        pfd[n++] = (struct pollfd){tfd, POLLIN, 0};
         if (tui_live(t)) {
             i_drv = n;
-            pfd[n++] = (struct pollfd){ d->fd, POLLIN, 0 };
+            pfd[n++] = (struct pollfd){d->fd, POLLIN, 0};
         }
         if (t->pty >= 0) {
             i_pty = n;
-            pfd[n++] = (struct pollfd){ t->pty, POLLIN, 0 };
+            pfd[n++] = (struct pollfd){t->pty, POLLIN, 0};
         }
         i_watch = n;
         if (t->cfg->watch_fds != NULL)
@@ -821,14 +822,13 @@ static int tui_run(struct tui *t0, char **cause)
 int tui_run_live(struct session *s, struct clockdrv *d, int pty, const struct tui_config *cfg,
                  char **cause)
 {
-    struct tui t = { .s = s, .d = d, .cfg = cfg, .pty = pty };
+    struct tui t = {.s = s, .d = d, .cfg = cfg, .pty = pty};
     settle_init(&t.settle);
     return tui_run(&t, cause);
 }
 
 int tui_run_replay(struct replay *r, const struct tui_config *cfg, char **cause)
 {
-    struct tui t = { .s = r->now, .replay = r, .cfg = cfg, .pty = -1, .speed = 1,
-                     .playing = true };
+    struct tui t = {.s = r->now, .replay = r, .cfg = cfg, .pty = -1, .speed = 1, .playing = true};
     return tui_run(&t, cause);
 }

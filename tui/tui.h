@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 struct tui_config {
-    uint32_t delay_ms;   /* refresh period */
-    const char *title;   /* the program and its parameters, for the header */
+    uint32_t delay_ms; /* refresh period */
+    const char *title; /* the program and its parameters, for the header */
     /* Write a snapshot of S now ('s'); 0, or -1 with *cause. */
     int (*save)(void *arg, struct session *s, char **cause);
     /* Write it under NAME from now on ('S', offered when a save fails); 0,

@@ -44,10 +44,10 @@ static void counters_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         uint64_t v;
         int pair;
     } rows[] = {
-        { "Program", "in the program's own code (the buckets)", s->c.program, PAIR_PROGRAM },
-        { "DOS", "in shared libraries, the loader, the vDSO", s->c.dos, PAIR_DOS },
-        { "I/O", "in the kernel, or blocked in a system call", s->c.io, PAIR_IO },
-        { "high", "outside every file: JIT, anonymous code", s->c.high, PAIR_HIGH },
+        {"Program", "in the program's own code (the buckets)", s->c.program, PAIR_PROGRAM},
+        {"DOS", "in shared libraries, the loader, the vDSO", s->c.dos, PAIR_DOS},
+        {"I/O", "in the kernel, or blocked in a system call", s->c.io, PAIR_IO},
+        {"high", "outside every file: JIT, anonymous code", s->c.high, PAIR_HIGH},
     };
     int y = 2, barx = 44, barw = w - barx - 2;
     for (size_t i = 0; i < 4 && y < h; i++, y += 2) {

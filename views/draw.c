@@ -181,27 +181,14 @@ bool scroll_key(int key, size_t *sel, size_t n, size_t page)
     page = page > 1 ? page - 1 : 1;
     switch (key) {
     case KEY_UP:
-    case 'k':
-        s = s > 0 ? s - 1 : 0;
-        break;
+    case 'k': s = s > 0 ? s - 1 : 0; break;
     case KEY_DOWN:
-    case 'j':
-        s = s + 1 < n ? s + 1 : n - 1;
-        break;
-    case KEY_PPAGE:
-        s = s > page ? s - page : 0;
-        break;
-    case KEY_NPAGE:
-        s = s + page < n ? s + page : n - 1;
-        break;
-    case KEY_HOME:
-        s = 0;
-        break;
-    case KEY_END:
-        s = n - 1;
-        break;
-    default:
-        return false;
+    case 'j': s = s + 1 < n ? s + 1 : n - 1; break;
+    case KEY_PPAGE: s = s > page ? s - page : 0; break;
+    case KEY_NPAGE: s = s + page < n ? s + page : n - 1; break;
+    case KEY_HOME: s = 0; break;
+    case KEY_END: s = n - 1; break;
+    default: return false;
     }
     *sel = s;
     return true;

@@ -44,7 +44,7 @@ struct functions {
     bool ascending;
     size_t *order; /* indices into session.funcs with samples */
     size_t n;
-    size_t sel;    /* row */
+    size_t sel; /* row */
     size_t top;
     size_t rows;
     bool have_key; /* the selected function, kept across re-sorts */
@@ -94,16 +94,12 @@ static int functions_cmp(const void *a, const void *b)
     const struct func *y = &cmp_session->funcs[*(const size_t *)b];
     int r = 0;
     switch (cmp_col) {
-    case SORT_ROUTINE:
-        r = strcmp(x->name, y->name);
-        break;
+    case SORT_ROUTINE: r = strcmp(x->name, y->name); break;
     case SORT_MODULE:
         r = strcmp(cmp_session->modules[x->module]->name, cmp_session->modules[y->module]->name);
         break;
     case SORT_TOTAL: r = x->total < y->total ? -1 : x->total > y->total; break;
-    default:
-        r = x->samples < y->samples ? -1 : x->samples > y->samples;
-        break;
+    default: r = x->samples < y->samples ? -1 : x->samples > y->samples; break;
     }
     /* Numbers read most first, names A to Z; 'I' inverts either. */
     bool textual = cmp_col == SORT_ROUTINE || cmp_col == SORT_MODULE;
@@ -465,8 +461,7 @@ static int functions_key(void *state, int key, struct view_ctx *ctx)
         if (key != 'b' && s->has_stacks)
             return VIEW_CALLERS | VIEW_REDRAW;
         return VIEW_JUMP | VIEW_REDRAW;
-    default:
-        return VIEW_IGNORED;
+    default: return VIEW_IGNORED;
     }
     functions_refresh(f, s, true);
     snprintf(ctx->status, sizeof ctx->status, "sorted by %s%s", functions_col_name(s, f->col),

@@ -27,7 +27,7 @@ struct histogram {
     size_t rows; /* rows last drawn */
     int y0;      /* the line of the column heads, the rows below it */
     bool hide_empty;
-    size_t *cand;     /* sorted indices of the buckets holding any hit entry */
+    size_t *cand; /* sorted indices of the buckets holding any hit entry */
     size_t ncand;
     size_t *nonempty; /* those of them not empty now */
     size_t nnonempty;
@@ -180,7 +180,8 @@ static bool histogram_continues(const struct session *s, size_t b, const char *n
         !module_vaddr_to_offset(m, s->prog_low + b * 16 * (uint64_t)s->bucket_paragraphs, &off))
         return false;
     long k = module_find_symbol(m, off);
-    return k >= 0 && m->syms[k].start < off && module_symbol_name(m, (size_t)k, s->raw_names) == name;
+    return k >= 0 && m->syms[k].start < off &&
+           module_symbol_name(m, (size_t)k, s->raw_names) == name;
 }
 
 /* When the program's own code has (next to) nothing, say where the samples
@@ -421,11 +422,9 @@ static int histogram_key(void *state, int key, struct view_ctx *ctx)
     }
     switch (key) {
     case 'z':
-    case '+':
-        return histogram_zoom(h, ctx, true);
+    case '+': return histogram_zoom(h, ctx, true);
     case 'Z':
-    case '-':
-        return histogram_zoom(h, ctx, false);
+    case '-': return histogram_zoom(h, ctx, false);
     case 'e':
         h->hide_empty = !h->hide_empty;
         if (h->hide_empty && h->nnonempty > 0)
@@ -461,8 +460,8 @@ static int histogram_jump(void *state, struct view_ctx *ctx)
     uint64_t lo, hi;
     if (ctx->jump_module != s->prog_module || s->nmodules == 0 ||
         !module_offset_to_vaddr(s->modules[s->prog_module], ctx->jump_start, &lo) ||
-        !module_offset_to_vaddr(s->modules[s->prog_module], ctx->jump_end - 1, &hi) || lo < s->prog_low ||
-        hi >= s->prog_high) {
+        !module_offset_to_vaddr(s->modules[s->prog_module], ctx->jump_end - 1, &hi) ||
+        lo < s->prog_low || hi >= s->prog_high) {
         snprintf(ctx->status, sizeof ctx->status, "that function is not in the program area");
         return VIEW_REDRAW;
     }

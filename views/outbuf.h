@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 struct outbuf {
-    char **lines;     /* ring of max_lines owned strings */
+    char **lines; /* ring of max_lines owned strings */
     size_t max_lines;
     size_t first;     /* index of the oldest line in the ring */
     size_t count;     /* lines in the ring, the last one being built */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 struct output {
-    size_t top;    /* first line shown when not following */
-    bool follow;   /* stick to the newest line */
+    size_t top;  /* first line shown when not following */
+    bool follow; /* stick to the newest line */
     size_t rows;
 };
 

@@ -193,13 +193,12 @@ static void threads_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         if (r->thread < 0) {
             const struct thread_info *lead = threads_find(s, p->pid);
             char end[32];
-            snprintf(
-                line, sizeof line,
-                "%-7u %-7s %-16.16s %9" PRIu64 " %6.1f%% %7s %8s %2s  %s, own code %.0f%%: %s",
-                p->pid, "", lead && lead->name ? lead->name : "?", r->samples, pct, "", "",
-                p->ended ? "-" : "", threads_proc_end(p, end, sizeof end),
-                r->on_cpu ? 100.0 * (double)r->program / (double)r->on_cpu : 0.0,
-                p->exe ? p->exe : "?");
+            snprintf(line, sizeof line,
+                     "%-7u %-7s %-16.16s %9" PRIu64 " %6.1f%% %7s %8s %2s  %s, own code %.0f%%: %s",
+                     p->pid, "", lead && lead->name ? lead->name : "?", r->samples, pct, "", "",
+                     p->ended ? "-" : "", threads_proc_end(p, end, sizeof end),
+                     r->on_cpu ? 100.0 * (double)r->program / (double)r->on_cpu : 0.0,
+                     p->exe ? p->exe : "?");
         } else {
             const struct thread_info *t = &s->threads[r->thread];
             char st[2] = {thread_state(t, ctx->mode), '\0'};

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 
 struct timeline {
-    size_t end;  /* last frame shown + 1; 0 follows the live end */
-    int width;   /* columns last drawn */
-    size_t cursor;   /* the frame { and } take, + 1; 0: the newest */
-    size_t mark;     /* a window's start set with {, + 1; 0: none */
+    size_t end;    /* last frame shown + 1; 0 follows the live end */
+    int width;     /* columns last drawn */
+    size_t cursor; /* the frame { and } take, + 1; 0: the newest */
+    size_t mark;   /* a window's start set with {, + 1; 0: none */
 };
 
 static void *timeline_create(void)
@@ -80,7 +80,8 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         snprintf(win_text, sizeof win_text, "; window %.1f-%.1f s", (double)s->win_from / 10,
                  (double)s->win_to / 10);
     else if (t->mark)
-        snprintf(win_text, sizeof win_text, "; window from %.1f s: } ends it", (double)(t->mark - 1) / 10);
+        snprintf(win_text, sizeof win_text, "; window from %.1f s: } ends it",
+                 (double)(t->mark - 1) / 10);
     snprintf(info, sizeof info,
              "samples per 100 ms (# program d DOS i I/O h high), %.1f-%.1f s%s; at %.1f s%s",
              (double)first / 10, (double)end / 10,
@@ -93,10 +94,10 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     static const struct {
         int pair;
         chtype mono;
-    } kinds[4] = { { PAIR_PROGRAM, '#' }, { PAIR_DOS, 'd' }, { PAIR_IO, 'i' }, { PAIR_HIGH, 'h' } };
+    } kinds[4] = {{PAIR_PROGRAM, '#'}, {PAIR_DOS, 'd'}, {PAIR_IO, 'i'}, {PAIR_HIGH, 'h'}};
     for (size_t i = first; i < end; i++) {
         const struct frame *f = &s->frames[i];
-        uint64_t v[4] = { f->program, f->dos, f->io, f->high };
+        uint64_t v[4] = {f->program, f->dos, f->io, f->high};
         int x = 7 + (int)(i - first), y = h;
         /* Stack the four kinds bottom up, each rounded on its own cumulative edge. */
         uint64_t acc = 0;
@@ -123,7 +124,8 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         if (i == cur || in) {
             int x = 7 + (int)(i - first);
             chtype c = mvwinch(win, h, x);
-            mvwaddch(win, h, x, (c & A_CHARTEXT) | (i == cur && ctx->focused ? A_REVERSE : A_UNDERLINE));
+            mvwaddch(win, h, x,
+                     (c & A_CHARTEXT) | (i == cur && ctx->focused ? A_REVERSE : A_UNDERLINE));
         }
     }
 }
@@ -160,9 +162,7 @@ static int timeline_key(void *state, int key, struct view_ctx *ctx)
     case KEY_PPAGE: /* the view, a quarter of it at a time */
         end = end > step ? end - step : 1;
         break;
-    case KEY_NPAGE:
-        end = end + step;
-        break;
+    case KEY_NPAGE: end = end + step; break;
     case KEY_HOME:
         end = t->width > 0 && (size_t)t->width < n ? (size_t)t->width : n;
         t->cursor = 1;
@@ -173,14 +173,14 @@ static int timeline_key(void *state, int key, struct view_ctx *ctx)
         break;
     case '{':
         t->mark = cur + 1;
-        snprintf(ctx->status, sizeof ctx->status,
-                 "window from %.1f s: move to its end and press }", (double)cur / 10);
+        snprintf(ctx->status, sizeof ctx->status, "window from %.1f s: move to its end and press }",
+                 (double)cur / 10);
         return VIEW_REDRAW;
     case '}': {
         size_t from = t->mark ? t->mark - 1 : 0;
         if (cur < from) {
-            snprintf(ctx->status, sizeof ctx->status, "the window's end comes before its start (%.1f s)",
-                     (double)from / 10);
+            snprintf(ctx->status, sizeof ctx->status,
+                     "the window's end comes before its start (%.1f s)", (double)from / 10);
             return VIEW_REDRAW;
         }
         t->mark = 0;
@@ -188,8 +188,7 @@ static int timeline_key(void *state, int key, struct view_ctx *ctx)
         ctx->window_to = cur + 1;
         return VIEW_WINDOW | VIEW_REDRAW;
     }
-    default:
-        return VIEW_IGNORED;
+    default: return VIEW_IGNORED;
     }
     t->end = end >= n ? 0 : end;
     return VIEW_REDRAW;

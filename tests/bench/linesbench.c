@@ -164,8 +164,8 @@ int main(int argc, char **argv)
         fplaces += s->funcs[i].file != 0 && !s->funcs[i].inlined;
     printf("%.3f %.3f %.3f %.3f %.3f %zu %llu %llu %zu %zu %zu %zu %zu %.3f %.3f %s\n", t1 - t0,
            t3 - t2, t5 - t4, t6 - t5, t7 - t6, len, (unsigned long long)stored,
-           (unsigned long long)raw, places, l ? l->nfiles : 0, l ? l->ninl_funcs : 0,
-           fplaces, nhits, t9 - t8, t10 - t9, fn >= 0 ? s->funcs[fn].name : "-");
+           (unsigned long long)raw, places, l ? l->nfiles : 0, l ? l->ninl_funcs : 0, fplaces,
+           nhits, t9 - t8, t10 - t9, fn >= 0 ? s->funcs[fn].name : "-");
     free(data);
     free(again);
     free(id);

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
     s->start_ns = 1;
     s->driver = strdup("perf");
     const uint64_t base = 0x555500000000ull, libc = 0x7f0000000000ull;
-    struct event mm = { .type = EVENT_MMAP, .pid = 1, .time_ns = 1 };
+    struct event mm = {.type = EVENT_MMAP, .pid = 1, .time_ns = 1};
     mm.mmap.start = base;
     mm.mmap.len = 1ull << 30;
     mm.mmap.path = s->modules[0]->path;
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     uint64_t n = seconds * rate, step = 1000000000ull / rate;
     for (uint64_t i = 0; i < n; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift: a spread of PCs */
-        struct event ev = { .type = EVENT_SAMPLE, .pid = 1, .tid = 1, .time_ns = 1 + i * step };
+        struct event ev = {.type = EVENT_SAMPLE, .pid = 1, .tid = 1, .time_ns = 1 + i * step};
         ev.sample.count = 1;
         unsigned kind = (unsigned)(x % 100);
         if (kind < 70) {

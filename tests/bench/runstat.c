@@ -82,7 +82,7 @@ int main(int argc, char **argv)
     }
     if (result == NULL || optind >= argc)
         usage();
-    int p[2] = { -1, -1 };
+    int p[2] = {-1, -1};
     if (pattern != NULL && pipe(p) < 0) {
         perror("runstat: pipe");
         return 1;

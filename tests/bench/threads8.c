@@ -10,7 +10,7 @@
 #include <time.h>
 
 #define MAX_THREADS 64
-#define CHUNK 200000L
+#define CHUNK       200000L
 
 /* One sink per thread, each on its own cache line. */
 struct sink {

@@ -37,16 +37,16 @@ static void check_error(const char *line, const char *what)
 int main(void)
 {
     plan(53);
-    check("", (const char *[]){ NULL }, "empty");
-    check("   \t ", (const char *[]){ NULL }, "blanks");
-    check("a b  c", (const char *[]){ "a", "b", "c", NULL }, "plain words");
-    check("'a b' \"c d\"", (const char *[]){ "a b", "c d", NULL }, "quotes");
-    check("x'y'\"z\"", (const char *[]){ "xyz", NULL }, "adjacent quotes join");
-    check("'' \"\"", (const char *[]){ "", "", NULL }, "empty quoted words");
-    check("a\\ b c\\\\d", (const char *[]){ "a b", "c\\d", NULL }, "backslash escapes");
-    check("\"say \\\"hi\\\"\" 'it\\s'", (const char *[]){ "say \"hi\"", "it\\s", NULL },
+    check("", (const char *[]){NULL}, "empty");
+    check("   \t ", (const char *[]){NULL}, "blanks");
+    check("a b  c", (const char *[]){"a", "b", "c", NULL}, "plain words");
+    check("'a b' \"c d\"", (const char *[]){"a b", "c d", NULL}, "quotes");
+    check("x'y'\"z\"", (const char *[]){"xyz", NULL}, "adjacent quotes join");
+    check("'' \"\"", (const char *[]){"", "", NULL}, "empty quoted words");
+    check("a\\ b c\\\\d", (const char *[]){"a b", "c\\d", NULL}, "backslash escapes");
+    check("\"say \\\"hi\\\"\" 'it\\s'", (const char *[]){"say \"hi\"", "it\\s", NULL},
           "escapes inside quotes");
-    check("'<' \\> a2>b", (const char *[]){ "<", ">", "a2", NULL }, "quoted operators are words");
+    check("'<' \\> a2>b", (const char *[]){"<", ">", "a2", NULL}, "quoted operators are words");
 
     struct args a;
     char *cause = NULL;

@@ -12,8 +12,9 @@ int main(void)
     ok(prompt_parse_number("65535", BUCKET_MIN, BUCKET_MAX, &v) && v == 65535, "65535 is the top");
     ok(prompt_parse_number("  42  ", BUCKET_MIN, BUCKET_MAX, &v) && v == 42, "blanks around");
     ok(prompt_parse_number("42\n", BUCKET_MIN, BUCKET_MAX, &v) && v == 42, "a newline at the end");
-    const char *bad[] = { "", " ", "0", "-1", "+1", "abc", "12abc", "1 2", "0x10", "1.5",
-                          "65536", "99999999999999999999999", "-0" };
+    const char *bad[] = {"",      " ",   "0",    "-1",  "+1",    "abc",
+                         "12abc", "1 2", "0x10", "1.5", "65536", "99999999999999999999999",
+                         "-0"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ok(!prompt_parse_number(bad[i], BUCKET_MIN, BUCKET_MAX, &v), "'%s' is not a bucket size",
            bad[i]);

@@ -429,9 +429,9 @@ static void bomb_threads(const char *path, uint64_t n)
     struct buf pre = {0}, rec = {0};
     b_varint(&pre, 0); /* no processes */
     b_varint(&pre, n);
-    b_varint(&rec, 1); /* tid */
-    b_varint(&rec, 1); /* pid */
-    b_str(&rec, "");   /* 10 bytes a thread, the least the reader takes */
+    b_varint(&rec, 1);          /* tid */
+    b_varint(&rec, 1);          /* pid */
+    b_str(&rec, "");            /* 10 bytes a thread, the least the reader takes */
     for (int i = 0; i < 4; i++) /* start, end, on_cpu, blocked */
         b_varint(&rec, 0);
     struct buf suf = {0};

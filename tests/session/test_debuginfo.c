@@ -84,8 +84,8 @@ static uint32_t crc_of(const char *path, const char *stripped)
     uint32_t crc = 0, want = debuglink_crc(stripped);
     int fd = open(path, O_RDONLY);
     bool read = fd >= 0 && debuginfo_crc32(fd, &crc) == 0;
-    ok(read && crc == want,
-       "the CRC of %s: %08x, as objcopy wrote it into %s (%08x)", path, crc, stripped, want);
+    ok(read && crc == want, "the CRC of %s: %08x, as objcopy wrote it into %s (%08x)", path, crc,
+       stripped, want);
     if (fd >= 0)
         close(fd);
     return crc;

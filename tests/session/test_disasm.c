@@ -485,12 +485,13 @@ static void check_evex(void)
         }
     }
     const char *name = k >= 0 ? m->syms[k].name : "(none)";
-    ok(k >= 0, "libc has an AVX-512 routine with mask instructions: %s, %ld kmov by objdump "
-               "(%zu *_evex routines tried)",
+    ok(k >= 0,
+       "libc has an AVX-512 routine with mask instructions: %s, %ld kmov by objdump "
+       "(%zu *_evex routines tried)",
        name, okmov, tried);
     size_t n = 0, bad = 0, kmov = 0;
-    struct disasm_insn *d = k >= 0 ? disasm_module(m, m->syms[k].start, m->syms[k].end, &n, &cause)
-                                   : NULL;
+    struct disasm_insn *d =
+        k >= 0 ? disasm_module(m, m->syms[k].start, m->syms[k].end, &n, &cause) : NULL;
     for (size_t i = 0; d != NULL && i < n; i++) {
         bad += strcmp(d[i].text, "(bad)") == 0;
         kmov += strncmp(d[i].text, "kmov", 4) == 0;

@@ -23,7 +23,7 @@ static struct session *make_session(void)
     }
     const struct module *m = s->modules[0];
     for (size_t i = 0; i < m->nsegs; i++) {
-        struct event ev = { .type = EVENT_MMAP, .pid = 1 };
+        struct event ev = {.type = EVENT_MMAP, .pid = 1};
         ev.mmap.start = 0x400000 + m->segs[i].vaddr;
         ev.mmap.len = m->segs[i].filesz;
         ev.mmap.pgoff = m->segs[i].offset;
@@ -31,13 +31,13 @@ static struct session *make_session(void)
         session_ingest(s, &ev);
     }
     for (uint64_t pc = 0; pc < 0x400; pc += 3) {
-        struct event ev = { .type = EVENT_SAMPLE, .pid = 1, .time_ns = 1000 + pc };
+        struct event ev = {.type = EVENT_SAMPLE, .pid = 1, .time_ns = 1000 + pc};
         ev.sample.pc = 0x400000 + s->prog_low + pc % (s->prog_high - s->prog_low);
         ev.sample.mode = SAMPLE_USER;
         ev.sample.count = 1 + (uint32_t)(pc % 5);
         session_ingest(s, &ev);
     }
-    struct event k = { .type = EVENT_SAMPLE, .pid = 1, .time_ns = 5000 };
+    struct event k = {.type = EVENT_SAMPLE, .pid = 1, .time_ns = 5000};
     k.sample.pc = 0xffffffff81000000ull;
     k.sample.mode = SAMPLE_KERNEL;
     k.sample.count = 4;
@@ -169,8 +169,8 @@ static void test_round_trip(void)
     size_t end_at = len - 28; /* END: a 24-byte header and the file's CRC-32 */
     uint8_t *ext = malloc(len + 28);
     memcpy(ext, data, end_at);
-    uint8_t unknown[28] = { 'X', 'T', 'R', 'A', 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0,
-                            4, 0, 0, 0, 0, 0, 0, 0, 't', 'e', 's', 't' };
+    uint8_t unknown[28] = {'X', 'T', 'R', 'A', 0, 0, 0, 0, 4, 0, 0,   0,   0,   0,
+                           0,   0,   4,   0,   0, 0, 0, 0, 0, 0, 't', 'e', 's', 't'};
     uint32_t crc = (uint32_t)crc32(0, unknown + 24, 4);
     for (int i = 0; i < 4; i++)
         unknown[20 + i] = (uint8_t)(crc >> (8 * i));
@@ -361,7 +361,7 @@ static void test_hostile_segments(void)
             struct segment *x = &m->segs[i];
             m->segs = realloc(m->segs, (m->nsegs + 1) * sizeof *m->segs);
             x = &m->segs[i];
-            m->segs[m->nsegs] = (struct segment){ x->vaddr + 8, x->memsz, 0, x->filesz, x->flags };
+            m->segs[m->nsegs] = (struct segment){x->vaddr + 8, x->memsz, 0, x->filesz, x->flags};
             x->offset += 0x100000; /* the first 8 bytes of each bucket: far above */
             x->filesz = 8;
             m->nsegs++;

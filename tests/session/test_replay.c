@@ -10,11 +10,11 @@
 #include <stdlib.h>
 
 #define BASE 0x10000ull
-#define MS 1000000ull
+#define MS   1000000ull
 
 static void sample(struct session *s, uint64_t t, uint64_t pc, enum sample_mode mode, uint32_t n)
 {
-    struct event ev = { .type = EVENT_SAMPLE, .pid = 1, .tid = 1, .time_ns = t };
+    struct event ev = {.type = EVENT_SAMPLE, .pid = 1, .tid = 1, .time_ns = t};
     ev.sample.pc = pc;
     ev.sample.mode = mode;
     ev.sample.count = n;
@@ -31,7 +31,7 @@ static struct session *record(bool with_clear)
         exit(1);
     }
     s->start_ns = 1000 * MS;
-    struct event mm = { .type = EVENT_MMAP, .pid = 1, .time_ns = s->start_ns };
+    struct event mm = {.type = EVENT_MMAP, .pid = 1, .time_ns = s->start_ns};
     mm.mmap.start = BASE;
     mm.mmap.len = 0x100000;
     mm.mmap.path = s->modules[0]->path;
@@ -55,7 +55,7 @@ static struct session *record(bool with_clear)
         if (with_clear && ms == 1234)
             session_clear(s);
     }
-    struct event lost = { .type = EVENT_LOST, .pid = 1, .time_ns = s->start_ns + 1500 * MS };
+    struct event lost = {.type = EVENT_LOST, .pid = 1, .time_ns = s->start_ns + 1500 * MS};
     lost.lost.count = 5;
     session_ingest(s, &lost);
     struct event pre = {.type = EVENT_PREEMPTED, .pid = 1, .time_ns = s->start_ns + 1700 * MS};
@@ -121,8 +121,8 @@ static void check_replay(bool with_clear)
     is_u64(r->now->c.total, 0, "%s: a replay starts empty", what);
     replay_seek(r, 5);
     uint64_t at5 = r->now->c.total;
-    ok(at5 > 0 && at5 < file->c.total + (with_clear ? 1000000 : 0), "%s: half a second in, part of the samples (%llu)",
-       what, (unsigned long long)at5);
+    ok(at5 > 0 && at5 < file->c.total + (with_clear ? 1000000 : 0),
+       "%s: half a second in, part of the samples (%llu)", what, (unsigned long long)at5);
     if (with_clear) {
         size_t mark = 0;
         while (mark < file->nframes && !file->frames[mark].cleared)
@@ -156,8 +156,7 @@ static void check_replay(bool with_clear)
     size_t bad_len;
     prf_write_buffer(file, &bad, &bad_len);
     cause = NULL;
-    ok(prf_read_buffer(bad, bad_len, &cause) == NULL && cause &&
-           strstr(cause, "does not add up"),
+    ok(prf_read_buffer(bad, bad_len, &cause) == NULL && cause && strstr(cause, "does not add up"),
        "%s: a timeline that does not add up is refused: %s", what, cause ? cause : "");
     free(cause);
     free(bad);

@@ -35,7 +35,7 @@ int main(void)
 
     /* A few hits in markbit and a blocked stretch. */
     const struct module *m = s->modules[0];
-    struct event ev = { .type = EVENT_MMAP, .pid = 1 };
+    struct event ev = {.type = EVENT_MMAP, .pid = 1};
     ev.mmap.start = 0x10000;
     ev.mmap.len = 0x100000;
     ev.mmap.pgoff = 0;
@@ -46,7 +46,7 @@ int main(void)
         if (strcmp(m->syms[i].name, "markbit") == 0)
             markbit = m->syms[i].start;
     }
-    struct event smp = { .type = EVENT_SAMPLE, .pid = 1 };
+    struct event smp = {.type = EVENT_SAMPLE, .pid = 1};
     smp.sample.pc = 0x10000 + markbit;
     smp.sample.mode = SAMPLE_USER;
     smp.sample.count = 3;
@@ -60,10 +60,23 @@ int main(void)
     FILE *out = open_memstream(&text, &len);
     report_text(s, "x.PRF", out, 0);
     fclose(out);
-    const char *order[] = { "   Start: 0x", "     End: 0x", "  Length: ", "   Scale: 1\n",
-                            "Interval: 1000\n", "    Time: 00:00.004\n", "Time ", "Routine",
-                            "% of Total", "% of Accounted", "00:00.003   markbit",
-                            "75.00%", "100.00%", "00:00.003   Total", "75.00%", "Program", "I/O" };
+    const char *order[] = {"   Start: 0x",
+                           "     End: 0x",
+                           "  Length: ",
+                           "   Scale: 1\n",
+                           "Interval: 1000\n",
+                           "    Time: 00:00.004\n",
+                           "Time ",
+                           "Routine",
+                           "% of Total",
+                           "% of Accounted",
+                           "00:00.003   markbit",
+                           "75.00%",
+                           "100.00%",
+                           "00:00.003   Total",
+                           "75.00%",
+                           "Program",
+                           "I/O"};
     const char *at = text;
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         const char *p = strstr(at, order[i]);

@@ -14,7 +14,7 @@
 static void ingest_sample(struct session *s, uint32_t pid, uint64_t pc, enum sample_mode mode,
                           uint32_t count)
 {
-    struct event ev = { .type = EVENT_SAMPLE, .pid = pid, .tid = pid, .time_ns = 1 };
+    struct event ev = {.type = EVENT_SAMPLE, .pid = pid, .tid = pid, .time_ns = 1};
     ev.sample.pc = pc;
     ev.sample.mode = mode;
     ev.sample.count = count;
@@ -24,7 +24,7 @@ static void ingest_sample(struct session *s, uint32_t pid, uint64_t pc, enum sam
 static void ingest_mmap(struct session *s, uint32_t pid, uint64_t start, uint64_t len,
                         uint64_t pgoff, const char *path)
 {
-    struct event ev = { .type = EVENT_MMAP, .pid = pid, .tid = pid, .time_ns = 1 };
+    struct event ev = {.type = EVENT_MMAP, .pid = pid, .tid = pid, .time_ns = 1};
     ev.mmap.start = start;
     ev.mmap.len = len;
     ev.mmap.pgoff = pgoff;
@@ -81,12 +81,14 @@ static void test_cxx_labels(void)
     struct bucket_label *all = session_bucket_labels(s);
     ok(one != NULL && strncmp(one, "geo::Matrix<double>::multiply(", 30) == 0,
        "cxx: the bucket label is demangled (%s)", one ? one : "none");
-    ok(view == one && all[0].name == one, "cxx: the histogram's and --hist's labels are the same name");
+    ok(view == one && all[0].name == one,
+       "cxx: the histogram's and --hist's labels are the same name");
     s->raw_names = true;
     hitorder_fini(&ho);
     hitorder_init(&ho);
     one = session_bucket_label(s, 0, &o1);
-    ok(one != NULL && strncmp(one, "_ZNK3geo6Matrix", 15) == 0 && hitorder_label(&ho, s, 0, &o2) == one,
+    ok(one != NULL && strncmp(one, "_ZNK3geo6Matrix", 15) == 0 &&
+           hitorder_label(&ho, s, 0, &o2) == one,
        "cxx: --no-demangle labels with the symbol");
     size_t *order = session_ranking(s, &n);
     free(order);
@@ -145,19 +147,19 @@ int main(void)
     is_u64(s->c.total, 13, "total is the sum");
     is_u64(s->c.program + s->c.dos + s->c.io + s->c.high, s->c.total, "the counters add up");
 
-    struct event lost = { .type = EVENT_LOST, .pid = 100 };
+    struct event lost = {.type = EVENT_LOST, .pid = 100};
     lost.lost.count = 7;
     session_ingest(s, &lost);
     is_u64(s->c.lost, 7, "lost samples are counted apart");
     is_u64(s->c.total, 13, "and not in the total");
 
     /* A forked child shares the mappings until it execs something else. */
-    struct event fork = { .type = EVENT_FORK, .pid = 200, .tid = 200 };
+    struct event fork = {.type = EVENT_FORK, .pid = 200, .tid = 200};
     fork.fork.ppid = 100;
     session_ingest(s, &fork);
     ingest_sample(s, 200, markbit, SAMPLE_USER, 1);
     is_u64(s->c.program, 4, "a forked child's PC in the program counts there");
-    struct event exec = { .type = EVENT_EXEC, .pid = 200, .tid = 200 };
+    struct event exec = {.type = EVENT_EXEC, .pid = 200, .tid = 200};
     session_ingest(s, &exec);
     ingest_mmap(s, 200, BASE, 0x10000, 0, "/bin/dash");
     ingest_sample(s, 200, BASE + 0x1000, SAMPLE_USER, 1);
@@ -182,14 +184,16 @@ int main(void)
     for (size_t i = 0; i < s->nbuckets; i++)
         sum += s->buckets[i];
     is_u64(sum, s->c.program, "rebucketed buckets still sum to the program counter");
-    /* markbit's three (two of pid 100, one of the fork), testbit's one if it shares the 64 bytes. */
+    /* markbit's three (two of pid 100, one of the fork), testbit's one if it shares the 64 bytes.
+     */
     uint64_t b64 = (markbit - BASE - s->prog_low) / 64;
-    is_u64(s->buckets[b64], 3 + ((markbit + 1 - BASE - s->prog_low) / 64 != b64 ? -1 : 0) +
-                                ((testbit - BASE - s->prog_low) / 64 == b64),
+    is_u64(s->buckets[b64],
+           3 + ((markbit + 1 - BASE - s->prog_low) / 64 != b64 ? -1 : 0) +
+               ((testbit - BASE - s->prog_low) / 64 == b64),
            "markbit's hits moved together");
     bool starts;
-    const char *name = session_bucket_symbol(s, (size_t)((markbit - BASE - s->prog_low) / 64),
-                                             &starts);
+    const char *name =
+        session_bucket_symbol(s, (size_t)((markbit - BASE - s->prog_low) / 64), &starts);
     ok(name != NULL, "the bucket holding markbit has a symbol (%s)", name ? name : "none");
 
     /* Labels: the function with the most samples in the bucket, and how many share it. */

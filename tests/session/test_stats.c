@@ -26,7 +26,8 @@ int main(void)
     stats_wilson(10, 10, &lo, &hi);
     ok(near(lo, 0.7225, 5e-5) && near(hi, 1, 1e-12), "10 of 10: [72.25 %%, 100 %%]");
     stats_wilson(81, 263, &lo, &hi);
-    ok(near(lo, 0.2553, 5e-5) && near(hi, 0.3662, 5e-5), "81 of 263: Newcombe's [25.53 %%, 36.62 %%]");
+    ok(near(lo, 0.2553, 5e-5) && near(hi, 0.3662, 5e-5),
+       "81 of 263: Newcombe's [25.53 %%, 36.62 %%]");
     stats_wilson(1, 29, &lo, &hi);
     ok(near(lo, 0.0061, 5e-5) && near(hi, 0.1718, 5e-5), "1 of 29: Newcombe's [0.61 %%, 17.18 %%]");
     stats_wilson(5, 0, &lo, &hi);

@@ -137,7 +137,8 @@ static void check_perf_map(void)
            "perf map: a later line replaces the one it overlaps");
     ok(two && t[0].start == 0x7f0000001000 && t[0].end == 0x7f0000001040,
        "perf map: START SIZE in hex");
-    is_str(two ? t[1].name : NULL, "LazyCompile:*bar app.js:10", "perf map: names keep their blanks");
+    is_str(two ? t[1].name : NULL, "LazyCompile:*bar app.js:10",
+           "perf map: names keep their blanks");
     symbols_text_free(t, n);
 }
 

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
     s->start_ns = 1;
     s->driver = strdup("perf");
     const uint64_t base = 0x555500000000ull, libc = 0x7f0000000000ull;
-    struct event mm = { .type = EVENT_MMAP, .pid = 1, .time_ns = 1 };
+    struct event mm = {.type = EVENT_MMAP, .pid = 1, .time_ns = 1};
     mm.mmap.start = base;
     mm.mmap.len = 1ull << 20;
     mm.mmap.path = s->modules[0]->path;
@@ -44,14 +44,14 @@ int main(int argc, char **argv)
             markbit = m->syms[i].start;
     }
     for (unsigned i = 0; i < 2000; i++) {
-        struct event ev = { .type = EVENT_SAMPLE, .pid = 1, .tid = 1 };
+        struct event ev = {.type = EVENT_SAMPLE, .pid = 1, .tid = 1};
         ev.time_ns = 1 + (uint64_t)i * 1000000ull;
         ev.sample.mode = SAMPLE_USER;
         ev.sample.count = 1;
         ev.sample.pc = i % 1000 < permille ? base + markbit : libc + 0x28000 + i % 64;
         session_ingest(s, &ev);
         if (i % 1000 == 999 && lost > 0) {
-            struct event le = { .type = EVENT_LOST, .pid = 1, .time_ns = ev.time_ns };
+            struct event le = {.type = EVENT_LOST, .pid = 1, .time_ns = ev.time_ns};
             le.lost.count = lost;
             session_ingest(s, &le);
         }

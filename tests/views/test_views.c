@@ -66,19 +66,19 @@ static struct session *make_session(uint32_t paragraphs)
         printf("# %s\n", cause);
         exit(1);
     }
-    struct event ev = { .type = EVENT_MMAP, .pid = 1 };
+    struct event ev = {.type = EVENT_MMAP, .pid = 1};
     ev.mmap.start = BASE;
     ev.mmap.len = 0x100000;
     ev.mmap.path = s->modules[0]->path;
     session_ingest(s, &ev);
-    const char *names[] = { "markbit", "testbit", "markall" };
-    uint32_t counts[] = { 5, 3, 1 };
+    const char *names[] = {"markbit", "testbit", "markall"};
+    uint32_t counts[] = {5, 3, 1};
     for (size_t k = 0; k < 3; k++) {
         const struct module *m = s->modules[0];
         for (size_t i = 0; i < m->nsyms; i++) {
             if (strcmp(m->syms[i].name, names[k]) != 0)
                 continue;
-            struct event smp = { .type = EVENT_SAMPLE, .pid = 1 };
+            struct event smp = {.type = EVENT_SAMPLE, .pid = 1};
             smp.sample.pc = BASE + m->syms[i].start;
             smp.sample.mode = SAMPLE_USER;
             smp.sample.count = counts[k];
@@ -237,12 +237,13 @@ static void test_histogram(WINDOW *win)
     uint64_t want_count = 0;
     const char *want_label = NULL, *first = NULL;
     for (; par <= 4096; par *= 2) {
-        want_label = expect_label(low, 16 * (uint64_t)par, markbit, &want_others, &want_count, &first);
+        want_label =
+            expect_label(low, 16 * (uint64_t)par, markbit, &want_others, &want_count, &first);
         if (want_others > 0 && first != NULL && strcmp(first, want_label) != 0)
             break;
     }
     struct session *s = make_session(par);
-    struct view_ctx ctx = { .s = s, .focused = true };
+    struct view_ctx ctx = {.s = s, .focused = true};
     void *h = view_histogram_ops.create();
     draw(&view_histogram_ops, h, win, &ctx);
     char want[64];
@@ -257,10 +258,10 @@ static void test_histogram(WINDOW *win)
     snprintf(label, sizeof label, " %s +%zu ", want_label ? want_label : "(none)", want_others);
     const char *row = row_at(win, lo);
     ok(par <= 4096 && strstr(row, label) != NULL,
-       "%u paragraphs: the bucket at %#" PRIx64 " is labelled by its most sampled function,%s",
-       par, lo, label);
-    ok(first != NULL && strstr(row, first) == NULL,
-       "not by the first function there (%s): '%s'", first ? first : "(none)", row);
+       "%u paragraphs: the bucket at %#" PRIx64 " is labelled by its most sampled function,%s", par,
+       lo, label);
+    ok(first != NULL && strstr(row, first) == NULL, "not by the first function there (%s): '%s'",
+       first ? first : "(none)", row);
     size_t b, others = 99;
     uint64_t off = 0;
     for (size_t i = 0; i < s->modules[0]->nsyms; i++) {
@@ -336,7 +337,7 @@ static void test_histogram(WINDOW *win)
     const struct module *m = s->modules[0];
     for (size_t i = 0; i < m->nsyms; i++) {
         if (strcmp(m->syms[i].name, "markall") == 0) {
-            struct event smp = { .type = EVENT_SAMPLE, .pid = 1 };
+            struct event smp = {.type = EVENT_SAMPLE, .pid = 1};
             smp.sample.pc = BASE + m->syms[i].start;
             smp.sample.mode = SAMPLE_USER;
             smp.sample.count = 2;
@@ -354,7 +355,7 @@ static void test_histogram(WINDOW *win)
 static void test_histogram_opens(void)
 {
     struct session *s = make_session(1);
-    struct view_ctx ctx = { .s = s, .focused = true };
+    struct view_ctx ctx = {.s = s, .focused = true};
     WINDOW *small = newwin(12, 50, 0, 0);
     void *h = view_histogram_ops.create();
     draw(&view_histogram_ops, h, small, &ctx);
@@ -412,8 +413,8 @@ static void test_histogram_elsewhere(WINDOW *win)
 {
     char *cause = NULL;
     struct session *s = session_new(TEST_PROGS "/sieve", 1, 1000, &cause);
-    struct view_ctx ctx = { .s = s, .focused = true };
-    struct event smp = { .type = EVENT_SAMPLE, .pid = 1 };
+    struct view_ctx ctx = {.s = s, .focused = true};
+    struct event smp = {.type = EVENT_SAMPLE, .pid = 1};
     smp.sample.mode = SAMPLE_BLOCKED; /* I/O without a PC: no routine to rank (a kernel PC
                                        * would be one, named from /proc/kallsyms) */
     smp.sample.count = 4;
@@ -424,7 +425,7 @@ static void test_histogram_elsewhere(WINDOW *win)
     ok(window_has(win, "No samples in the program's own code: 100.0% in the kernel"),
        "a histogram without samples says where they went");
     ok(shows(win, "Counters (4)."), "and, with no routine ranked, points to the Counters");
-    struct event mm = { .type = EVENT_MMAP, .pid = 1 };
+    struct event mm = {.type = EVENT_MMAP, .pid = 1};
     mm.mmap.start = 0x7f0000000000ull;
     mm.mmap.len = 0x200000;
     mm.mmap.path = "/lib/x86_64-linux-gnu/libc.so.6";
@@ -446,8 +447,8 @@ static void test_histogram_elsewhere(WINDOW *win)
 static void test_counters(WINDOW *win)
 {
     struct session *s = make_session(1);
-    struct view_ctx ctx = { .s = s, .focused = true };
-    struct event ev = { .type = EVENT_LOST, .pid = 1 };
+    struct view_ctx ctx = {.s = s, .focused = true};
+    struct event ev = {.type = EVENT_LOST, .pid = 1};
     ev.lost.count = 1;
     session_ingest(s, &ev);
     draw(&view_counters_ops, NULL, win, &ctx);
@@ -471,7 +472,7 @@ static void test_titles(WINDOW *win)
     struct outbuf *ob = outbuf_new(10);
     outbuf_feed(ob, "one line\n", 9);
     struct session *s = make_session(1);
-    struct view_ctx ctx = { .s = s, .out = ob, .focused = true };
+    struct view_ctx ctx = {.s = s, .out = ob, .focused = true};
     void *o = view_output_ops.create();
     draw(&view_output_ops, o, win, &ctx);
     ok(window_has(win, "1 line, following"), "the Output view counts one line as one line");
@@ -494,7 +495,7 @@ static void test_titles(WINDOW *win)
 static void test_functions(WINDOW *win)
 {
     struct session *s = make_session(1);
-    struct view_ctx ctx = { .s = s, .focused = true };
+    struct view_ctx ctx = {.s = s, .focused = true};
     void *f = view_functions_ops.create();
     draw(&view_functions_ops, f, win, &ctx);
     ok(strstr(line_of(win, 2), "markbit") != NULL, "most samples first: markbit");
