@@ -1,8 +1,9 @@
 #!/bin/sh
 # diff.sh - profil --diff BEFORE AFTER: two builds of tests/progs/twice, the
 # second with work_b twice as fast: work_b's drop is the largest change and
-# significant; two runs of one build: no change on a routine of more than
-# 100 samples is significant at p < 0.01 (the statistics are not
+# significant; every p and adjusted p is the two-proportion test's and
+# Holm's, recomputed here; two runs of one build: no change on a routine of
+# more than 100 samples is significant at p < 0.001 (the statistics are not
 # over-eager); the program's own module matches although its file is named
 # differently; the JSON says the same; bad command lines are refused.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
