@@ -7,7 +7,9 @@
  * terminal (80x24, TERM=xterm).  Everything it writes to the pty, including
  * the line discipline's echo of our input, is copied raw to stdout.  INPUT
  * (with C escapes) is typed once the command has printed something or after
- * 200 ms.  -k types a key (^C, ^D, ^\, EOF, ...) or sends a signal (INT,
+ * 200 ms, or with -w once TEXT has appeared (a terminal program that is not
+ * reading yet gets it in canonical mode, where a ^D becomes a NUL byte by
+ * the time it reads raw).  -k types a key (^C, ^D, ^\, EOF, ...) or sends a signal (INT,
  * SIGTERM, 15, ...) to the pty's foreground process group at a given time,
  * counted from the start, or with -w from the moment TEXT first appears in
  * the output (a slow start then cannot make a key come too early; a TEXT
@@ -377,8 +379,10 @@ int main(int argc, char **argv)
             break;
         }
 
-        /* Queue the -i input once the child has spoken or 200 ms passed. */
-        if (!input_sent && (got_output || now - start >= INPUT_DELAY_S)) {
+        /* Queue the -i input once the child has spoken or 200 ms passed,
+         * or with -w once its text appeared. */
+        if (!input_sent &&
+            (wait_text != NULL ? origin >= 0 : got_output || now - start >= INPUT_DELAY_S)) {
             input_sent = 1;
             if (input_len > 0 && buf_append(&pending, input, input_len) != 0) {
                 perror("ptyrun: realloc");
@@ -437,7 +441,7 @@ int main(int argc, char **argv)
             tmo =
                 ms_until((last_output > reaped_at ? last_output : reaped_at) + LINGER_S, now, tmo);
         }
-        if (!input_sent)
+        if (!input_sent && wait_text == NULL)
             tmo = ms_until(start + INPUT_DELAY_S, now, tmo);
         for (i = 0; i < nkeys; i++) {
             if (!keys[i].done && origin >= 0)

@@ -137,7 +137,11 @@ n=0
 for input in '' '1\n' '1\n1000\n'; do
     n=$((n + 1))
     case $n in 1) at=bucket ;; 2) at="sample time" ;; 3) at=parameters ;; esac
-    ptyrun -t 30 -i "$input\\004" -- "$PROFIL" "$EXITCODE"
+    # Typed once the first prompt is up.  A ^D typed ahead, before profil
+    # reads the terminal, is lost: the line discipline turns it into a NUL
+    # byte by the time readline reads raw, and profil waits at the prompt
+    # (a gap, not yet mended; a sanitized profil's slow start hit it here).
+    ptyrun -t 30 -w "$P_BUCKET" -i "$input\\004" -- "$PROFIL" "$EXITCODE"
     is "$rc" 1 "pty: ^D at the $at prompt: profil exits 1"
     hasnt "$out" "exitcode: exiting" "pty: ^D at the $at prompt: the program is not run"
     has "$out" "end of input: nothing was run" "pty: ^D at the $at prompt: says nothing was run"
