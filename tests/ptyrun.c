@@ -9,11 +9,11 @@
  * (with C escapes) is typed once the command has printed something or after
  * 200 ms, or with -w once TEXT has appeared (a terminal program that is not
  * reading yet gets it in canonical mode, where a ^D becomes a NUL byte by
- * the time it reads raw).  -k types a key (^C, ^D, ^\, EOF, ...) or sends a signal (INT,
- * SIGTERM, 15, ...) to the pty's foreground process group at a given time,
- * counted from the start, or with -w from the moment TEXT first appears in
- * the output (a slow start then cannot make a key come too early; a TEXT
- * that never appears sends no keys).
+ * the time it reads raw).  -k types a key (^C, ^D, ^\, EOF, ...) or sends a
+ * signal (INT, SIGTERM, 15, ...) to the pty's foreground process group at a
+ * given time, counted from the start, or with -w from the moment TEXT first
+ * appears in the output (a slow start then cannot make a key come too early;
+ * a TEXT that never appears sends no keys).
  * Exits with the command's status (128+N if killed by signal N), or 124
  * after killing the process group when TIMEOUT_S (default 60) passes.
  */
@@ -96,39 +96,15 @@ static char *unescape(const char *s, size_t *len)
             continue;
         }
         s++;
+        /* The one-letter escapes: \n \t \r \a \b \f \v, and \e for ESC. */
+        static const char letters[] = "ntrabfve", bytes[] = "\n\t\r\a\b\f\v\033";
+        const char *l = strchr(letters, *s);
+        if (l != NULL) { /* *s is not NUL: a backslash at the end is kept above */
+            out[n++] = bytes[l - letters];
+            s++;
+            continue;
+        }
         switch (*s) {
-        case 'n':
-            out[n++] = '\n';
-            s++;
-            break;
-        case 't':
-            out[n++] = '\t';
-            s++;
-            break;
-        case 'r':
-            out[n++] = '\r';
-            s++;
-            break;
-        case 'a':
-            out[n++] = '\a';
-            s++;
-            break;
-        case 'b':
-            out[n++] = '\b';
-            s++;
-            break;
-        case 'f':
-            out[n++] = '\f';
-            s++;
-            break;
-        case 'v':
-            out[n++] = '\v';
-            s++;
-            break;
-        case 'e':
-            out[n++] = '\033';
-            s++;
-            break;
         case 'x':
             s++;
             v = 0;
