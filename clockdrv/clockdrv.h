@@ -132,10 +132,9 @@ struct clockdrv {
  * among many runnable threads of the program: SCHED_FIFO at the lowest
  * priority when FIFO and we may have it (SCHED_RESET_ON_FORK: nothing
  * profil starts inherits it), else a short time slice (kernels from 6.12;
- * older ones ignore it) and a timer slack of 1 ns.  Nothing when the policy was not SCHED_OTHER; once
- * done, again with FIFO false leaves SCHED_FIFO for the slice.  The state is
- * the process's (its one thread's): the launcher may do it before the
- * driver, which then finds it done. */
+ * older ones ignore it) and a timer slack of 1 ns.  Nothing when the policy was not SCHED_OTHER;
+ * once done, again with FIFO false leaves SCHED_FIFO for the slice.  The state is the process's
+ * (its one thread's): the launcher may do it before the driver, which then finds it done. */
 void clockdrv_prioritize(bool fifo);
 /* Give the old policy back: 0, or -errno (then profil keeps the new one). */
 int clockdrv_unprioritize(void);
