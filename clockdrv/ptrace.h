@@ -78,12 +78,12 @@ struct clockdrv_ptrace {
     int timerfd;
     int sigfd;
     sigset_t chld;
-    bool unblock_chld; /* SIGCHLD was not blocked before us */
-    int spare;         /* /dev/null, closed to make room to read an unkept thread's file */
-    int selffd;        /* profil's own /proc/thread-self/schedstat: did the tick wait for a CPU */
+    bool unblock_chld;   /* SIGCHLD was not blocked before us */
+    int spare;           /* /dev/null, closed to make room to read an unkept thread's file */
+    int selffd;          /* profil's own /proc/thread-self/schedstat: did the tick wait for a CPU */
     uint64_t self_delay; /* its ns waiting for a CPU, as last read */
     unsigned late_run;   /* ticks in a row that waited for a CPU, so sampled no one */
-    rlim_t nofile;     /* our limit on open files */
+    rlim_t nofile;       /* our limit on open files */
     bool out_of_fds;
     uint64_t overrun_window; /* the first tick of the window overruns are counted in */
     unsigned overruns;       /* ticks in it whose own work took longer than the interval */
