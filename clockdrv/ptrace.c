@@ -58,14 +58,11 @@
  *   SCHED_FLAG_RESET_ON_FORK) where it may (CAP_SYS_NICE, RLIMIT_RTPRIO) and
  *   the interval is 200 us or more, else a 0.1 ms time slice (on kernels from
  *   6.12, EEVDF lets a waking task with a shorter custom slice preempt; older
- *   ones ignore it) and a timer slack of 1 ns.  A tick that still had to
- *   wait for a CPU came when the scheduler let profil run, at one of its
- *   ticks, in step with the wall clock: it samples no one, and what the
- *   threads ran goes to their next samples (as an ordinary user beside two
- *   busy loops, tests/progs/lockstep's in_step had 29-38 % of the samples
- *   for 20 % of the CPU time; 15-24 % since).  The old policy comes back
- *   once the program has ended, before the report or the screen that stays,
- *   with the reset flag kept
+ *   ones ignore it) and a timer slack of 1 ns (see clockdrv_prioritize).  A
+ *   tick that still waits for a CPU comes at the scheduler's moment, in step
+ *   with the wall clock: a program in step with it too is sampled in step
+ *   (docs/performance.md).  The old policy comes back once the program has ended,
+ *   before the report or the screen that stays, with the reset flag kept
  *   where the kernel will not clear it; and when in a window of 64 ticks 16
  *   took longer than the interval of their own work (a FIFO tracer would
  *   then keep a CPU from everything else), saying so in the note.  A late
@@ -119,8 +116,6 @@
      PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)
 /* A process profil attached to must outlive profil: no EXITKILL. */
 #define PTRACE_ATTACH_OPTIONS (PTRACE_OPTIONS & ~PTRACE_O_EXITKILL)
-#define PTRACE_LATE_NS        50000ull /* a tick that waited longer for a CPU samples no one */
-#define PTRACE_LATE_RUN       8        /* but one in this many in a row does */
 #define PTRACE_SPIN_NS        20000ull /* how long a tick polls for the stops that come at once */
 #define PTRACE_DETACH_NS      2000000000ull /* longest wait at free for the program to let go */
 #define PTRACE_OVERRUN_WINDOW 64            /* ticks over which overruns are counted */
@@ -432,42 +427,16 @@ static void ptrace_blocked(struct clockdrv_ptrace *d, const struct ptrace_thread
     ptrace_emit(d, blocked);
 }
 
-/* Whether this tick came when the scheduler let profil run rather than when
- * its timer fired: it waited for a CPU since the last (schedstat's second
- * field, profil's own).  Such a tick comes at a scheduler tick, in step with
- * the wall clock, so it samples no one; one in PTRACE_LATE_RUN in a row
- * does, or a tracer that always waits would sample nothing. */
-static bool ptrace_late(struct clockdrv_ptrace *d)
-{
-    char buf[96];
-    uint64_t exec, delay, runs;
-    ssize_t r = d->selffd >= 0 ? pread(d->selffd, buf, sizeof buf - 1, 0) : -1;
-    if (r <= 0)
-        return false;
-    buf[r] = '\0';
-    if (!clockdrv_schedstat_parse(buf, &exec, &delay, &runs))
-        return false;
-    bool late = delay - d->self_delay > PTRACE_LATE_NS && d->self_delay != 0 &&
-                d->late_run + 1 < PTRACE_LATE_RUN;
-    d->self_delay = delay;
-    d->late_run = late ? d->late_run + 1 : 0;
-    return late;
-}
-
 /* One clock tick, EXPIRATIONS timer periods after the last.  Each thread that
  * was put on a CPU since the last look and is runnable is interrupted and
  * sampled at its stop, its sample counting the CPU time it ran since its last
  * one; a thread that did not move is not stopped; a blocked one is an I/O
- * tick per period in wall-clock mode.  A late tick (ptrace_late) stops no
- * one: what the threads ran goes to their next samples. */
+ * tick per period in wall-clock mode. */
 static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
 {
     d->tick++;
     d->now = clockdrv_now_ns();
     d->pending = 0;
-    bool late = ptrace_late(d);
-    d->ticks++;
-    d->ticks_late += late;
     struct event blocked = {.type = EVENT_SAMPLE, .time_ns = d->now};
     blocked.sample.mode = SAMPLE_BLOCKED;
     blocked.sample.count = expirations > UINT32_MAX ? UINT32_MAX : (uint32_t)expirations;
@@ -494,7 +463,7 @@ static void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations)
         if (!ptrace_runnable(d, t, &runnable))
             continue;
         if (runnable) {
-            if (moved && !late && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
+            if (moved && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) == 0) {
                 t->want = true;
                 t->want_tick = d->tick;
                 d->pending++;
@@ -703,8 +672,6 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
         close(d->sigfd);
     if (d->spare >= 0)
         close(d->spare);
-    if (d->selffd >= 0)
-        close(d->selffd);
     if (d->unblock_chld)
         sigprocmask(SIG_UNBLOCK, &d->chld, NULL);
     ptrace_unprioritize(d);
@@ -719,8 +686,6 @@ static struct clockdrv_ptrace *ptrace_new(const struct clockdrv_config *cfg, cha
     struct clockdrv_ptrace *d = xcalloc(1, sizeof *d);
     d->base.ops = &clockdrv_ptrace_ops;
     d->base.fd = d->timerfd = d->sigfd = d->spare = -1;
-    /* The thread that ticks: the one that traces. */
-    d->selffd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
     d->cfg = *cfg;
     if (d->cfg.stack_size == 0 || d->cfg.stack_size > USTACK_MAX)
         d->cfg.stack_size = USTACK_DEFAULT;

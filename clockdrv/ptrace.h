@@ -78,12 +78,9 @@ struct clockdrv_ptrace {
     int timerfd;
     int sigfd;
     sigset_t chld;
-    bool unblock_chld;   /* SIGCHLD was not blocked before us */
-    int spare;           /* /dev/null, closed to make room to read an unkept thread's file */
-    int selffd;          /* profil's own /proc/thread-self/schedstat: did the tick wait for a CPU */
-    uint64_t self_delay; /* its ns waiting for a CPU, as last read */
-    unsigned late_run;   /* ticks in a row that waited for a CPU, so sampled no one */
-    rlim_t nofile;       /* our limit on open files */
+    bool unblock_chld; /* SIGCHLD was not blocked before us */
+    int spare;         /* /dev/null, closed to make room to read an unkept thread's file */
+    rlim_t nofile;     /* our limit on open files */
     bool out_of_fds;
     uint64_t overrun_window; /* the first tick of the window overruns are counted in */
     unsigned overruns;       /* ticks in it whose own work took longer than the interval */
@@ -106,7 +103,6 @@ struct clockdrv_ptrace {
      * system call; the user and system CPU time (in clock ticks) of the
      * threads that ended, read at their exit stops: ptrace_bias_note. */
     uint64_t ticks_sampled, ticks_at_syscall;
-    uint64_t ticks, ticks_late; /* the ticks, and those that waited for a CPU */
     uint64_t cpu_user, cpu_system;
 
     char *buf; /* /proc/PID/maps */

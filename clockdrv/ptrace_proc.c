@@ -586,15 +586,6 @@ void ptrace_cputimes(struct clockdrv_ptrace *d, const struct ptrace_thread *t)
  * tick found it, and the code around them is overstated. */
 static void ptrace_bias_note(struct clockdrv_ptrace *d)
 {
-    if (d->ticks >= 200 && d->ticks_late * 4 > d->ticks) {
-        char *msg = xasprintf("ptrace: at %.0f %% of the ticks profil first waited for a CPU, "
-                              "so they sampled no one (a tick at the scheduler's moment is in "
-                              "step with the wall clock): the CPU time they would have seen "
-                              "went to later samples, fewer and heavier",
-                              100.0 * (double)d->ticks_late / (double)d->ticks);
-        ptrace_note(d, msg);
-        free(msg);
-    }
     uint64_t cpu = d->cpu_user + d->cpu_system;
     if (d->ticks_sampled < 200 || cpu < 20)
         return;

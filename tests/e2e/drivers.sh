@@ -83,7 +83,7 @@ cmp_ok "$(lost_pct)" "<" 5 "shares: under 5 % of the ticks lost"
 # samples still add up to the CPU time and the split stays.  Twice the
 # default rounds: beside the loads, as an ordinary user, work_a's share
 # spread with sd 1.1-1.5 points over 53 rounds (so +/- 3 failed about one
-# run in twenty) and 1.03 over 106.  (~6 s)
+# run in twenty) and about 1.0 over 106.  (~9 s)
 LOADS=""
 # loads_start [taskset -c CPU]: two CPU-bound loads (on CPU, when given).
 loads_start() {
