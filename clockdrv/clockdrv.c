@@ -121,8 +121,7 @@ uint64_t clockdrv_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The CPU time profil's thread has used. */
-static uint64_t clockdrv_cpu_ns(void)
+uint64_t clockdrv_cpu_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);

@@ -236,5 +236,7 @@ int clockdrv_read_int(const char *path, int fallback);
 
 /* Now, on the clock the events use. */
 uint64_t clockdrv_now_ns(void);
+/* The CPU time the calling thread has used, in ns. */
+uint64_t clockdrv_cpu_ns(void);
 
 #endif
