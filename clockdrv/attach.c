@@ -6,7 +6,7 @@
 #include "config.h"
 
 #include "clockdrv/clockdrv.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -23,7 +23,7 @@
 #include "clockdrv/clockdrv.h"
 #include "clockdrv/spawn.h"
 #include "clockdrv/ustack.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

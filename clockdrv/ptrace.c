@@ -91,7 +91,7 @@
 #include "clockdrv/ptrace.h"
 #include "clockdrv/spawn.h"
 #include "clockdrv/ustack.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <elf.h>
 #include <errno.h>

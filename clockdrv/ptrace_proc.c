@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "clockdrv/ptrace.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "launcher/args.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

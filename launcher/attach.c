@@ -10,7 +10,7 @@
 #include "launcher/prompt.h"
 #include "session/module.h"
 #include "session/quote.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "launcher/control.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,8 +9,8 @@
 
 #include "launcher/launcher.h"
 #include "session/lines.h"
-#include "runcmd.h"
-#include "xmalloc.h"
+#include "util/runcmd.h"
+#include "util/xmalloc.h"
 
 #include <fcntl.h>
 #include <gelf.h>

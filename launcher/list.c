@@ -11,7 +11,7 @@
 #include "session/quote.h"
 #include "session/report.h"
 #include "session/source.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <dirent.h>
 #include <errno.h>

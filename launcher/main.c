@@ -4,19 +4,19 @@
 #include "launcher/control.h"
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
+#include "session/annotate.h"
 #include "session/classic.h"
 #include "session/debuginfo.h"
 #include "session/diff.h"
-#include "session/merge.h"
 #include "session/export.h"
-#include "session/annotate.h"
+#include "session/merge.h"
 #include "session/prf.h"
 #include "session/quote.h"
 #include "session/replay.h"
 #include "session/report.h"
 #include "session/threads.h"
 #include "tui/tui.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,8 @@
 
 #include "launcher/prompt.h"
 #include "session/quote.h"
-#include "xmalloc.h"
+#include "util/files.h"
+#include "util/xmalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -222,19 +223,6 @@ static int prompt_read_raw(const char *text, char **line)
     return 0;
 }
 
-/* Make DIR and the directories above it that are missing, private (0700). */
-static void prompt_mkdirs(char *dir)
-{
-    for (char *p = dir + 1; *p != '\0'; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(dir, 0700);
-            *p = '/';
-        }
-    }
-    mkdir(dir, 0700);
-}
-
 /* The history directory: $XDG_STATE_HOME/profil/history, else
  * ~/.local/state/profil/history; NULL when there is no home.  Owned. */
 static char *prompt_history_dir(void)
@@ -265,9 +253,7 @@ static void prompt_history_save(const char *dir, const char *file, const char *l
     HIST_ENTRY *last = history_length > 0 ? history_get(history_base + history_length - 1) : NULL;
     if (last == NULL || strcmp(last->line, line) != 0)
         add_history(line);
-    char *copy = xstrdup(dir);
-    prompt_mkdirs(copy);
-    free(copy);
+    files_mkdirs(dir);
     int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0)
         return;

@@ -4,15 +4,16 @@
 #include "clockdrv/ustack.h"
 #include "launcher/control.h"
 #include "launcher/launcher.h"
-#include "session/lines.h"
 #include "session/debuginfo.h"
+#include "session/lines.h"
 #include "session/prf.h"
 #include "session/quote.h"
 #include "session/report.h"
 #include "session/settle.h"
 #include "session/threads.h"
-#include "xmalloc.h"
 #include "tui/tui.h"
+#include "util/files.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -307,22 +308,6 @@ void launcher_debuginfo_progress(void *arg, const struct debuginfo_progress *p)
     fflush(stderr);
 }
 
-/* Make DIR and the directories above it that are missing, private (0700),
- * as a state directory should be. */
-static void run_mkdirs(const char *dir)
-{
-    char *copy = xstrdup(dir);
-    for (char *p = copy + 1; *p != '\0'; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(copy, 0700);
-            *p = '/';
-        }
-    }
-    mkdir(copy, 0700);
-    free(copy);
-}
-
 /* The session could not be written as NAME (a full disk, a name taken in a
  * shared directory): save it under NAME's file name in the first place that
  * takes it, replacing nothing there: $XDG_STATE_HOME/profil, else
@@ -350,7 +335,7 @@ static int run_fallback(struct session *s, const char *name, char **where, char 
     for (size_t i = 0; i < n; i++) {
         if (r < 0) {
             if (i < states)
-                run_mkdirs(dirs[i]);
+                files_mkdirs(dirs[i]);
             char *path = xasprintf("%s/%s", dirs[i], base);
             bool kept;
             free(*cause);

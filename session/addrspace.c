@@ -8,7 +8,7 @@
 #include "session/internal.h"
 #include "session/threads.h"
 #include "session/unwind.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,14 +1,15 @@
 #include "config.h"
 
 #include "session/annotate.h"
-#include "session/quote.h"
 #include "session/disasm.h"
 #include "session/internal.h"
 #include "session/lines.h"
+#include "session/quote.h"
 #include "session/report.h"
 #include "session/source.h"
 #include "session/stacks.h"
-#include "xmalloc.h"
+#include "util/pct.h"
+#include "util/xmalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -421,17 +422,12 @@ void annotate_target(struct session *s, const struct annotation *a, const struct
         snprintf(buf, size, " <%s+0x%" PRIx64 ">", tf->name, in->target_offset - tf->start);
 }
 
-static double annotate_pct(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 void annotate_print(struct session *s, const struct annotation *a, FILE *out)
 {
     const struct func *fn = &s->funcs[a->func];
     fprintf(out, "Annotated %s (%s)%s: %" PRIu64 " samples, %.2f%% of %" PRIu64 "\n",
             quote(fn->name), quote(s->modules[fn->module]->name), fn->inlined ? ", inlined" : "",
-            a->self, annotate_pct(a->self, a->total), a->total);
+            a->self, pct_of(a->self, a->total), a->total);
     if (a->lines_why != NULL)
         fprintf(out, "  no source lines: %s\n", quote(a->lines_why));
     if (a->disasm_why != NULL)
@@ -453,14 +449,14 @@ void annotate_print(struct session *s, const struct annotation *a, FILE *out)
             fprintf(out, "%*s...\n", pad, "");
             continue;
         }
-        double pf = annotate_pct(r->self, a->self), pt = annotate_pct(r->self, a->total);
+        double pf = pct_of(r->self, a->self), pt = pct_of(r->self, a->total);
         if (r->self > 0)
             fprintf(out, "%9" PRIu64 " %6.2f%% %6.2f%% %-4.*s ", r->self, pf, pt, report_stars(pt),
                     "****");
         else
             fprintf(out, "%9s %7s %7s %-4s ", "", "", "", "");
         if (calls && r->total > 0)
-            fprintf(out, "%6.2f%% ", annotate_pct(r->total, a->total));
+            fprintf(out, "%6.2f%% ", pct_of(r->total, a->total));
         else if (calls)
             fprintf(out, "%8s", "");
         if (r->kind == ANNOTATE_INSN) {

@@ -8,17 +8,13 @@
 #include "session/quote.h"
 #include "session/report.h"
 #include "session/stacks.h"
-#include "xmalloc.h"
+#include "util/pct.h"
+#include "util/xmalloc.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static double tree_pct(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
 
 static void tree_print(struct session *s, const struct calltree *t, FILE *out, uint32_t i,
                        uint64_t limit, uint64_t whole)
@@ -30,7 +26,7 @@ static void tree_print(struct session *s, const struct calltree *t, FILE *out, u
         fprintf(out,
                 mod[0] == '[' ? "%7.2f%% %7.2f%%  %*s%s  %s%s\n"
                               : "%7.2f%% %7.2f%%  %*s%s  [%s]%s\n",
-                tree_pct(n->total, whole), tree_pct(n->self, whole), (int)(2 * (n->depth - 1)), "",
+                pct_of(n->total, whole), pct_of(n->self, whole), (int)(2 * (n->depth - 1)), "",
                 quote(f->name), quote(mod), f->inlined ? " (inlined)" : "");
     }
     size_t hidden = 0;
@@ -45,7 +41,7 @@ static void tree_print(struct session *s, const struct calltree *t, FILE *out, u
     }
     if (hidden > 0)
         fprintf(out, "%7.2f%% %8s  %*s(%zu more, each under the limit)\n",
-                tree_pct(hidden_total, whole), "", (int)(2 * n->depth), "", hidden);
+                pct_of(hidden_total, whole), "", (int)(2 * n->depth), "", hidden);
 }
 
 void report_tree(struct session *s, FILE *out, bool inverted, double percent_limit)

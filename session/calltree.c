@@ -6,7 +6,7 @@
 
 #include "session/internal.h"
 #include "session/stacks.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

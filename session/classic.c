@@ -2,7 +2,7 @@
 
 #include "session/classic.h"
 #include "session/lines.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "session/debuginfo.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdwelf.h>

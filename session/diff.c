@@ -3,7 +3,7 @@
 #include "session/diff.h"
 #include "session/module.h"
 #include "session/quote.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

@@ -2,8 +2,8 @@
 
 #include "session/disasm.h"
 #include "session/module.h"
-#include "runcmd.h"
-#include "xmalloc.h"
+#include "util/runcmd.h"
+#include "util/xmalloc.h"
 
 #include <capstone/capstone.h>
 #include <elfutils/libdwelf.h>

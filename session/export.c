@@ -7,7 +7,7 @@
 #include "session/export.h"
 #include "session/lines.h"
 #include "session/stacks.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include "session/module.h"
 #include "session/profile.pb-c.h"
 #include "session/stacks.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <inttypes.h>
 #include <math.h>

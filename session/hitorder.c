@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "session/hitorder.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

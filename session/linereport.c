@@ -8,18 +8,14 @@
 #include "session/quote.h"
 #include "session/report.h"
 #include "session/source.h"
-#include "xmalloc.h"
+#include "util/pct.h"
+#include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static double linereport_pct(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
 
 static int linereport_self_cmp(const void *a, const void *b)
 {
@@ -95,7 +91,7 @@ void report_lines(struct session *s, FILE *out, size_t limit)
         const char *fn = l[i].func >= 0 ? quote(s->funcs[l[i].func].name) : "?";
         fprintf(out, "%-11s %-*s %-24.24s %9.2f%% %9" PRIu64 " %9.2f%%\n",
                 report_time(t, sizeof t, l[i].self, s->interval_us), placew, place, fn,
-                linereport_pct(l[i].self, total), l[i].self, linereport_pct(l[i].total, total));
+                pct_of(l[i].self, total), l[i].self, pct_of(l[i].total, total));
     }
     free(l);
     linereport_missing(s, out);
@@ -114,13 +110,13 @@ static void linereport_missing(struct session *s, FILE *out)
             none[h->module] += h->count;
     }
     for (size_t m = 0; m < s->nmodules; m++) {
-        if (none[m] == 0 || linereport_pct(none[m], s->c.total) < 1.0)
+        if (none[m] == 0 || pct_of(none[m], s->c.total) < 1.0)
             continue;
         const char *why = s->lines != NULL && s->lines->from_file
                               ? "it had no line information when it was profiled"
                               : lines_module_why(s, (uint32_t)m);
         fprintf(out, "Without lines: %.2f%% of the samples, in %s (%s)\n",
-                linereport_pct(none[m], s->c.total), quote(s->modules[m]->name),
+                pct_of(none[m], s->c.total), quote(s->modules[m]->name),
                 why ? quote(why) : "its debug information has no line there");
     }
     free(none);
@@ -158,8 +154,8 @@ void report_json_add_lines(struct session *s, cJSON *o)
         cJSON_AddStringToObject(j, "function", l[i].func >= 0 ? s->funcs[l[i].func].name : "");
         cJSON_AddNumberToObject(j, "samples", (double)l[i].self);
         cJSON_AddNumberToObject(j, "total", (double)l[i].total);
-        cJSON_AddNumberToObject(j, "pct", linereport_pct(l[i].self, s->c.total));
-        cJSON_AddNumberToObject(j, "total_pct", linereport_pct(l[i].total, s->c.total));
+        cJSON_AddNumberToObject(j, "pct", pct_of(l[i].self, s->c.total));
+        cJSON_AddNumberToObject(j, "total_pct", pct_of(l[i].total, s->c.total));
         cJSON_AddItemToArray(a, j);
     }
     free(l);
@@ -352,7 +348,7 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
             self += all[k].self;
             tot += all[k].total;
         }
-        double pct = linereport_pct(self, total);
+        double pct = pct_of(self, total);
         at = 0;
         if (!(lo->exclude & LISTING_LINE))
             linereport_put(buf, &at, width, "%6u ", line);
@@ -371,7 +367,7 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
         }
         if (calls) {
             if (tot > 0)
-                linereport_put(buf, &at, width, "%6.2f ", linereport_pct(tot, total));
+                linereport_put(buf, &at, width, "%6.2f ", pct_of(tot, total));
             else
                 linereport_put(buf, &at, width, "%6s ", "");
         }

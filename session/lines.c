@@ -6,7 +6,7 @@
 #include "session/source.h"
 #include "session/stacks.h"
 #include "session/symbols.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

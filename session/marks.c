@@ -3,7 +3,7 @@
 
 #include "session/limits.h"
 #include "session/session.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,13 +1,13 @@
 #include "config.h"
 
-#include "session/merge.h"
 #include "session/internal.h"
 #include "session/limits.h"
 #include "session/lines.h"
+#include "session/merge.h"
 #include "session/quote.h"
 #include "session/replay.h"
 #include "session/threads.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

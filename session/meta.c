@@ -1,9 +1,9 @@
 #include "config.h"
 
-#include "session/meta.h"
 #include "session/internal.h"
 #include "session/limits.h"
-#include "xmalloc.h"
+#include "session/meta.h"
+#include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -3,7 +3,7 @@
 #include "session/debuginfo.h"
 #include "session/module.h"
 #include "session/symbols.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>

@@ -1,14 +1,14 @@
 #include "config.h"
 
 #include "session/classic.h"
-#include "session/limits.h"
-#include "session/meta.h"
-#include "session/lines.h"
-#include "session/prf.h"
-#include "session/threads.h"
-#include "session/prf_chunk.h"
 #include "session/internal.h"
-#include "xmalloc.h"
+#include "session/limits.h"
+#include "session/lines.h"
+#include "session/meta.h"
+#include "session/prf.h"
+#include "session/prf_chunk.h"
+#include "session/threads.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

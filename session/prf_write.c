@@ -5,14 +5,14 @@
 #include "config.h"
 
 #include "session/internal.h"
-#include "session/meta.h"
 #include "session/lines.h"
+#include "session/meta.h"
 #include "session/prf.h"
-#include "session/threads.h"
 #include "session/prf_chunk.h"
 #include "session/source.h"
 #include "session/stacks.h"
-#include "xmalloc.h"
+#include "session/threads.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "session/quote.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,10 +3,11 @@
 #include "session/lines.h"
 #include "session/quote.h"
 #include "session/report.h"
-#include "session/threads.h"
 #include "session/stacks.h"
 #include "session/stats.h"
-#include "xmalloc.h"
+#include "session/threads.h"
+#include "util/pct.h"
+#include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -36,14 +37,9 @@ const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t inter
     return buf;
 }
 
-static double report_pct(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 double report_lost_pct(const struct counters *c)
 {
-    return report_pct(c->lost, c->total + c->lost);
+    return pct_of(c->lost, c->total + c->lost);
 }
 
 const char *report_termination(const struct session *s, char *buf, size_t size)
@@ -275,17 +271,17 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         if (stacks)
             fprintf(out, "%-11s %-*s %9.2f%% %-9s %12.2f%% %9" PRIu64 " %9.2f%%  %s%s\n",
                     report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
-                    report_pct(f->samples, total), ci, report_pct(f->samples, accounted),
-                    f->samples, report_pct(f->total, total), quote(s->modules[f->module]->name),
+                    pct_of(f->samples, total), ci, pct_of(f->samples, accounted), f->samples,
+                    pct_of(f->total, total), quote(s->modules[f->module]->name),
                     f->inlined ? " (inlined)" : "");
         else
             fprintf(out, "%-11s %-*s %9.2f%% %-9s %12.2f%% %9" PRIu64 "  %s%s\n",
                     report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
-                    report_pct(f->samples, total), ci, report_pct(f->samples, accounted),
-                    f->samples, quote(s->modules[f->module]->name), f->inlined ? " (inlined)" : "");
+                    pct_of(f->samples, total), ci, pct_of(f->samples, accounted), f->samples,
+                    quote(s->modules[f->module]->name), f->inlined ? " (inlined)" : "");
     }
     fprintf(out, "%-11s %-*s %9.2f%%\n", report_time(t, sizeof t, accounted, s->interval_us), namew,
-            "Total", report_pct(accounted, total));
+            "Total", pct_of(accounted, total));
     if (stacks)
         fprintf(out, "Samples: the routine's own (Self); With calls: the share of samples with "
                      "the routine anywhere on the stack (Total).\n");
@@ -330,7 +326,7 @@ static void report_reliability(const struct session *s, FILE *out, const size_t 
     fprintf(out,
             "Too few samples to rely on: %" PRIu64 " in all, %s is %.2f%% +-%.2f; about %" PRIu64
             " samples would make it +-1 point (a longer run, or a shorter sample time).\n",
-            total, quote(top->name), report_pct(top->samples, total), half, need);
+            total, quote(top->name), pct_of(top->samples, total), half, need);
 }
 
 uint64_t report_samples_wanted(const struct session *s)
@@ -359,7 +355,7 @@ static void report_counters(const struct session *s, FILE *out, double lost_pct)
         {"Program", s->c.program}, {"DOS", s->c.dos}, {"I/O", s->c.io}, {"high", s->c.high}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         fprintf(out, "%-9s %12" PRIu64 " %7.2f%%\n", rows[i].name, rows[i].v,
-                report_pct(rows[i].v, total));
+                pct_of(rows[i].v, total));
     fprintf(out, "%-9s %12" PRIu64 "\n", "Total", total);
     if (s->classic) { /* PROFIL 1983 counted neither */
         fprintf(out, "%-9s %12s\n%-9s %12s\n", "Lost", "unknown", "Preempted", "unknown");
@@ -468,7 +464,7 @@ static char *report_raw_finish(struct report_raw *r, char *tail)
 /* Percentages rounded to 1/1000 of a point: enough, and stable to compare. */
 static cJSON *report_json_pct(uint64_t part, uint64_t whole)
 {
-    return cJSON_CreateNumber(round(report_pct(part, whole) * 1000.0) / 1000.0);
+    return cJSON_CreateNumber(round(pct_of(part, whole) * 1000.0) / 1000.0);
 }
 
 static cJSON *report_json_object(struct session *s)

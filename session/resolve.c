@@ -8,7 +8,7 @@
 #include "session/internal.h"
 #include "session/lines.h"
 #include "session/symbols.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <fcntl.h>
 #include <inttypes.h>

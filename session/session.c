@@ -1,12 +1,12 @@
 #include "config.h"
 
+#include "session/hitorder.h"
 #include "session/internal.h"
 #include "session/limits.h"
 #include "session/lines.h"
-#include "session/hitorder.h"
 #include "session/stacks.h"
 #include "session/threads.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <limits.h>
 #include <signal.h>

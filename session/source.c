@@ -2,7 +2,7 @@
 
 #include "session/quote.h"
 #include "session/source.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>

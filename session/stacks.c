@@ -4,7 +4,7 @@
 #include "session/lines.h"
 #include "session/stacks.h"
 #include "session/unwind.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "session/symbols.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <dwarf.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
 #include "session/quote.h"
 #include "session/report.h"
 #include "session/threads.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

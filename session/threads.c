@@ -8,7 +8,7 @@
 #include "session/limits.h"
 #include "session/stacks.h"
 #include "session/threads.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "session/unwind.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <dwarf.h>
 #include <elf.h>

@@ -8,7 +8,7 @@
 #include "session/internal.h"
 #include "session/limits.h"
 #include "session/threads.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <inttypes.h>
 #include <stdio.h>

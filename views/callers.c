@@ -6,7 +6,7 @@
 
 #include "session/report.h"
 #include "session/stacks.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 #include "views/view.h"
 
 #include <inttypes.h>

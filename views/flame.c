@@ -8,7 +8,8 @@
 #include "config.h"
 
 #include "session/stacks.h"
-#include "xmalloc.h"
+#include "util/pct.h"
+#include "util/xmalloc.h"
 #include "views/view.h"
 
 #include <inttypes.h>
@@ -172,7 +173,7 @@ static uint64_t flame_matched(const struct flame *f, const struct session *s, ui
 
 static double flame_pct(uint64_t part, const struct session *s)
 {
-    return s->c.total ? 100.0 * (double)part / (double)s->c.total : 0;
+    return pct_of(part, s->c.total);
 }
 
 /* The search's result in a few words, into BUF. */

@@ -8,7 +8,7 @@
 #include "session/diff.h"
 #include "session/report.h"
 #include "session/stats.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 #include "views/view.h"
 
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* Every key: on one screen where it fits, scrolled where it does not. */
 #include "config.h"
 
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 #include "views/view.h"
 
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 
 #include "session/hitorder.h"
 #include "session/stats.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 #include "views/view.h"
 
 #include <inttypes.h>

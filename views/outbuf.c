@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 #include "views/outbuf.h"
 
 #include <stdlib.h>

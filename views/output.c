@@ -1,7 +1,7 @@
 /* The program's own output, from the pty profil gave it, with scroll-back. */
 #include "config.h"
 
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 #include "views/outbuf.h"
 #include "views/view.h"
 

@@ -12,7 +12,8 @@
 #include "session/lines.h"
 #include "session/report.h"
 #include "session/stacks.h"
-#include "xmalloc.h"
+#include "util/pct.h"
+#include "util/xmalloc.h"
 #include "views/view.h"
 
 #include <inttypes.h>
@@ -291,11 +292,6 @@ static int64_t source_update(struct source *v, struct view_ctx *ctx)
     return f;
 }
 
-static double source_pct(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
 /* Whether the rows have a Total column: with stacks, over the source alone. */
 static bool source_calls(const struct source *v, const struct session *s)
 {
@@ -311,16 +307,15 @@ static int source_stats(char *buf, size_t size, const struct source *v, const st
     bool calls = source_calls(v, s);
     size_t len = 0;
     if (r != NULL && r->self > 0 && (r->kind == ANNOTATE_LINE || r->kind == ANNOTATE_INSN)) {
-        double pt = source_pct(r->self, a->total);
+        double pt = pct_of(r->self, a->total);
         len = (size_t)snprintf(buf, size, "%7" PRIu64 " %6.2f%% %6.2f%% %-4.*s", r->self,
-                               source_pct(r->self, a->self), pt, report_stars(pt), "****");
+                               pct_of(r->self, a->self), pt, report_stars(pt), "****");
     } else {
         len = (size_t)snprintf(buf, size, "%7s %7s %7s %-4s", "", "", "", "");
     }
     if (calls && len < size) {
         if (r != NULL && r->kind == ANNOTATE_LINE && r->total > 0)
-            len +=
-                (size_t)snprintf(buf + len, size - len, " %6.2f%%", source_pct(r->total, a->total));
+            len += (size_t)snprintf(buf + len, size - len, " %6.2f%%", pct_of(r->total, a->total));
         else
             len += (size_t)snprintf(buf + len, size - len, " %7s", "");
     }
@@ -459,7 +454,7 @@ static void source_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     char name[512], info[256];
     snprintf(name, sizeof name, "Source: %s", fn->name);
     snprintf(info, sizeof info, "%s%s  %.2f%%  %s%s", s->modules[fn->module]->name,
-             fn->inlined ? " (inlined)" : "", source_pct(a->self, a->total),
+             fn->inlined ? " (inlined)" : "", pct_of(a->self, a->total),
              a->insns ? "disassembly" : "source", v->have_key ? "" : ", the hottest");
     draw_title(win, name, info, ctx->focused, ctx->colors);
     if (rows <= 0)
@@ -507,7 +502,7 @@ static void source_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             continue;
         }
         source_stats(stats, sizeof stats, v, s, r);
-        int stars = r->self > 0 ? report_stars(source_pct(r->self, a->total)) : 0;
+        int stars = r->self > 0 ? report_stars(pct_of(r->self, a->total)) : 0;
         if (selected)
             wattrset(win, sel_attr);
         else if (r->self > 0)
@@ -566,7 +561,7 @@ static int source_step_hot(struct source *v, int dir, struct view_ctx *ctx)
     source_remember(v);
     const struct annotate_row *r = &a->rows[a->hot[at]];
     snprintf(ctx->status, sizeof ctx->status, "%s %zu of %zu: %.2f%% of the function%s",
-             a->insns ? "instruction" : "line", at + 1, a->nhot, source_pct(r->self, a->self),
+             a->insns ? "instruction" : "line", at + 1, a->nhot, pct_of(r->self, a->self),
              wrapped ? (dir > 0 ? " (again from the hottest)" : " (again from the coolest)") : "");
     return VIEW_REDRAW;
 }

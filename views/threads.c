@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "session/threads.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 #include "views/view.h"
 
 #include <inttypes.h>

@@ -2,7 +2,7 @@
  * counted (Program, DOS, I/O, high), newest on the right. */
 #include "config.h"
 
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 #include "views/view.h"
 
 #include <stdlib.h>

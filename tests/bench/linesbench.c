@@ -31,7 +31,7 @@
 #include "session/lines.h"
 #include "session/prf.h"
 #include "session/prf_chunk.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
 #include "tests/fuzz/fuzz.h"
 
 #include "session/prf.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <fcntl.h>
 #include <ftw.h>

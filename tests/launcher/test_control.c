@@ -7,7 +7,7 @@
 #include "session/meta.h"
 #include "session/session.h"
 #include "tests/tap.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "runcmd.h"
+#include "util/runcmd.h"
 
 #include <fcntl.h>
 #include <spawn.h>
