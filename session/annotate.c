@@ -278,12 +278,12 @@ static void annotate_disasm_rows(struct session *s, struct annotation *a,
     }
 }
 
-static const struct annotation *hot_sort_a;
-
-static int annotate_hot_cmp(const void *x, const void *y)
+/* Rows (indices into the annotation ARG's) by Self, most first. */
+static int annotate_hot_cmp(const void *x, const void *y, void *arg)
 {
+    const struct annotation *an = arg;
     size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    uint64_t a = hot_sort_a->rows[i].self, b = hot_sort_a->rows[j].self;
+    uint64_t a = an->rows[i].self, b = an->rows[j].self;
     if (a != b)
         return a > b ? -1 : 1;
     return i < j ? -1 : i > j;
@@ -368,9 +368,8 @@ struct annotation *annotate_function(struct session *s, int64_t f, bool disasm)
             (r->kind == ANNOTATE_INSN || (r->kind == ANNOTATE_LINE && a->insns == NULL)))
             a->hot[a->nhot++] = i;
     }
-    hot_sort_a = a;
     if (a->nhot > 1)
-        qsort(a->hot, a->nhot, sizeof *a->hot, annotate_hot_cmp);
+        qsort_r(a->hot, a->nhot, sizeof *a->hot, annotate_hot_cmp, a);
     return a;
 }
 

@@ -116,12 +116,12 @@ static uint32_t tree_child(struct calltree *t, uint32_t p, int64_t func)
     return c;
 }
 
-static const struct calltree *sort_tree;
-
-static int tree_cmp(const void *a, const void *b)
+/* Nodes of the tree ARG by total, most first. */
+static int tree_cmp(const void *a, const void *b, void *arg)
 {
-    const struct calltree_node *x = &sort_tree->nodes[*(const uint32_t *)a];
-    const struct calltree_node *y = &sort_tree->nodes[*(const uint32_t *)b];
+    const struct calltree *t = arg;
+    const struct calltree_node *x = &t->nodes[*(const uint32_t *)a];
+    const struct calltree_node *y = &t->nodes[*(const uint32_t *)b];
     if (x->total != y->total)
         return x->total > y->total ? -1 : 1;
     return x->func < y->func ? -1 : x->func > y->func;
@@ -131,20 +131,18 @@ static int tree_cmp(const void *a, const void *b)
 static void tree_sort(struct calltree *t)
 {
     uint32_t *kids = xcalloc(t->n ? t->n : 1, sizeof *kids);
-    sort_tree = t;
     for (size_t p = 0; p < t->n; p++) {
         size_t k = 0;
         for (uint32_t c = t->nodes[p].child; c != 0; c = t->nodes[c].next)
             kids[k++] = c;
         if (k < 2)
             continue;
-        qsort(kids, k, sizeof *kids, tree_cmp);
+        qsort_r(kids, k, sizeof *kids, tree_cmp, t);
         t->nodes[p].child = kids[0];
         for (size_t i = 0; i + 1 < k; i++)
             t->nodes[kids[i]].next = kids[i + 1];
         t->nodes[kids[k - 1]].next = 0;
     }
-    sort_tree = NULL;
     free(kids);
 }
 

@@ -178,12 +178,12 @@ long module_find_symbol(const struct module *m, uint64_t off)
     return off < s->end ? (long)(lo - 1) : -1;
 }
 
-static const struct module *by_name_module; /* qsort has no argument */
-
-static int module_by_name_cmp(const void *a, const void *b)
+/* Symbols of the module ARG by name. */
+static int module_by_name_cmp(const void *a, const void *b, void *arg)
 {
-    const struct symbol *x = &by_name_module->syms[*(const uint32_t *)a];
-    const struct symbol *y = &by_name_module->syms[*(const uint32_t *)b];
+    const struct module *m = arg;
+    const struct symbol *x = &m->syms[*(const uint32_t *)a];
+    const struct symbol *y = &m->syms[*(const uint32_t *)b];
     return strcmp(x->name, y->name);
 }
 
@@ -194,9 +194,8 @@ long module_find_named(struct module *m, const char *raw)
         m->by_name = xcalloc(m->nsyms + 1, sizeof *m->by_name);
         for (size_t i = 0; i < m->nsyms; i++)
             m->by_name[i] = (uint32_t)i;
-        by_name_module = m;
         if (m->nsyms > 1)
-            qsort(m->by_name, m->nsyms, sizeof *m->by_name, module_by_name_cmp);
+            qsort_r(m->by_name, m->nsyms, sizeof *m->by_name, module_by_name_cmp, m);
         m->by_name_n = m->nsyms;
     }
     size_t lo = 0, hi = m->nsyms;

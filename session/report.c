@@ -110,7 +110,6 @@ static void report_clears(const struct session *s, FILE *out)
 
 static void report_counters(const struct session *s, FILE *out, double lost_pct);
 static void report_reliability(const struct session *s, FILE *out, const size_t *order, size_t n);
-static bool report_indistinct(const struct session *s, const size_t *order, size_t n, size_t k);
 
 /* An attached session says that the process's start was not seen. */
 static void report_attached(const struct session *s, FILE *out)
@@ -292,10 +291,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         report_who(s, out, limit);
 }
 
-/* Whether the K-th routine of the ranking ORDER (N long) cannot be told from
- * the one above or below it: their 95 % intervals overlap.  Routines with no
- * samples of their own are not marked, nor compared with. */
-static bool report_indistinct(const struct session *s, const size_t *order, size_t n, size_t k)
+bool report_indistinct(const struct session *s, const size_t *order, size_t n, size_t k)
 {
     uint64_t me = s->funcs[order[k]].samples;
     if (me == 0)

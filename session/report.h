@@ -17,6 +17,12 @@ const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t inter
 /* The share of the ticks that were lost: lost / (total + lost) x 100, 0 when none. */
 double report_lost_pct(const struct counters *c);
 
+/* Whether the K-th routine of the ranking ORDER (indices into s->funcs, N
+ * long) cannot be told from the one above or below it: their 95 % intervals
+ * overlap (the report's '~', the Functions view's).  Routines with no
+ * samples of their own are not marked, nor compared with. */
+bool report_indistinct(const struct session *s, const size_t *order, size_t n, size_t k);
+
 /* Print the PROF report of S to OUT; TITLE names the file, may be NULL;
  * LIMIT caps the routines listed (0: all). */
 void report_text(struct session *s, const char *title, FILE *out, size_t limit);

@@ -715,15 +715,20 @@ bool session_saturated(const struct session *s)
     return false;
 }
 
-static const struct session *ranking_session;
-static bool ranking_by_total;
+/* What ranking_cmp orders by. */
+struct ranking_by {
+    const struct session *s;
+    bool total;
+};
 
 /* Most samples first (Self, or Total), then the other; ties by name so the
  * order is stable. */
-static int ranking_cmp(const void *a, const void *b)
+static int ranking_cmp(const void *a, const void *b, void *arg)
 {
-    const struct func *x = &ranking_session->funcs[*(const size_t *)a];
-    const struct func *y = &ranking_session->funcs[*(const size_t *)b];
+    const struct ranking_by *by = arg;
+    bool ranking_by_total = by->total;
+    const struct func *x = &by->s->funcs[*(const size_t *)a];
+    const struct func *y = &by->s->funcs[*(const size_t *)b];
     uint64_t x1 = ranking_by_total ? x->total : x->samples;
     uint64_t y1 = ranking_by_total ? y->total : y->samples;
     uint64_t x2 = ranking_by_total ? x->samples : x->total;
@@ -744,10 +749,8 @@ size_t *session_ranking_by(struct session *s, bool by_total, size_t *n)
         if (s->funcs[i].samples > 0 || s->funcs[i].total > 0)
             order[k++] = i;
     }
-    ranking_session = s;
-    ranking_by_total = by_total;
-    qsort(order, k, sizeof *order, ranking_cmp);
-    ranking_session = NULL;
+    struct ranking_by by = {s, by_total};
+    qsort_r(order, k, sizeof *order, ranking_cmp, &by);
     *n = k;
     return order;
 }

@@ -83,13 +83,20 @@ static void functions_destroy(void *state)
     free(f);
 }
 
-static const struct session *cmp_session;
-static enum sort_col cmp_col;
-static bool cmp_ascending;
+/* What functions_cmp orders by. */
+struct functions_by {
+    const struct session *s;
+    enum sort_col col;
+    bool ascending;
+};
 
 /* Order by the chosen column; ties by samples then name, so rows are stable. */
-static int functions_cmp(const void *a, const void *b)
+static int functions_cmp(const void *a, const void *b, void *arg)
 {
+    const struct functions_by *by = arg;
+    const struct session *cmp_session = by->s;
+    enum sort_col cmp_col = by->col;
+    bool cmp_ascending = by->ascending;
     const struct func *x = &cmp_session->funcs[*(const size_t *)a];
     const struct func *y = &cmp_session->funcs[*(const size_t *)b];
     int r = 0;
@@ -137,11 +144,8 @@ static void functions_refresh(struct functions *f, const struct session *s, bool
         if (functions_listed(s, &s->funcs[i]))
             f->order[f->n++] = i;
     }
-    cmp_session = s;
-    cmp_col = f->col;
-    cmp_ascending = f->ascending;
-    qsort(f->order, f->n, sizeof *f->order, functions_cmp);
-    cmp_session = NULL;
+    struct functions_by by = {s, f->col, f->ascending};
+    qsort_r(f->order, f->n, sizeof *f->order, functions_cmp, &by);
     if (f->have_key) { /* find the selected function again */
         for (size_t r = 0; r < f->n; r++) {
             const struct func *fn = &s->funcs[f->order[r]];
@@ -232,17 +236,7 @@ static bool functions_indistinct(const struct functions *f, const struct session
     if (f->col != SORT_TIME && f->col != SORT_SELF && f->col != SORT_SAMPLES &&
         f->col != SORT_ACCOUNTED)
         return false;
-    uint64_t me = s->funcs[f->order[row]].samples;
-    if (me == 0)
-        return false;
-    for (int d = -1; d <= 1; d += 2) {
-        if ((d < 0 && row == 0) || (d > 0 && row + 1 >= f->n))
-            continue;
-        uint64_t them = s->funcs[f->order[row + (size_t)(ptrdiff_t)d]].samples;
-        if (them > 0 && stats_overlap(me, them, s->c.total))
-            return true;
-    }
-    return false;
+    return report_indistinct(s, f->order, f->n, row);
 }
 
 static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)

@@ -46,11 +46,9 @@ static void threads_destroy(void *state)
     free(v);
 }
 
-static const struct session *sort_session;
-
-static int trow_cmp_key(const struct trow *a, const struct trow *b, enum threads_sort k)
+static int trow_cmp_key(const struct session *s, const struct trow *a, const struct trow *b,
+                        enum threads_sort k)
 {
-    const struct session *s = sort_session;
     switch (k) {
     case TS_SAMPLES: return a->samples < b->samples ? 1 : a->samples > b->samples ? -1 : 0;
     case TS_CPU: return a->cpu_pct < b->cpu_pct ? 1 : a->cpu_pct > b->cpu_pct ? -1 : 0;
@@ -65,16 +63,21 @@ static int trow_cmp_key(const struct trow *a, const struct trow *b, enum threads
     }
 }
 
-static enum threads_sort sort_key;
+/* What trow_cmp orders by. */
+struct trow_by {
+    const struct session *s;
+    enum threads_sort key;
+};
 
 /* Threads of one process by the sort key, then by tid. */
-static int trow_cmp(const void *pa, const void *pb)
+static int trow_cmp(const void *pa, const void *pb, void *arg)
 {
+    const struct trow_by *by = arg;
     const struct trow *a = pa, *b = pb;
-    int c = trow_cmp_key(a, b, sort_key);
+    int c = trow_cmp_key(by->s, a, b, by->key);
     if (c != 0)
         return c;
-    uint32_t x = sort_session->threads[a->thread].tid, y = sort_session->threads[b->thread].tid;
+    uint32_t x = by->s->threads[a->thread].tid, y = by->s->threads[b->thread].tid;
     return x < y ? -1 : x > y;
 }
 
@@ -112,9 +115,8 @@ static void threads_rows(struct tview *v, const struct session *s, bool run)
         }
         free(mine);
         if (v->n - head > 2 && v->sort != TS_TREE) {
-            sort_session = s;
-            sort_key = v->sort;
-            qsort(v->rows + head + 1, v->n - head - 1, sizeof *v->rows, trow_cmp);
+            struct trow_by by = {s, v->sort};
+            qsort_r(v->rows + head + 1, v->n - head - 1, sizeof *v->rows, trow_cmp, &by);
         }
     }
     free(sums);
