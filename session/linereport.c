@@ -6,9 +6,10 @@
 
 #include "session/lines.h"
 #include "session/quote.h"
-#include "session/report.h"
+#include "session/linereport.h"
 #include "session/source.h"
 #include "util/pct.h"
+#include "util/ticks.h"
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -90,7 +91,7 @@ void report_lines(struct session *s, FILE *out, size_t limit)
                  l[i].line);
         const char *fn = l[i].func >= 0 ? quote(s->funcs[l[i].func].name) : "?";
         fprintf(out, "%-11s %-*s %-24.24s %9.2f%% %9" PRIu64 " %9.2f%%\n",
-                report_time(t, sizeof t, l[i].self, s->interval_us), placew, place, fn,
+                ticks_time(t, sizeof t, l[i].self, s->interval_us), placew, place, fn,
                 pct_of(l[i].self, total), l[i].self, pct_of(l[i].total, total));
     }
     free(l);
@@ -361,7 +362,7 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
         if (!(lo->exclude & LISTING_TIME)) {
             if (self > 0)
                 linereport_put(buf, &at, width, "%10s %6.2f ",
-                               report_time(t, sizeof t, self, s->interval_us), pct);
+                               ticks_time(t, sizeof t, self, s->interval_us), pct);
             else
                 linereport_put(buf, &at, width, "%10s %6s ", "", "");
         }

@@ -7,6 +7,7 @@
 #include "session/stats.h"
 #include "session/threads.h"
 #include "util/pct.h"
+#include "util/ticks.h"
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -23,19 +24,6 @@
  * many points either way, the report says the numbers are not reliable yet. */
 #define REPORT_FEW_SAMPLES 100
 #define REPORT_WIDE_POINTS 5.0
-
-const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t interval_us)
-{
-    /* Exact as long as the milliseconds fit 64 bits; past that (counts near
-     * 2^64 from a hostile file), the largest time, marked "+": not a product
-     * that wrapped round to a small one. */
-    unsigned __int128 exact = ((unsigned __int128)samples * interval_us + 500) / 1000;
-    bool saturated = exact > UINT64_MAX;
-    uint64_t ms = saturated ? UINT64_MAX : (uint64_t)exact;
-    snprintf(buf, size, "%02" PRIu64 ":%02" PRIu64 ".%03" PRIu64 "%s", ms / 60000, ms / 1000 % 60,
-             ms % 1000, saturated ? "+" : "");
-    return buf;
-}
 
 double report_lost_pct(const struct counters *c)
 {
@@ -79,7 +67,7 @@ static void report_marks(const struct session *s, FILE *out)
         char t[32];
         uint64_t ms = (uint64_t)(s->marks[i].t_s * 1000.0 + 0.5);
         fprintf(out, "%s %s %s\n", i == 0 ? "   Marks:" : "         ",
-                report_time(t, sizeof t, ms, 1000), quote(s->marks[i].text));
+                ticks_time(t, sizeof t, ms, 1000), quote(s->marks[i].text));
     }
 }
 
@@ -97,7 +85,7 @@ static void report_clears(const struct session *s, FILE *out)
                 i == 0       ? ""
                 : i + 1 == n ? " and "
                              : ", ",
-                report_time(t, sizeof t, ms, 1000));
+                ticks_time(t, sizeof t, ms, 1000));
     }
     if (n > 3)
         fprintf(out, " and %zu more times", n - 3);
@@ -224,7 +212,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     fprintf(out, "  Length: %zu\n", s->nbuckets);
     fprintf(out, "   Scale: %u\n", s->bucket_paragraphs);
     fprintf(out, "Interval: %u\n", s->interval_us);
-    fprintf(out, "    Time: %s\n", report_time(t, sizeof t, total, s->interval_us));
+    fprintf(out, "    Time: %s\n", ticks_time(t, sizeof t, total, s->interval_us));
     if (s->classic) {
         /* No routines in a 1983 file: its buckets, as PROHST listed them. */
         free(order);
@@ -269,17 +257,17 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
                  report_indistinct(s, order, n, k) ? " ~" : "");
         if (stacks)
             fprintf(out, "%-11s %-*s %9.2f%% %-9s %12.2f%% %9" PRIu64 " %9.2f%%  %s%s\n",
-                    report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
+                    ticks_time(t, sizeof t, f->samples, s->interval_us), namew, name,
                     pct_of(f->samples, total), ci, pct_of(f->samples, accounted), f->samples,
                     pct_of(f->total, total), quote(s->modules[f->module]->name),
                     f->inlined ? " (inlined)" : "");
         else
             fprintf(out, "%-11s %-*s %9.2f%% %-9s %12.2f%% %9" PRIu64 "  %s%s\n",
-                    report_time(t, sizeof t, f->samples, s->interval_us), namew, name,
+                    ticks_time(t, sizeof t, f->samples, s->interval_us), namew, name,
                     pct_of(f->samples, total), ci, pct_of(f->samples, accounted), f->samples,
                     quote(s->modules[f->module]->name), f->inlined ? " (inlined)" : "");
     }
-    fprintf(out, "%-11s %-*s %9.2f%%\n", report_time(t, sizeof t, accounted, s->interval_us), namew,
+    fprintf(out, "%-11s %-*s %9.2f%%\n", ticks_time(t, sizeof t, accounted, s->interval_us), namew,
             "Total", pct_of(accounted, total));
     if (stacks)
         fprintf(out, "Samples: the routine's own (Self); With calls: the share of samples with "

@@ -2,14 +2,13 @@
 #ifndef PROFIL_REPORT_H
 #define PROFIL_REPORT_H
 
+#include "session/linereport.h"
 #include "session/session.h"
+#include "session/threadreport.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-
-/* "mm:ss.mmm" for SAMPLES ticks of INTERVAL_US; BUF holds at least 32 bytes. */
-const char *report_time(char *buf, size_t size, uint64_t samples, uint32_t interval_us);
 
 /* Above this share of lost ticks the report warns that the shares may be biased. */
 #define REPORT_LOST_WARN_PCT 1.0
@@ -38,75 +37,6 @@ char *report_json_tree(struct session *s, bool inverted, double percent_limit);
  * as above) and LINES, every line with samples of its own. */
 char *report_json_full(struct session *s, bool tree, bool inverted, double percent_limit,
                        bool lines);
-
-/* Add those lines to a JSON report object. */
-struct cJSON;
-void report_json_add_lines(struct session *s, struct cJSON *o);
-
-/* Who ran (session/threadreport.c): the times without double counting and
- * a row per thread under its process, below a report (with a LIMIT, not 0,
- * that many processes, and threads of each, with the most samples); in a JSON report
- * object, "times", "filter", "processes" and "threads", and with
- * report_json_by_thread on, each function's "by_thread" (the JSON array
- * "functions" made from the ranking ORDER, N long). */
-void report_who(struct session *s, FILE *out, size_t limit);
-void report_json_who(struct session *s, struct cJSON *o, const size_t *order, size_t n);
-void report_json_by_thread(bool on);
-
-/* Print the hottest lines of S below a report: where, in which function,
- * Self and Total; the first LIMIT (0: all). */
-void report_lines(struct session *s, FILE *out, size_t limit);
-
-/* A source line: file id (0 unknown) and line. */
-struct report_place {
-    uint32_t file;
-    uint32_t line;
-};
-
-/* The line of each bucket's hottest address (its hit with the most
- * samples), by bucket; the caller frees. */
-struct report_place *report_bucket_places(struct session *s);
-
-/* "file.c:31" for P (the file's last component), "-" when unknown. */
-const char *report_place_text(const struct session *s, const struct report_place *p, char *buf,
-                              size_t size);
-
-/* The Multics star column for a line with PCT % of the samples: 0 to 4. */
-int report_stars(double pct);
-
-/* The file id of the session's file NAME stands for: its whole path, or a
- * tail of it at a '/', among the files with samples; -1 and *CAUSE (owned)
- * when none or several are. */
-long report_list_file(struct session *s, const char *name, char **cause);
-
-/* What a listing leaves out (--exclude), as Multics profile -list did. */
-enum {
-    LISTING_LINE = 1 << 0,
-    LISTING_COUNT = 1 << 1,
-    LISTING_TIME = 1 << 2,
-    LISTING_STARS = 1 << 3,
-    LISTING_CALLS = 1 << 4,
-};
-
-struct listing_opts {
-    const char *session; /* the .PRF's name, for the heading */
-    const char *where;   /* where the source was looked for, when it was not found */
-    unsigned exclude;    /* LISTING_* */
-    size_t line_length;  /* columns, 0: 132 */
-    uint32_t from, to;   /* the lines listed, 0: the first, the last */
-};
-
-struct source_file;
-
-/* Print the Multics profile listing of file id FILE: every line of SRC (NULL
- * when its text was not found: the counted lines then) with its line number,
- * samples, time, share, with stacks the share of the samples with the line
- * on their stack, and the star column. */
-void report_listing(struct session *s, uint32_t file, const struct source_file *src,
-                    const struct listing_opts *lo, FILE *out);
-
-/* How many --report --lines prints. */
-#define REPORT_LINES_SHOWN 30
 
 /* Print the call tree as perf report --stdio --children does: each path's
  * Total and Self, indented by depth, down to PERCENT_LIMIT %. */

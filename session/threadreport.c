@@ -7,7 +7,7 @@
 
 #include "session/internal.h"
 #include "session/quote.h"
-#include "session/report.h"
+#include "session/threadreport.h"
 #include "session/threads.h"
 #include "util/xmalloc.h"
 

@@ -6,6 +6,7 @@
 
 #include "session/report.h"
 #include "session/stacks.h"
+#include "util/ticks.h"
 #include "util/xmalloc.h"
 #include "views/view.h"
 
@@ -195,7 +196,7 @@ static void callers_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         char detail[1024], t[32];
         if (row->func >= 0) {
             const struct func *g = &s->funcs[row->func];
-            report_time(t, sizeof t, row->samples, s->interval_us);
+            ticks_time(t, sizeof t, row->samples, s->interval_us);
             snprintf(detail, sizeof detail, "%s  (%s)  %s%s", g->name, s->modules[g->module]->name,
                      t, row->kind == ROW_MIDDLE ? " with it on the stack" : "");
         } else {

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "session/report.h"
+#include "util/ticks.h"
 #include "views/view.h"
 
 #include <inttypes.h>
@@ -55,7 +56,7 @@ static void counters_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         char t[32];
         counters_line(win, y, 1, barw > 4 ? barx - 1 : w, "%-9s %10" PRIu64 " %7.2f%%  %s",
                       rows[i].name, rows[i].v, pct,
-                      report_time(t, sizeof t, rows[i].v, s->interval_us));
+                      ticks_time(t, sizeof t, rows[i].v, s->interval_us));
         counters_line(win, y + 1, 3, w, "%s", rows[i].what);
         if (barw > 4)
             draw_bar(win, y, barx, barw, pct / 100, rows[i].pair, ctx->colors);

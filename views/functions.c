@@ -8,6 +8,7 @@
 #include "session/diff.h"
 #include "session/report.h"
 #include "session/stats.h"
+#include "util/ticks.h"
 #include "util/xmalloc.h"
 #include "views/view.h"
 
@@ -304,7 +305,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         size_t row = f->top + (size_t)r;
         const struct func *fn = &s->funcs[f->order[row]];
         char t[32], num[32];
-        report_time(t, sizeof t, fn->samples, s->interval_us);
+        ticks_time(t, sizeof t, fn->samples, s->interval_us);
         double pt = s->c.total ? 100.0 * (double)fn->samples / (double)s->c.total : 0;
         double pa = accounted ? 100.0 * (double)fn->samples / (double)accounted : 0;
         line[0] = '\0';

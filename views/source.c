@@ -13,6 +13,7 @@
 #include "session/report.h"
 #include "session/stacks.h"
 #include "util/pct.h"
+#include "util/ticks.h"
 #include "util/xmalloc.h"
 #include "views/view.h"
 
@@ -419,7 +420,7 @@ static void source_detail(char *buf, size_t size, struct source *v, struct sessi
         len += (size_t)snprintf(buf + len, size - len, "%s:%" PRIu32 "  ", base, r->line);
     if (len < size && r->self > 0) {
         char t[32];
-        report_time(t, sizeof t, r->self, s->interval_us);
+        ticks_time(t, sizeof t, r->self, s->interval_us);
         len += (size_t)snprintf(buf + len, size - len, "%" PRIu64 " sample%s (%s)", r->self,
                                 r->self == 1 ? "" : "s", t);
     } else if (len < size) {

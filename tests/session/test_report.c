@@ -3,6 +3,7 @@
 
 #include "session/report.h"
 #include "tests/tap.h"
+#include "util/ticks.h"
 
 #include <stdlib.h>
 
@@ -10,12 +11,12 @@ int main(void)
 {
     plan(37);
     char t[32];
-    is_str(report_time(t, sizeof t, 0, 1000), "00:00.000", "no time");
-    is_str(report_time(t, sizeof t, 2197, 1000), "00:02.197", "PROF's 00:02.197");
-    is_str(report_time(t, sizeof t, 61500, 1000), "01:01.500", "over a minute");
-    is_str(report_time(t, sizeof t, 3, 60), "00:00.000", "180 us rounds to 0 ms");
-    is_str(report_time(t, sizeof t, 9, 60), "00:00.001", "540 us rounds to 1 ms");
-    is_str(report_time(t, sizeof t, 6000000, 1000), "100:00.000", "minutes do not wrap");
+    is_str(ticks_time(t, sizeof t, 0, 1000), "00:00.000", "no time");
+    is_str(ticks_time(t, sizeof t, 2197, 1000), "00:02.197", "PROF's 00:02.197");
+    is_str(ticks_time(t, sizeof t, 61500, 1000), "01:01.500", "over a minute");
+    is_str(ticks_time(t, sizeof t, 3, 60), "00:00.000", "180 us rounds to 0 ms");
+    is_str(ticks_time(t, sizeof t, 9, 60), "00:00.001", "540 us rounds to 1 ms");
+    is_str(ticks_time(t, sizeof t, 6000000, 1000), "100:00.000", "minutes do not wrap");
 
     char *cause = NULL;
     struct session *s = session_new(TEST_PROGS "/sieve", 1, 1000, &cause);
