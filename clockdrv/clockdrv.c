@@ -179,7 +179,7 @@ void clockdrv_prioritize(bool fifo)
      * (50 us) late, to fire it with another: often the scheduler's tick, in
      * step with the wall clock.  Measured on a program in step with it
      * (tests/progs/lockstep): ptrace's shares spread 1.6-1.9 times as much as
-     * binomial ones at the default slack, 1.0-1.2 times at 1 ns, as at FIFO. */
+     * binomial ones at the default slack, 1.0-1.5 times at 1 ns (root at FIFO: 0.9). */
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     sched.slack = -1;
     if (sched.prioritized && slack > 1 && prctl(PR_SET_TIMERSLACK, 1ul, 0, 0, 0) == 0)

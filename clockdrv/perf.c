@@ -1465,8 +1465,8 @@ static uint64_t perf_runs(const struct perf_thread *t)
  * period, up to 64 ticks; one under a sixteenth halves it, down to one.
  * CPU time, not the wall clock: profil preempted mid-scan on a busy machine
  * (the suite's two tests at a time, under the sanitizers, as a user) once
- * doubled the period for good, and 7 % of blockcall's 10 ms waits went by
- * unseen, without their stacks. */
+ * doubled the period for good, and 7 % of blockcall's samples went by
+ * without their stacks. */
 static void perf_scan(struct clockdrv_perf *d)
 {
     uint64_t t0 = clockdrv_cpu_ns();
