@@ -147,7 +147,7 @@ int clockdrv_read_int(const char *path, int fallback)
 static struct {
     bool prioritized, fifo;
     struct clockdrv_sched_attr saved;
-    int slack; /* the timer slack before it was made 1 ns, or -1 */
+    int slack; /* the timer slack before it was made 1 ns, or 0 */
     uint64_t budget_at, budget_cpu;
 } sched;
 
@@ -181,7 +181,6 @@ void clockdrv_prioritize(bool fifo)
      * (tests/progs/lockstep): ptrace's shares spread 1.6-1.9 times as much as
      * binomial ones at the default slack, 1.0-1.5 times at 1 ns (root at FIFO: 0.9). */
     int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-    sched.slack = -1;
     if (sched.prioritized && slack > 1 && prctl(PR_SET_TIMERSLACK, 1ul, 0, 0, 0) == 0)
         sched.slack = slack;
 }
@@ -193,7 +192,7 @@ int clockdrv_unprioritize(void)
     sched.prioritized = sched.fifo = false;
     if (sched.slack > 0)
         prctl(PR_SET_TIMERSLACK, (unsigned long)sched.slack, 0, 0, 0);
-    sched.slack = -1;
+    sched.slack = 0;
     struct clockdrv_sched_attr a = sched.saved;
     if (syscall(SYS_sched_setattr, 0, &a, 0) == 0)
         return 0;

@@ -1437,6 +1437,13 @@ static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t, u
     }
 }
 
+/* Whether the scan timer has fired since it was last asked. */
+static bool perf_scan_due(struct clockdrv_perf *d)
+{
+    uint64_t ticks;
+    return d->scan_fd >= 0 && read(d->scan_fd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks;
+}
+
 /* Set the scan timer to fire every SCAN_NS. */
 static void perf_scan_arm(struct clockdrv_perf *d)
 {
@@ -1814,9 +1821,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
                 epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->pidfd, NULL);
                 d->child_gone = true;
             } else if (k == PERF_SCAN_KEY) {
-                uint64_t ticks;
-                if (read(d->scan_fd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks)
-                    scan = true;
+                scan = perf_scan_due(d) || scan;
             } else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
                 /* A hung-up event keeps polling ready: stop watching it. */
                 epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->cpus[k].fd, NULL);
@@ -1880,9 +1885,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
          * must not keep the scan from seeing the waits of the moment: as
          * an ordinary user beside two busy loops, 4-9 % of blockcall's
          * blocked samples went without a stack. */
-        uint64_t ticks;
-        if (d->scan_fd >= 0 && i % 32 == 31 && !d->base.ended &&
-            read(d->scan_fd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks)
+        if (i % 32 == 31 && !d->base.ended && perf_scan_due(d))
             perf_scan(d);
         if (r->type == PERF_RECORD_SAMPLE && !r->cs) {
             d->samples++;

@@ -3,6 +3,7 @@
 #include "session/diff.h"
 #include "session/module.h"
 #include "session/quote.h"
+#include "util/pct.h"
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -80,8 +81,8 @@ static void diff_add(struct diff *d, size_t *alloc, const struct session *s, con
                            .before = before,
                            .after = after,
                            .after_func = after_func};
-    r->before_pct = d->before_total ? 100.0 * (double)before / (double)d->before_total : 0;
-    r->after_pct = d->after_total ? 100.0 * (double)after / (double)d->after_total : 0;
+    r->before_pct = pct_of(before, d->before_total);
+    r->after_pct = pct_of(after, d->after_total);
     r->change = r->after_pct - r->before_pct;
     r->before_s = (double)before * d->before_interval_us / 1e6;
     r->after_s = (double)after * d->after_interval_us / 1e6;

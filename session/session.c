@@ -726,13 +726,12 @@ struct ranking_by {
 static int ranking_cmp(const void *a, const void *b, void *arg)
 {
     const struct ranking_by *by = arg;
-    bool ranking_by_total = by->total;
     const struct func *x = &by->s->funcs[*(const size_t *)a];
     const struct func *y = &by->s->funcs[*(const size_t *)b];
-    uint64_t x1 = ranking_by_total ? x->total : x->samples;
-    uint64_t y1 = ranking_by_total ? y->total : y->samples;
-    uint64_t x2 = ranking_by_total ? x->samples : x->total;
-    uint64_t y2 = ranking_by_total ? y->samples : y->total;
+    uint64_t x1 = by->total ? x->total : x->samples;
+    uint64_t y1 = by->total ? y->total : y->samples;
+    uint64_t x2 = by->total ? x->samples : x->total;
+    uint64_t y2 = by->total ? y->samples : y->total;
     if (x1 != y1)
         return x1 > y1 ? -1 : 1;
     if (x2 != y2)

@@ -9,6 +9,7 @@
 #include "session/quote.h"
 #include "session/threadreport.h"
 #include "session/threads.h"
+#include "util/pct.h"
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
@@ -110,8 +111,8 @@ void report_who(struct session *s, FILE *out, size_t limit)
         const struct thread_info *lead = threads_find(s, p->pid);
         fprintf(out, "%-8u %-8s %-16s %9" PRIu64 " %7s %8s %7.1f%%  %s (%s)\n", p->pid, "",
                 lead && lead->name ? quote(lead->name) : "?", samples, "", "",
-                on_cpu ? 100.0 * (double)program / (double)on_cpu : 0.0,
-                p->exe ? quote(p->exe) : "?", threads_proc_end(p, end, sizeof end));
+                pct_of(program, on_cpu), p->exe ? quote(p->exe) : "?",
+                threads_proc_end(p, end, sizeof end));
         listed++;
         size_t rows = 0;
         for (size_t k = 0; k < nmine; k++) {
@@ -127,7 +128,7 @@ void report_who(struct session *s, FILE *out, size_t limit)
             fprintf(out, "%-8s %-8u %-16s %9" PRIu64 " %6.1f%% %7.1f%% %7.1f%%\n", "", t->tid,
                     t->name ? quote(t->name) : "?", m->samples,
                     threads_share_of_life(s, t, m->on_cpu), threads_share_of_life(s, t, m->blocked),
-                    m->on_cpu ? 100.0 * (double)m->program / (double)m->on_cpu : 0.0);
+                    pct_of(m->program, m->on_cpu));
         }
         free(mine);
     }

@@ -14,6 +14,7 @@
 #include "tui/screen.h"
 #include "tui/tui.h"
 #include "tui/tui_internal.h"
+#include "util/pct.h"
 #include "util/xmalloc.h"
 #include "views/outbuf.h"
 #include "views/view.h"
@@ -292,7 +293,7 @@ static size_t tui_who(const struct session *s, struct tui_field *f)
 /* One meter, htop style: "Label [||||      ] 12.3% 1234". */
 static void tui_meter(struct tui *t, int y, int x, int w, const char *label, uint64_t v, int pair)
 {
-    double pct = t->s->c.total ? 100.0 * (double)v / (double)t->s->c.total : 0;
+    double pct = pct_of(v, t->s->c.total);
     char num[48];
     if (w >= 50)
         snprintf(num, sizeof num, " %6.2f%% %9llu", pct, (unsigned long long)v);

@@ -6,6 +6,7 @@
 
 #include "session/report.h"
 #include "session/stacks.h"
+#include "util/pct.h"
 #include "util/ticks.h"
 #include "util/xmalloc.h"
 #include "views/view.h"
@@ -175,8 +176,8 @@ static void callers_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             continue;
         }
         /* Share: of the samples with the middle routine on the stack. */
-        double pt = s->c.total ? 100.0 * (double)row->samples / (double)s->c.total : 0;
-        double sh = fn->total ? 100.0 * (double)row->samples / (double)fn->total : 0;
+        double pt = pct_of(row->samples, s->c.total);
+        double sh = pct_of(row->samples, fn->total);
         char fit[256];
         draw_fit_middle(fit, sizeof fit, callers_name(s, row), namew - 2);
         snprintf(line, sizeof line, " %7.2f%% %7.2f%% %9" PRIu64 "  %s%s", pt, sh, row->samples,

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "session/report.h"
+#include "util/pct.h"
 #include "util/ticks.h"
 #include "views/view.h"
 
@@ -52,7 +53,7 @@ static void counters_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     };
     int y = 2, barx = 44, barw = w - barx - 2;
     for (size_t i = 0; i < 4 && y < h; i++, y += 2) {
-        double pct = s->c.total ? 100.0 * (double)rows[i].v / (double)s->c.total : 0;
+        double pct = pct_of(rows[i].v, s->c.total);
         char t[32];
         counters_line(win, y, 1, barw > 4 ? barx - 1 : w, "%-9s %10" PRIu64 " %7.2f%%  %s",
                       rows[i].name, rows[i].v, pct,

@@ -8,6 +8,7 @@
 #include "session/diff.h"
 #include "session/report.h"
 #include "session/stats.h"
+#include "util/pct.h"
 #include "util/ticks.h"
 #include "util/xmalloc.h"
 #include "views/view.h"
@@ -95,23 +96,20 @@ struct functions_by {
 static int functions_cmp(const void *a, const void *b, void *arg)
 {
     const struct functions_by *by = arg;
-    const struct session *cmp_session = by->s;
-    enum sort_col cmp_col = by->col;
-    bool cmp_ascending = by->ascending;
-    const struct func *x = &cmp_session->funcs[*(const size_t *)a];
-    const struct func *y = &cmp_session->funcs[*(const size_t *)b];
+    const struct func *x = &by->s->funcs[*(const size_t *)a];
+    const struct func *y = &by->s->funcs[*(const size_t *)b];
     int r = 0;
-    switch (cmp_col) {
+    switch (by->col) {
     case SORT_ROUTINE: r = strcmp(x->name, y->name); break;
     case SORT_MODULE:
-        r = strcmp(cmp_session->modules[x->module]->name, cmp_session->modules[y->module]->name);
+        r = strcmp(by->s->modules[x->module]->name, by->s->modules[y->module]->name);
         break;
     case SORT_TOTAL: r = x->total < y->total ? -1 : x->total > y->total; break;
     default: r = x->samples < y->samples ? -1 : x->samples > y->samples; break;
     }
     /* Numbers read most first, names A to Z; 'I' inverts either. */
-    bool textual = cmp_col == SORT_ROUTINE || cmp_col == SORT_MODULE;
-    bool descending = textual ? cmp_ascending : !cmp_ascending;
+    bool textual = by->col == SORT_ROUTINE || by->col == SORT_MODULE;
+    bool descending = textual ? by->ascending : !by->ascending;
     if (r != 0)
         return descending ? -r : r;
     if (x->samples != y->samples)
@@ -306,8 +304,8 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         const struct func *fn = &s->funcs[f->order[row]];
         char t[32], num[32];
         ticks_time(t, sizeof t, fn->samples, s->interval_us);
-        double pt = s->c.total ? 100.0 * (double)fn->samples / (double)s->c.total : 0;
-        double pa = accounted ? 100.0 * (double)fn->samples / (double)accounted : 0;
+        double pt = pct_of(fn->samples, s->c.total);
+        double pa = pct_of(fn->samples, accounted);
         line[0] = '\0';
         functions_cell(line, sizeof line, t, 10, false);
         functions_name_cell(line, sizeof line, fn->name, namew);
@@ -334,7 +332,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             functions_cell(line, sizeof line, num, 9, true);
         }
         if (stacks) {
-            double ptot = s->c.total ? 100.0 * (double)fn->total / (double)s->c.total : 0;
+            double ptot = pct_of(fn->total, s->c.total);
             snprintf(num, sizeof num, "%7.2f%%", ptot);
             functions_cell(line, sizeof line, num, 8, true);
         }
@@ -362,9 +360,8 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         snprintf(detail, sizeof detail,
                  "%s  (%s+0x%" PRIx64 "%s%s)  %.2f%% +-%.2f (95 %%: %.2f-%.2f)", fn->name,
                  s->modules[fn->module]->name, fn->start, fn->raw ? ", " : "",
-                 fn->raw ? fn->raw : "",
-                 s->c.total ? 100.0 * (double)fn->samples / (double)s->c.total : 0.0,
-                 50 * (hi - lo), 100 * lo, 100 * hi);
+                 fn->raw ? fn->raw : "", pct_of(fn->samples, s->c.total), 50 * (hi - lo), 100 * lo,
+                 100 * hi);
         size_t fi = f->order[f->sel];
         if (base && fi < f->nchg && f->chg[fi].known) {
             size_t len = strlen(detail);

@@ -5,6 +5,7 @@
 
 #include "session/hitorder.h"
 #include "session/stats.h"
+#include "util/pct.h"
 #include "util/xmalloc.h"
 #include "views/view.h"
 
@@ -346,8 +347,7 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         snprintf(line, sizeof line, "%012" PRIx64 " ", addr);
         draw_text(win, y, 0, 13, line);
         draw_text(win, y, 13, namew + 1, name);
-        snprintf(line, sizeof line, "%9" PRIu64 " %6.2f%% ", count,
-                 s->c.total ? 100.0 * (double)count / (double)s->c.total : 0.0);
+        snprintf(line, sizeof line, "%9" PRIu64 " %6.2f%% ", count, pct_of(count, s->c.total));
         draw_text(win, y, countx, 18, line);
         wattrset(win, A_NORMAL);
         if (barw > 0) {

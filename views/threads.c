@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "session/threads.h"
+#include "util/pct.h"
 #include "util/xmalloc.h"
 #include "views/view.h"
 
@@ -191,7 +192,7 @@ static void threads_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         size_t i = v->top + k;
         const struct trow *r = &v->rows[i];
         const struct proc_info *p = &s->procs[r->proc];
-        double pct = all ? 100.0 * (double)r->samples / (double)all : 0;
+        double pct = pct_of(r->samples, all);
         if (r->thread < 0) {
             const struct thread_info *lead = threads_find(s, p->pid);
             char end[32];
@@ -199,8 +200,7 @@ static void threads_draw(void *state, WINDOW *win, struct view_ctx *ctx)
                      "%-7u %-7s %-16.16s %9" PRIu64 " %6.1f%% %7s %8s %2s  %s, own code %.0f%%: %s",
                      p->pid, "", lead && lead->name ? lead->name : "?", r->samples, pct, "", "",
                      p->ended ? "-" : "", threads_proc_end(p, end, sizeof end),
-                     r->on_cpu ? 100.0 * (double)r->program / (double)r->on_cpu : 0.0,
-                     p->exe ? p->exe : "?");
+                     pct_of(r->program, r->on_cpu), p->exe ? p->exe : "?");
         } else {
             const struct thread_info *t = &s->threads[r->thread];
             char st[2] = {thread_state(t, ctx->mode), '\0'};
