@@ -120,7 +120,13 @@ struct perf_snap {
     struct event_stack st; /* st.data is DATA */
     uint8_t *data;         /* owned: cfg.stack_size bytes */
 };
-#define PERF_SNAPS 4 /* kept per thread: the records come up to 16 ms late */
+/* Kept per thread: the copier scans as the waits happen, and the drain
+ * reaches their records up to 16 ms later as an ordinary user, 1-2 s later
+ * under the sanitizers on a busy machine (with 4 kept, the copier's scans
+ * ran so far ahead that up to 94 % of blockcall's blocked samples lost
+ * their stacks).  The drain lets go of those it has passed
+ * (perf_blocked_stack); at most 64 stack copies per thread. */
+#define PERF_SNAPS 64
 
 /* A request of a thread to profil: when it asked, and when profil answered. */
 struct perf_hush {
@@ -151,7 +157,7 @@ struct perf_thread {
     bool bvalid;
     uint64_t bstart;         /* when its blocked stretch began (its switch-out) */
     struct perf_snap *snaps; /* owned: PERF_SNAPS, oldest first; NULL until seen blocked */
-    uint8_t nsnaps;
+    uint8_t nsnaps;          /* the ones in use; the buffers of the others wait to be */
 };
 
 static void perf_snaps_free(struct perf_thread *t)
@@ -246,6 +252,12 @@ struct clockdrv_perf {
      * SCAN_NS by SCAN_FD's timer (perf_scan): -1 when not needed. */
     int scan_fd;
     uint64_t scan_ns;
+    /* With the copier, the copier scans (its short slice wakes it in time
+     * where the drain, busy unwinding, waited its turn): SCAN_LOCK guards
+     * the thread table's shape and every thread's snaps, which the scan
+     * writes and perf_blocked_stack reads.  The copier only tries it: a
+     * scan missed waits for the next tick, a copy never waits. */
+    pthread_mutex_t scan_lock;
     bool several; /* attached to a process of several threads */
 
     /* The copier (see the top).  No lock: it pushes on passes and adds to
@@ -399,6 +411,8 @@ static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bo
 static void perf_copier_start(struct clockdrv_perf *d);
 static void perf_copier_stop(struct clockdrv_perf *d);
 static void perf_scan_start(struct clockdrv_perf *d);
+static void perf_scan(struct clockdrv_perf *d);
+static bool perf_scan_due(struct clockdrv_perf *d);
 static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now);
 
 /* Remember that PC's clock event has PERIOD from TIME on (a failed open
@@ -476,6 +490,7 @@ static void clockdrv_perf_free(struct clockdrv *base)
     free(d->recs);
     free(d->names);
     free(d->base.note);
+    pthread_mutex_destroy(&d->scan_lock);
     free(d);
 }
 
@@ -718,6 +733,7 @@ static struct clockdrv_perf *perf_new(const struct clockdrv_config *cfg, char **
     d->base.fd = -1;
     d->pidfd = -1;
     d->copier_ep = d->copier_stop = d->scan_fd = -1;
+    pthread_mutex_init(&d->scan_lock, NULL);
     d->cfg = *cfg;
     d->period_ns = (uint64_t)cfg->interval_us * 1000;
     clockdrv_jitter_init(&d->jitter, d->period_ns, cfg->jitter);
@@ -858,8 +874,8 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
     return &d->base;
 }
 
-/* The state of TID, made on first sight when CREATE. */
-static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create)
+/* perf_thread, with the scan lock held when CREATE. */
+static struct perf_thread *perf_thread_at(struct clockdrv_perf *d, uint32_t tid, bool create)
 {
     size_t mask = d->threads_alloc - 1;
     for (size_t i = (tid * 2654435761u) & mask;; i = (i + 1) & mask) {
@@ -877,10 +893,10 @@ static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bo
                 d->threads_live = 0;
                 for (size_t k = 0; k < n; k++) {
                     if (old[k].used)
-                        *perf_thread(d, old[k].tid, true) = old[k];
+                        *perf_thread_at(d, old[k].tid, true) = old[k];
                 }
                 free(old);
-                return perf_thread(d, tid, true);
+                return perf_thread_at(d, tid, true);
             }
             *t = (struct perf_thread){.tid = tid, .used = true};
             d->threads_live++;
@@ -889,13 +905,29 @@ static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bo
     }
 }
 
+/* The state of TID, made on first sight when CREATE (the table may grow:
+ * under the scan lock).  Only the drain's thread makes or forgets threads,
+ * so a state found stays where it is until it does. */
+static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create)
+{
+    if (!create)
+        return perf_thread_at(d, tid, false);
+    pthread_mutex_lock(&d->scan_lock);
+    struct perf_thread *t = perf_thread_at(d, tid, true);
+    pthread_mutex_unlock(&d->scan_lock);
+    return t;
+}
+
 /* Forget a thread that has exited; a tombstone keeps the probe chain intact. */
 static void perf_thread_gone(struct clockdrv_perf *d, uint32_t tid)
 {
     struct perf_thread *t = perf_thread(d, tid, false);
     if (t == NULL)
         return;
+    pthread_mutex_lock(&d->scan_lock);
     t->used = false;
+    perf_snaps_free(t);
+    pthread_mutex_unlock(&d->scan_lock);
     t->blocked = false;
     t->bvalid = false;
     free(t->bdata);
@@ -904,7 +936,6 @@ static void perf_thread_gone(struct clockdrv_perf *d, uint32_t tid)
     t->hush = NULL;
     t->nhush = 0;
     t->hushed = false;
-    perf_snaps_free(t);
     d->base.threads = d->base.threads > 0 ? d->base.threads - 1 : 0;
 }
 
@@ -1215,6 +1246,11 @@ static void *perf_copier(void *arg)
              * empties its ring at the end). */
             if (evs[i].data.u32 < (uint32_t)d->ncpus && (evs[i].events & (EPOLLHUP | EPOLLERR)))
                 epoll_ctl(d->copier_ep, EPOLL_CTL_DEL, d->cpus[evs[i].data.u32].fd, NULL);
+            if (evs[i].data.u32 == PERF_SCAN_KEY && perf_scan_due(d) &&
+                pthread_mutex_trylock(&d->scan_lock) == 0) {
+                perf_scan(d);
+                pthread_mutex_unlock(&d->scan_lock);
+            }
         }
     }
     return NULL;
@@ -1263,11 +1299,21 @@ static void perf_copier_start(struct clockdrv_perf *d)
         ev.data.u32 = (uint32_t)i;
         epoll_ctl(d->copier_ep, EPOLL_CTL_ADD, d->cpus[i].fd, &ev);
     }
+    /* The scan timer goes with it (see scan_lock). */
+    ev.data.u32 = PERF_SCAN_KEY;
+    bool scan = d->scan_fd >= 0 && epoll_ctl(d->copier_ep, EPOLL_CTL_ADD, d->scan_fd, &ev) == 0;
+    if (scan)
+        epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->scan_fd, NULL);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     d->copier_on = pthread_create(&d->copier, NULL, perf_copier, d) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (scan && !d->copier_on) {
+        epoll_ctl(d->copier_ep, EPOLL_CTL_DEL, d->scan_fd, NULL);
+        ev.data.u32 = PERF_SCAN_KEY;
+        epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->scan_fd, &ev);
+    }
 }
 
 /* Stop the copier and wait for it: the rings are the drain's from here. */
@@ -1421,20 +1467,32 @@ static void perf_keep_stack(struct clockdrv_perf *d, const struct perf_rec *r)
  * wait shorter than a scan's period may go without. */
 static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now)
 {
+    pthread_mutex_lock(&d->scan_lock);
+    /* A wait seen before this stretch began is of no later one either: its
+     * snap goes, its buffer to the end of the ring to be used again. */
+    uint8_t gone = 0;
+    while (gone < t->nsnaps && t->snaps[gone].last < t->bstart)
+        gone++;
+    if (gone > 0) {
+        struct perf_snap old[PERF_SNAPS];
+        memcpy(old, t->snaps, gone * sizeof *old);
+        memmove(t->snaps, t->snaps + gone, (PERF_SNAPS - gone) * sizeof *t->snaps);
+        memcpy(t->snaps + PERF_SNAPS - gone, old, gone * sizeof *old);
+        t->nsnaps -= gone;
+    }
     for (uint8_t i = 0; i < t->nsnaps; i++) {
         const struct perf_snap *sn = &t->snaps[i];
-        if (sn->last < t->bstart)
-            continue;
         if (sn->first > now)
-            return;
+            break;
         if (t->bdata == NULL)
             t->bdata = xmalloc(d->cfg.stack_size > 0 ? d->cfg.stack_size : 1);
         t->bstack = sn->st;
         memcpy(t->bdata, sn->data, sn->st.size);
         t->bstack.data = t->bdata;
         t->bvalid = true;
-        return;
+        break;
     }
+    pthread_mutex_unlock(&d->scan_lock);
 }
 
 /* Whether the scan timer has fired since it was last asked. */
@@ -1473,7 +1531,8 @@ static uint64_t perf_runs(const struct perf_thread *t)
  * CPU time, not the wall clock: profil preempted mid-scan on a busy machine
  * (the suite's two tests at a time, under the sanitizers, as a user) once
  * doubled the period for good, and 7 % of blockcall's samples went by
- * without their stacks. */
+ * without their stacks.  With the scan lock held: by the copier where there
+ * is one, else by the drain. */
 static void perf_scan(struct clockdrv_perf *d)
 {
     uint64_t t0 = clockdrv_cpu_ns();
@@ -1521,6 +1580,14 @@ static void perf_scan(struct clockdrv_perf *d)
         d->scan_ns /= 2;
         perf_scan_arm(d);
     }
+}
+
+/* perf_scan from the drain, where there is no copier to scan. */
+static void perf_scan_locked(struct clockdrv_perf *d)
+{
+    pthread_mutex_lock(&d->scan_lock);
+    perf_scan(d);
+    pthread_mutex_unlock(&d->scan_lock);
 }
 
 /* Scan the blocked threads every tick when no switch event can say where
@@ -1832,7 +1899,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
             break;
     }
     if (scan && !d->base.ended)
-        perf_scan(d);
+        perf_scan_locked(d);
     if (d->child_gone && !d->base.ended) {
         if (waitpid(d->base.pid, &d->base.wstatus, WNOHANG) == d->base.pid) {
             d->base.ended = true;
@@ -1885,8 +1952,8 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
          * must not keep the scan from seeing the waits of the moment: as
          * an ordinary user beside two busy loops, 4-9 % of blockcall's
          * blocked samples went without a stack. */
-        if (i % 32 == 31 && !d->base.ended && perf_scan_due(d))
-            perf_scan(d);
+        if (i % 32 == 31 && !d->base.ended && !copier && perf_scan_due(d))
+            perf_scan_locked(d);
         if (r->type == PERF_RECORD_SAMPLE && !r->cs) {
             d->samples++;
             if (r->has_stack && backlog > PERF_BACKLOG_SHED &&
