@@ -144,9 +144,6 @@ bool clockdrv_fifo(void);
  * the second before NOW (CLOCK_MONOTONIC); checked once a second. */
 bool clockdrv_over_budget(uint64_t now, double share);
 
-extern const struct clockdrv_ops clockdrv_perf_ops;
-extern const struct clockdrv_ops clockdrv_ptrace_ops;
-
 /* How soon a second request to stop must follow the first to kill the program. */
 #define CLOCKDRV_ESCALATE_NS 5000000000ull
 
@@ -213,13 +210,6 @@ bool clockdrv_schedstat_parse(const char *buf, uint64_t *exec, uint64_t *delay, 
  * name (EVENT_COMM), as a process profil started reports them; a main
  * thread that ended before the others, its end (EVENT_THREAD_EXIT). */
 void clockdrv_attach_threads(pid_t pid, uint64_t time, clockdrv_emit_fn emit, void *arg);
-
-/* The driver named NAME ("perf", "ptrace"), or NULL. */
-const struct clockdrv_ops *clockdrv_find(const char *name);
-
-/* For "auto": the first driver whose probe passes; NULL and *cause naming
- * every driver's reason when none can run. */
-const struct clockdrv_ops *clockdrv_choose(const struct clockdrv_config *cfg, char **cause);
 
 /* Pause and resume the clock: OS/2's PRF_CM_STOP and PRF_CM_START. */
 void clockdrv_pause(struct clockdrv *d, bool paused);

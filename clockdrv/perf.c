@@ -20,7 +20,7 @@
  */
 #include "config.h"
 
-#include "clockdrv/clockdrv.h"
+#include "clockdrv/perf.h"
 #include "clockdrv/spawn.h"
 #include "clockdrv/ustack.h"
 #include "util/xmalloc.h"

@@ -89,6 +89,7 @@
 #include "config.h"
 
 #include "clockdrv/ptrace.h"
+#include "clockdrv/ptrace_proc.h"
 #include "clockdrv/spawn.h"
 #include "clockdrv/ustack.h"
 #include "util/xmalloc.h"

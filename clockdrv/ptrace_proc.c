@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "clockdrv/ptrace.h"
+#include "clockdrv/ptrace_proc.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>

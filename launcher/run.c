@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "clockdrv/clockdrv.h"
+#include "clockdrv/drivers.h"
 #include "clockdrv/ustack.h"
 #include "launcher/control.h"
 #include "launcher/launcher.h"
