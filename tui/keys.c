@@ -8,7 +8,7 @@
 #include "session/replay.h"
 #include "session/session.h"
 #include "session/threads.h"
-#include "tui/tui_internal.h"
+#include "tui/keys.h"
 #include "views/view.h"
 
 #include <curses.h>

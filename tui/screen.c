@@ -1,8 +1,7 @@
 #include "config.h"
 
 #include "tui/screen.h"
-#include "tui/tui.h"
-#include "views/view.h"
+#include "views/view.h" /* the colour pairs */
 
 #include <curses.h>
 #include <fcntl.h>
@@ -39,7 +38,8 @@ static void screen_crash(int sig)
     raise(sig);
 }
 
-void tui_screen_install_crash_handler(void)
+/* The crash handler: the terminal comes back even then. */
+static void screen_install_crash_handler(void)
 {
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
     struct sigaction sa = {.sa_handler = screen_crash, .sa_flags = SA_RESETHAND};
@@ -61,7 +61,7 @@ int screen_start(void)
         registered = true;
     }
     setlocale(LC_ALL, "");
-    tui_screen_install_crash_handler();
+    screen_install_crash_handler();
     FILE *tmp = tmpfile();
     if (tmp != NULL) {
         fflush(stderr);

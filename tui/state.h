@@ -1,15 +1,15 @@
 /*
  * What the files of tui/ share and nothing else sees: the screen's state,
- * the views it shows, and the helpers the event loop and drawing (tui.c)
- * lend the key dispatch and prompts (keys.c).
+ * the views it shows, and what the event loop (tui.c) and the keys (keys.c)
+ * both do to it (state.c).
  */
-#ifndef PROFIL_TUI_INTERNAL_H
-#define PROFIL_TUI_INTERNAL_H
+#ifndef PROFIL_TUI_STATE_H
+#define PROFIL_TUI_STATE_H
 
 #include "clockdrv/clockdrv.h"
 #include "session/session.h"
 #include "session/settle.h"
-#include "tui/tui.h"
+#include "tui/tui_config.h"
 #include "views/view.h"
 
 #include <curses.h>
@@ -82,22 +82,22 @@ struct tui {
 
 extern const struct view_ops *const tui_views[NVIEWS];
 
-/* tui.c: the screen's state, for the keys. */
+/* The tab a view belongs to: the callers are a step into the Functions. */
 int tui_tab(int view);
+/* Say FMT on the status line. */
 void tui_status(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether a program is running under the clock now. */
 bool tui_live(const struct tui *t);
-/* A save failed for CAUSE: say so, and how to save under another name. */
-void tui_save_failed(struct tui *t, const char *cause);
+/* Move the replay to POS frames, the window and filter kept. */
 void tui_replay_seek(struct tui *t, size_t pos);
 /* Show the threads of F only in every view (NULL: all of them); F is the session's from now. */
 struct session_filter;
 void tui_filter(struct tui *t, struct session_filter *f);
 /* Show frames [FROM, TO) only in every view. */
 void tui_window(struct tui *t, size_t from, size_t to);
+/* Side by side when there is room, one view at a time when there is not. */
 bool tui_wide(const struct tui *t);
+/* What view I (-1: the help) is given to draw with. */
 void tui_ctx(struct tui *t, struct view_ctx *ctx, int i);
-
-/* keys.c: one key typed on the screen. */
-void tui_key(struct tui *t, int ch);
 
 #endif
