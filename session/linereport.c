@@ -328,6 +328,7 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
             buf, &at, width,
             "   stars: **** 20-100 %%, *** 10-20 %%, ** 5-10 %%, * 2.5-5 %% of the samples");
     fprintf(out, "%s\n\n", at > 0 ? buf : "");
+    at = 0; /* the column heads start a line of their own */
     if (!(lo->exclude & LISTING_LINE))
         linereport_put(buf, &at, width, "%6s ", "LINE");
     if (!(lo->exclude & LISTING_COUNT))

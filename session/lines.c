@@ -972,6 +972,27 @@ const struct source_file *lines_source(struct session *s, uint32_t file, char **
     return source_find(lines_file(s, file), NULL, where);
 }
 
+bool lines_embed_text(struct session *s, uint32_t file, const char **text, size_t *len)
+{
+    struct lines *l = lines_get(s);
+    if (l->from_file) {
+        for (size_t i = 0; i < l->ntexts; i++) {
+            if (l->texts[i].file == file) {
+                *text = l->texts[i].text;
+                *len = l->texts[i].len;
+                return true;
+            }
+        }
+        return false;
+    }
+    const struct source_file *f = lines_source(s, file, NULL);
+    if (f == NULL)
+        return false;
+    *text = f->text;
+    *len = f->len;
+    return true;
+}
+
 void lines_free(struct session *s)
 {
     struct lines *l = s->lines;

@@ -132,6 +132,13 @@ struct source_file;
  * source_find finds it (NULL, and *WHERE owned, when it does not). */
 const struct source_file *lines_source(struct session *s, uint32_t file, char **where);
 
+/* The text of FILE a saved session embeds (--embed-source), in *TEXT and
+ * *LEN; false when there is none.  A session read from a file (a replay, a
+ * merge) embeds only the texts its files carried, never the disk's: a
+ * stranger's file may name /etc/shadow.  A recorded one embeds the file as
+ * lines_source finds it. */
+bool lines_embed_text(struct session *s, uint32_t file, const char **text, size_t *len);
+
 /* Forget everything (session_free). */
 void lines_free(struct session *s);
 

@@ -293,7 +293,8 @@ static void prf_write_lines(struct session *s, struct buf *out, struct buf *p)
 #define PRF_EMBED_MAX ((size_t)64 << 20)
 
 /* The SRCE chunk (--embed-source): the text of every source file a line
- * with samples is in, as source_find reads it, by file id. */
+ * with samples is in, by file id (lines_embed_text: a session read from a
+ * file embeds only what its files carried). */
 static void prf_write_sources(struct session *s, struct buf *out, struct buf *p)
 {
     size_t n;
@@ -304,13 +305,14 @@ static void prf_write_sources(struct session *s, struct buf *out, struct buf *p)
     for (size_t i = 0; i < n; i++) {
         if (i > 0 && l[i].file == l[i - 1].file)
             continue; /* sorted by file: one text a file */
-        const struct source_file *f = lines_source(s, l[i].file, NULL);
-        if (f == NULL || bytes + f->len > PRF_EMBED_MAX)
+        const char *text;
+        size_t len;
+        if (!lines_embed_text(s, l[i].file, &text, &len) || bytes + len > PRF_EMBED_MAX)
             continue;
         buf_varint(&body, l[i].file);
-        buf_varint(&body, f->len);
-        buf_put(&body, f->text, f->len);
-        bytes += f->len;
+        buf_varint(&body, len);
+        buf_put(&body, text, len);
+        bytes += len;
         count++;
     }
     free(l);

@@ -10,7 +10,7 @@
 # lines must survive the binary: a replay reads them from the .PRF.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 79
+plan 81
 
 # line_of PROG MARK: the line of tests/progs/PROG.c that carries MARK.
 line_of() {
@@ -229,6 +229,8 @@ run "$PROFIL" --list lines.c "$LP" -o - -ll 200
 is "$rc" 0 "--list: exits 0"
 is "$(printf '%s\n' "$out" | grep -cE '^ *[0-9]+( |$)')" "$(wc -l <"$PROGS/lines.c" | tr -d ' ')" \
     "--list: one listing line for every line of lines.c"
+is "$(printf '%s\n' "$out" | grep -c 'stars:')" 1 "--list: the stars' legend once"
+like "$out" '^ +LINE +SAMPLES +TIME +% +CALLS% +SOURCE$' "--list: the column heads a line of their own"
 like "$out" "^ +$L75 +[0-9]+ +[0-9:.]+ +7[2-8]\.[0-9]+ +[0-9.]+ \*\*\*\* +for .*LOOP75" \
     "--list: line $L75 has its samples, time, ~75 % and four stars beside its source"
 like "$out" "^ +$L25 +[0-9]+ +[0-9:.]+ +2[2-8]\.[0-9]+ +[0-9.]+ \*\*\*\* +for .*LOOP25" \

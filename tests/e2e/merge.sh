@@ -6,7 +6,7 @@
 # builds, sample times, programs and 1983 files are refused with one line
 # (--force takes other builds), and -o never overwrites a run.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 59
+plan 63
 
 prof() { # NAME ROUNDS [OPTIONS...]: a run of shares into $T/NAME.PRF
     _n=$1 _r=$2
@@ -151,6 +151,44 @@ run "$PROFIL" --export classic "$T/r1.PRF" -o "$T/old.PRF"
 run "$PROFIL" --merge --force "$T/r1.PRF" "$T/old.PRF" -o "$T/y.PRF"
 is "$rc" 1 "a 1983 file is refused, even with --force"
 like "$err" "^profil: $T/old.PRF: a 1983 PROFIL file has buckets but no exact PCs" "saying why"
+
+# A merge copies the sources its runs carried and never reads a file a run
+# merely names: a session whose line table names a file it did not embed
+# (here hot.c, away when the run was recorded with --embed-source; in the
+# attack, /etc/shadow beside a decoy text) must not make the merge read
+# that file where it is now, which the .PRF's author could not.
+mkdir -p "$T/src"
+cat >"$T/src/main.c" <<'EOF'
+#include <stdlib.h>
+long hot(long n);
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 30, s = 0;
+    for (long i = 0; i < n; i++)
+        s += hot(1000000);
+    return (int)(s & 1);
+}
+EOF
+cat >"$T/src/hot.c" <<'EOF'
+long hot(long n)
+{
+    volatile long x = 0;
+    for (long i = 0; i < n; i++)
+        x += i;
+    return x;
+}
+EOF
+(cd "$T/src" && gcc -g -O1 -o two main.c hot.c && mv hot.c hot.away)
+run "$PROFIL" --no-tui -b 1 -t 1000 --embed-source -o "$T/src/a.PRF" "$T/src/two" 60 </dev/null
+is "$rc" 0 "a run with --embed-source whose hot.c was away"
+printf 'SECRET-%s\n' "$$" >"$T/src/hot.c"
+chmod 600 "$T/src/hot.c"
+run "$PROFIL" --merge --force "$T/src/a.PRF" "$T/src/a.PRF" -o "$T/src/m.PRF"
+is "$rc" 0 "merges"
+rm -f "$T/src/hot.c"
+run "$PROFIL" --list "$T/src/hot.c" -o - "$T/src/m.PRF"
+like "$out" "source not found: $T/src/hot.c" "the merged file carries no text of hot.c" || diag "$out"
+unlike "$out" "SECRET-$$" "the file hot.c names now was not read into it"
 
 # Bad command lines.
 run "$PROFIL" --merge "$T/r1.PRF" -o "$T/z.PRF"
