@@ -234,11 +234,9 @@ char *diff_json(const struct diff *d, const char *before, const char *after)
         cJSON_AddStringToObject(j, "stars", diff_stars(r->stars));
         cJSON_AddItemToArray(rows, j);
     }
-    char *text = cJSON_Print(o);
+    char *text = quote_json(cJSON_Print(o));
     cJSON_Delete(o);
-    char *copy = xstrdup(text != NULL ? text : "{}");
-    cJSON_free(text);
-    return copy;
+    return text != NULL ? text : xstrdup("{}");
 }
 
 void diff_free(struct diff *d)

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "session/export.h"
+#include "session/quote.h"
 #include "session/lines.h"
 #include "session/stacks.h"
 #include "util/xmalloc.h"
@@ -238,9 +239,9 @@ char *export_speedscope(struct session *s)
     free(w.frame_of);
     free(w.idx);
 
-    char *text = cJSON_PrintUnformatted(o);
+    char *text = quote_json(cJSON_PrintUnformatted(o));
     cJSON_Delete(o);
     char *copy = xasprintf("%s\n", text ? text : "{}");
-    cJSON_free(text);
+    free(text);
     return copy;
 }

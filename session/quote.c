@@ -4,6 +4,7 @@
 #include "util/xmalloc.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,48 @@ size_t quote_safe_len(const char *p)
     if (c < 0xf0)
         return 3;
     return quote_cont(u[3], 0x80, 0xbf) ? 4 : 0;
+}
+
+char *quote_json(char *text)
+{
+    if (text == NULL)
+        return NULL;
+    size_t extra = 0;
+    for (const char *p = text; *p != '\0';) {
+        size_t n = (unsigned char)*p < 0x80 ? 1 : quote_safe_len(p);
+        if (n > 0) {
+            p += n;
+        } else if ((unsigned char)p[0] == 0xc2 && (unsigned char)p[1] >= 0x80 &&
+                   (unsigned char)p[1] <= 0x9f) {
+            extra += 6 - 2; /* \u009b for C2 9B */
+            p += 2;
+        } else {
+            extra += 3 - 1; /* U+FFFD for the byte */
+            p++;
+        }
+    }
+    if (extra == 0)
+        return text;
+    char *out = xmalloc(strlen(text) + extra + 1), *o = out;
+    for (const char *p = text; *p != '\0';) {
+        size_t n = (unsigned char)*p < 0x80 ? 1 : quote_safe_len(p);
+        if (n > 0) {
+            memcpy(o, p, n);
+            o += n;
+            p += n;
+        } else if ((unsigned char)p[0] == 0xc2 && (unsigned char)p[1] >= 0x80 &&
+                   (unsigned char)p[1] <= 0x9f) {
+            o += sprintf(o, "\\u%04x", (unsigned char)p[1]);
+            p += 2;
+        } else {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
+            p++;
+        }
+    }
+    *o = '\0';
+    free(text);
+    return out;
 }
 
 bool quote_needed(const char *s)

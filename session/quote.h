@@ -6,7 +6,7 @@
  * that is no C1 control) is kept; any other byte is written as ls -b and
  * git do: \n, \r, \t, \a, \b, \f, \v, else \ooo in octal (ESC is \033).
  * The screen draws the same bytes as '?' (views/draw.c), one column each.
- * JSON does its own escaping and does not use this.
+ * JSON escapes as JSON does (quote_json).
  */
 #ifndef PROFIL_QUOTE_H
 #define PROFIL_QUOTE_H
@@ -34,5 +34,14 @@ char *quote_dup(const char *s);
 
 /* Write S escaped to OUT. */
 void quote_fputs(const char *s, FILE *out);
+
+/* TEXT, as cJSON printed it (malloc'd; taken), made valid UTF-8 that no
+ * 8-bit terminal reads as a control: a C1 control (U+0080..U+009F; CSI is
+ * U+009B) is written \u0080..\u009f, and a byte that is no part of a
+ * well-formed UTF-8 character becomes U+FFFD.  cJSON passes both through
+ * (a symbol's or a file's name holds any bytes), and then Python's json
+ * refuses the text.  TEXT itself when nothing needed it; NULL stays NULL.
+ * Owned (free). */
+char *quote_json(char *text);
 
 #endif

@@ -375,7 +375,7 @@ static void report_raw_item(struct report_raw *r, cJSON *item, int depth)
 {
     report_raw_put(r, r->open ? ", " : "[", r->open ? 2 : 1);
     r->open = true;
-    char *text = cJSON_Print(item);
+    char *text = quote_json(cJSON_Print(item));
     cJSON_Delete(item);
     for (const char *p = text ? text : "null", *nl; *p != '\0'; p = nl + 1) {
         nl = strchr(p, '\n');
@@ -387,7 +387,7 @@ static void report_raw_item(struct report_raw *r, cJSON *item, int depth)
         for (int i = 0; i < depth; i++)
             report_raw_put(r, "\t", 1);
     }
-    cJSON_free(text);
+    free(text);
 }
 
 /* Append a count as cJSON prints one: "%d" up to INT_MAX, without making a
@@ -426,13 +426,13 @@ static void report_raw_end(struct report_raw *r, cJSON *o, const char *key)
  * of O's text is returned, for report_raw_finish. */
 static char *report_raw_start(struct report_raw *r, cJSON *o)
 {
-    char *outer = cJSON_Print(o);
+    char *outer = quote_json(cJSON_Print(o));
     cJSON_Delete(o);
     char *at = outer != NULL ? strchr(outer, '\001') : NULL;
     char *tail = xstrdup(at != NULL ? at + 1 : "");
     if (at != NULL)
         report_raw_put(r, outer, (size_t)(at - outer));
-    cJSON_free(outer);
+    free(outer);
     return tail;
 }
 
@@ -577,11 +577,9 @@ static cJSON *report_json_object(struct session *s)
 /* O as text, indented when FORMATTED, and freed. */
 static char *report_json_print_as(cJSON *o, bool formatted)
 {
-    char *text = formatted ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+    char *text = quote_json(formatted ? cJSON_Print(o) : cJSON_PrintUnformatted(o));
     cJSON_Delete(o);
-    char *copy = xstrdup(text ? text : "{}");
-    cJSON_free(text);
-    return copy;
+    return text != NULL ? text : xstrdup("{}");
 }
 
 static char *report_json_print(cJSON *o)

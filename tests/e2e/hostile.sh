@@ -4,7 +4,7 @@
 # and bells must not rewrite the terminal nor forge report lines; standard
 # input that is no terminal must not hang profil nor cost it minutes.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 80
+plan 85
 
 SHARES=$PROGS/shares
 ECHOER=$PROGS/echoer
@@ -33,6 +33,22 @@ made_clean() {
     clean "$1"
 }
 
+# json_clean FILE: the command just run ($rc) succeeded, and FILE is valid
+# UTF-8 and JSON as Python's strict reader has it, with no raw C1 control.
+json_clean() {
+    [ "$rc" = 0 ] &&
+        python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$1" &&
+        no_c1 "$1"
+}
+
+# ---------------------------------------------------------------------------
+# JSON is valid UTF-8 whatever the bytes of a name: an argument that is not
+# UTF-8 (0xff) comes out as U+FFFD, where cJSON passed the byte through.
+run "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/ff.PRF" "$SHARES" 2 "$(printf 'a\377b')" </dev/null
+run "$PROFIL" --report --json "$T/ff.PRF"
+ok "bytes: --report --json of a session with a 0xff byte is valid UTF-8 JSON" json_clean "$T/.out"
+is "$(jq -r '.meta.args[1]' "$T/.out")" "$(printf 'a\357\277\275b')" "bytes: the byte is U+FFFD there"
+
 # ---------------------------------------------------------------------------
 # What a file says cannot rewrite the terminal.
 # A copy of shares whose file name, one symbol, arguments and comment hold
@@ -44,8 +60,8 @@ HOSTILE_ARG="a${ESC}[2Jb"
 HOSTILE_COMMENT="note${ESC}]0;title$(printf '\007\r')
 forged$C1"
 if ! command -v objcopy >/dev/null 2>&1; then
-    for _i in $(seq 1 32); do
-        fail "a session with control bytes in its strings ($_i of 32)" "needs objcopy (binutils) to rename a symbol"
+    for _i in $(seq 1 35); do
+        fail "a session with control bytes in its strings ($_i of 35)" "needs objcopy (binutils) to rename a symbol"
     done
 else
     objcopy --redefine-sym "work_a=$HOSTILE_SYM" "$SHARES" "$T/$HOSTILE_NAME"
@@ -58,6 +74,15 @@ else
         "escapes: JSON keeps the comment as it is (JSON escapes it)"
     is "$(json "$T/h.PRF" '.functions[0].name')" "$HOSTILE_SYM" \
         "escapes: JSON keeps the routine's name as it is"
+    # JSON escapes the C1 controls too (\u009b), which cJSON passes through.
+    for cmd in "--report --json" "--export=speedscope -o -" "--diff --json"; do
+        if [ "$cmd" = "--diff --json" ]; then
+            run "$PROFIL" --diff --json "$T/h.PRF" "$T/h.PRF"
+        else
+            run "$PROFIL" $cmd "$T/h.PRF"
+        fi
+        ok "escapes: $cmd is valid JSON with no raw C1 control" json_clean "$T/.out"
+    done
 
     run "$PROFIL" --report "$T/h.PRF"
     is "$rc" 0 "escapes: --report exits 0"
