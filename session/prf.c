@@ -569,6 +569,11 @@ static int prf_parse_stack_counts(struct session *s, struct cursor *c, uint64_t 
         struct frame *f = &s->frames[at];
         f->stacks = xcalloc((size_t)n, sizeof *f->stacks);
         f->stacks_alloc = (uint32_t)n;
+        /* A sample with a stack is a sample: the frame's stacks add up to
+         * its counters at most. */
+        uint64_t samples = session_sat_add(session_sat_add(f->program, f->dos),
+                                           session_sat_add(f->io, f->high)),
+                 stacked = 0;
         for (uint64_t j = 0; j < n; j++) {
             uint64_t idgap = cur_varint(c), count = cur_varint(c);
             id += idgap;
@@ -576,6 +581,14 @@ static int prf_parse_stack_counts(struct session *s, struct cursor *c, uint64_t 
                 count > UINT32_MAX) {
                 *cause = xasprintf("timeline frame %llu names a stack that does not exist",
                                    (unsigned long long)at);
+                return -1;
+            }
+            stacked += count; /* n and count are under 2^32: no overflow */
+            if (stacked > samples) {
+                *cause = xasprintf("timeline frame %llu has more samples with a stack than samples "
+                                   "(%llu, %llu)",
+                                   (unsigned long long)at, (unsigned long long)stacked,
+                                   (unsigned long long)samples);
                 return -1;
             }
             f->stacks[f->nstacks++] = (struct frame_hit){id_of[id], (uint32_t)count};
@@ -591,15 +604,21 @@ static int prf_parse_stack_counts(struct session *s, struct cursor *c, uint64_t 
         *cause = xstrdup("stacks chunk has a damaged thread table");
         return -1;
     }
+    /* What the threads have of each stack adds up to its count at most. */
+    uint64_t *left = xmalloc(s->nstacks * sizeof *left);
+    memcpy(left, s->stack_count, s->nstacks * sizeof *left);
     for (uint64_t k = 0; k < nt; k++) {
         uint64_t tid = cur_varint(c), id = cur_varint(c), count = cur_varint(c);
         if (c->bad || tid == 0 || tid > UINT32_MAX || id == 0 || id > nodes || count == 0 ||
-            count > s->stack_count[id_of[id]]) {
+            count > left[id_of[id]]) {
+            free(left);
             *cause = xstrdup("stacks chunk has a damaged thread table");
             return -1;
         }
+        left[id_of[id]] -= count;
         session_thread_stack(s, (uint32_t)tid, id_of[id], count);
     }
+    free(left);
     if (c->left != 0) {
         *cause = xstrdup("stacks chunk is damaged");
         return -1;

@@ -6,7 +6,7 @@
 # what its file holds; counts near 2^64 saturate; a text file is no 1983
 # file.  The files are made here by tests/session/mkbomb (valid, checksummed).
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 105
+plan 119
 
 : "${MKBOMB:=$PROGS/../session/mkbomb}"
 if [ ! -x "$MKBOMB" ]; then
@@ -59,6 +59,23 @@ made() {
     fi
     size=$(wc -c <"$2" | tr -d ' ')
 }
+
+# ---------------------------------------------------------------------------
+# Stack counts that claim more than the samples (issue 25 #11; before: "751
+# 619 276 625 samples with a stack", "With calls 48 119 031 794 %").  A
+# stack's samples in a frame add up to the frame's samples at most, and the
+# threads' samples of a stack to the stack's.  The file of one thread with
+# its one sample reads: the checks are sums, not guesses.
+made stacks stacks.PRF 1000
+refused "1,000 samples with a stack in a frame of 1 sample" stacks.PRF \
+    'timeline frame 0 has more samples with a stack than samples \(1000, 1\)$'
+made stackthreads stackthreads.PRF 2
+refused "two threads each with the one sample of a stack" stackthreads.PRF \
+    'stacks chunk has a damaged thread table$'
+made stackthreads stackthread1.PRF 1
+run "$PROFIL" --report --json stackthread1.PRF
+is "$rc" 0 "one thread with the one sample of a stack reads"
+is "$(printf '%s' "$out" | jq -r '.stacks.samples')" 1 "with its one sample with a stack"
 
 # ---------------------------------------------------------------------------
 # Decompression bombs: each inflates hundreds of megabytes from a few

@@ -514,6 +514,46 @@ static void bomb_dupbuck(const char *path)
 }
 
 /* A plain, well-formed file: what the others start from. */
+/* One sample in the program, at one stack of one frame, whose counts claim
+ * more: N samples with that stack in the frame (stacks), or, with the
+ * frame's count right, N threads with that one sample each (stackthreads). */
+static void bomb_stacks(const char *path, uint64_t n, bool threads)
+{
+    struct head h = base_head();
+    h.program = h.total = 1;
+    base_start(path, &h);
+    put_modules(0);
+    struct buf p = {0};
+    b_u64(&p, 100000000); /* one frame of 100 ms */
+    b_u64(&p, 1);
+    b_varint(&p, 0); /* flags */
+    b_varint(&p, 1); /* program */
+    for (int i = 0; i < 5; i++)
+        b_varint(&p, 0); /* dos, io, high, lost, no hits */
+    chunk("TIME", &p);
+    p.len = 0;
+    b_varint(&p, 1); /* one node: the program at +0x8 */
+    b_varint(&p, 0);
+    b_varint(&p, 0);
+    b_varint(&p, 8);
+    b_varint(&p, 1); /* one frame with stacks: the first, one stack */
+    b_varint(&p, 0);
+    b_varint(&p, 1);
+    b_varint(&p, 1);               /* node 1 */
+    b_varint(&p, threads ? 1 : n); /* its samples in the frame */
+    if (threads) {
+        b_varint(&p, n);
+        for (uint64_t tid = 100; tid < 100 + n; tid++) {
+            b_varint(&p, tid);
+            b_varint(&p, 1);
+            b_varint(&p, 1);
+        }
+    }
+    chunk("STCK", &p);
+    free(p.p);
+    file_end();
+}
+
 static void bomb_plain(const char *path)
 {
     struct head h = base_head();
@@ -586,7 +626,8 @@ int main(int argc, char **argv)
 {
     if (argc < 3 || strcmp(argv[1], "--help") == 0) {
         fprintf(stderr, "usage: mkbomb "
-                        "timeline|modules|meta|depth|buckets|places|hits|threads|unknown OUT [N]\n"
+                        "timeline|modules|meta|depth|buckets|places|hits|threads|unknown|"
+                        "stacks|stackthreads OUT [N]\n"
                         "       mkbomb counters OUT [INTERVAL_US]; mkbomb dupbuck|plain OUT\n"
                         "       mkbomb memsz|filesz ELF VALUE   (patches ELF in place)\n"
                         "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, "
@@ -627,6 +668,8 @@ int main(int argc, char **argv)
         bomb_counters(path, (uint32_t)arg_n(argc, argv, 1000));
     else if (strcmp(kind, "dupbuck") == 0)
         bomb_dupbuck(path);
+    else if (strcmp(kind, "stacks") == 0 || strcmp(kind, "stackthreads") == 0)
+        bomb_stacks(path, arg_n(argc, argv, 1000), strcmp(kind, "stackthreads") == 0);
     else if (strcmp(kind, "plain") == 0)
         bomb_plain(path);
     else
