@@ -128,17 +128,12 @@ int launcher_attach(struct options *o)
         fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
         goto out;
     }
-    if ((o->bucket == 0 && (r = prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, BUCKET_MIN,
-                                              BUCKET_MAX, &o->bucket)) < 0) ||
-        (o->interval == 0 && (r = prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED,
-                                                INTERVAL_MIN, INTERVAL_MAX, &o->interval)) < 0)) {
-        if (r == PROMPT_GAVE_UP) {
-            status = 2;
-            goto out;
-        }
-        fprintf(stderr, "profil: end of input: nothing was attached to\n");
-        goto out;
-    }
+    /* Nothing is asked: a running process has its parameters, and the
+     * bucket size and sample time are the prompts' defaults unless given. */
+    if (o->bucket == 0)
+        o->bucket = BUCKET_DEFAULT;
+    if (o->interval == 0)
+        o->interval = INTERVAL_DEFAULT;
     launcher_catch_early_signals(true);
     clockdrv_prioritize(o->interval >= CLOCKDRV_FIFO_US); /* the interval asked */
     s = session_new(path, o->bucket, o->interval, &cause);

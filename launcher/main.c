@@ -460,7 +460,7 @@ static int main_export(const struct options *o)
 }
 
 /* The parameters: from --args or the command line, else asked for. */
-static int main_params(const struct options *o, struct args *a)
+static int main_params(const struct options *o, bool ask, struct args *a)
 {
     char *cause = NULL;
     if (o->args != NULL) {
@@ -478,12 +478,23 @@ static int main_params(const struct options *o, struct args *a)
             a->argv[a->argc++] = xstrdup(o->argv_rest[i]);
         return 0;
     }
+    if (!ask) { /* none: standard input is the program's */
+        memset(a, 0, sizeof *a);
+        a->argv = xcalloc(1, sizeof *a->argv);
+        return 0;
+    }
     int wrong = 0;
     for (;;) {
         char *line;
         int r = prompt_line(PROMPT_PARAMS, true, &line);
         if (r < 0)
             return r == PROMPT_GAVE_UP ? 2 : -1;
+        if (prompt_is_help(line)) {
+            printf("%s\n", PROMPT_PARAMS_HELP);
+            fflush(stdout);
+            free(line);
+            continue;
+        }
         r = args_split(line, a, &cause);
         if (r == 0) {
             free(line);
@@ -635,10 +646,15 @@ int main(int argc, char **argv)
     int status = 1;
     struct args a = {0};
     struct session *s = NULL;
-    if ((o.bucket == 0 && (r = prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, BUCKET_MIN,
-                                             BUCKET_MAX, &o.bucket)) < 0) ||
-        (o.interval == 0 && (r = prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED,
-                                               INTERVAL_MIN, INTERVAL_MAX, &o.interval)) < 0)) {
+    /* -b and -t given, and no one to type: the parameters are none, not a
+     * line taken from the program's input. */
+    bool ask_params = o.bucket == 0 || o.interval == 0 || isatty(STDIN_FILENO);
+    if ((o.bucket == 0 &&
+         (r = prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, PROMPT_BUCKET_HELP, BUCKET_MIN,
+                            BUCKET_MAX, BUCKET_DEFAULT, &o.bucket)) < 0) ||
+        (o.interval == 0 &&
+         (r = prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED, PROMPT_INTERVAL_HELP,
+                            INTERVAL_MIN, INTERVAL_MAX, INTERVAL_DEFAULT, &o.interval)) < 0)) {
         if (r == PROMPT_GAVE_UP) { /* it said why */
             status = 2;
             goto out;
@@ -646,7 +662,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "profil: end of input: nothing was run\n");
         goto out;
     }
-    r = main_params(&o, &a);
+    r = main_params(&o, ask_params, &a);
     if (r != 0) {
         if (r < 0)
             fprintf(stderr, "profil: end of input: nothing was run\n");

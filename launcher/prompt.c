@@ -326,8 +326,27 @@ bool prompt_refused(const char *why, const char *answer, int *wrong)
     return true;
 }
 
-int prompt_number(const char *text, const char *wanted, unsigned long min, unsigned long max,
-                  uint32_t *out)
+bool prompt_is_help(const char *answer)
+{
+    while (isblank((unsigned char)*answer))
+        answer++;
+    if (*answer++ != '?')
+        return false;
+    while (isspace((unsigned char)*answer))
+        answer++;
+    return *answer == '\0';
+}
+
+/* Whether ANSWER is empty but for blanks. */
+static bool prompt_is_empty(const char *answer)
+{
+    while (isspace((unsigned char)*answer))
+        answer++;
+    return *answer == '\0';
+}
+
+int prompt_number(const char *text, const char *wanted, const char *help, unsigned long min,
+                  unsigned long max, uint32_t def, uint32_t *out)
 {
     int wrong = 0;
     for (;;) {
@@ -335,6 +354,17 @@ int prompt_number(const char *text, const char *wanted, unsigned long min, unsig
         int r = prompt_read(text, false, &line);
         if (r < 0)
             return r;
+        if (prompt_is_empty(line)) {
+            *out = def;
+            free(line);
+            return 0;
+        }
+        if (prompt_is_help(line)) {
+            printf("%s\n", help);
+            fflush(stdout);
+            free(line);
+            continue;
+        }
         const char *why = prompt_number_why(line, min, max, out);
         if (why == NULL) {
             prompt_remember(text, line); /* only answers worth recalling */

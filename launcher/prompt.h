@@ -5,9 +5,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PROMPT_BUCKET   "Number of paragraphs (16 bytes) per bucket? "
-#define PROMPT_INTERVAL "Sample time (micro-sec) >= 60 ? "
-#define PROMPT_PARAMS   "Parameters to program? "
+/* PROFIL's words, and the answer Enter gives in brackets. */
+#define PROMPT_BUCKET   "Number of paragraphs (16 bytes) per bucket [1]? "
+#define PROMPT_INTERVAL "Sample time (micro-sec) >= 60 [1000]? "
+#define PROMPT_PARAMS   "Parameters to program []? "
+
+/* What Enter answers, and what -p takes without asking. */
+#define BUCKET_DEFAULT   1
+#define INTERVAL_DEFAULT 1000
+
+/* What '?' answers: what the question means, in one line. */
+#define PROMPT_BUCKET_HELP                                                                         \
+    "how finely the histogram divides the program's code: 1 paragraph (16 bytes) a bucket "        \
+    "is the finest; Enter takes 1"
+#define PROMPT_INTERVAL_HELP                                                                       \
+    "how often the clock samples, in microseconds: 1000 is a thousand times a second; less "       \
+    "is finer and costs more; Enter takes 1000"
+#define PROMPT_PARAMS_HELP                                                                         \
+    "the program's arguments, split as a shell splits them (quotes, < > >> redirect); Enter "      \
+    "runs it with none; \"?\" in quotes is a ?"
 
 /* What a wrong answer is told, on its own line, before the prompt comes again. */
 #define PROMPT_BUCKET_WANTED   "a whole number 1..65535"
@@ -38,9 +54,14 @@ bool prompt_parse_number(const char *s, unsigned long min, unsigned long max, ui
 const char *prompt_number_why(const char *s, unsigned long min, unsigned long max, uint32_t *out);
 
 /* Ask TEXT until the answer is such a number, saying WANTED on its own line
- * after each wrong answer.  0, -1 at end of input, or PROMPT_GAVE_UP. */
-int prompt_number(const char *text, const char *wanted, unsigned long min, unsigned long max,
-                  uint32_t *out);
+ * after each wrong answer; an empty answer (Enter) is DEF, and '?' says HELP
+ * and asks again.  0, -1 at end of input, or PROMPT_GAVE_UP. */
+int prompt_number(const char *text, const char *wanted, const char *help, unsigned long min,
+                  unsigned long max, uint32_t def, uint32_t *out);
+
+/* Whether ANSWER is a question mark alone (blanks around it allowed): the
+ * prompt's help is wanted. */
+bool prompt_is_help(const char *answer);
 
 /* ANSWER was refused because WHY: without a terminal, say so on stderr,
  * count it in *WRONG, and return true, after one line more, when that was

@@ -95,13 +95,15 @@ run "$PROFIL" --no-tui -b 1 -t 1000 -p "$N" -o "$T/none.PRF" </dev/null
 is "$rc" 1 "a pid no process has: profil exits 1"
 is "$err" "profil: -p $N: no such process" "a pid no process has: one line saying so"
 no_prf "$T" "a pid no process has: no session file"
-# The prompts are asked, the parameters prompt is not.
-piped '1\n1000\n' "$PROFIL" --no-tui --duration 1 --driver ptrace -p "$P" -o "$T/asked.PRF"
-is "$rc" 0 "-p: the bucket and sample time prompts are answered from the input"
-has "$out" "$P_BUCKET" "-p asks the bucket size"
-has "$out" "$P_INTERVAL" "-p asks the sample time"
+# Nothing is asked (issue 24): the bucket size and sample time are the
+# prompts' defaults, and a running process has its parameters.
+piped '7\n700\n' "$PROFIL" --no-tui --duration 1 --driver ptrace -p "$P" -o "$T/asked.PRF"
+is "$rc" 0 "-p without -b or -t: profil exits 0"
+hasnt "$out" "$P_BUCKET" "-p does not ask the bucket size"
+is "$(json "$T/asked.PRF" '"\(.bucket_paragraphs) \(.interval_us)"')" "1 1000" \
+    "-p takes the defaults: bucket 1, 1000 us"
 hasnt "$out" "$P_PARAMS" "-p does not ask for parameters"
-ok "-p with prompts: the session is saved" test -s "$T/asked.PRF"
+ok "-p without prompts: the session is saved" test -s "$T/asked.PRF"
 is "$(json "$T/asked.PRF" '.args | length')" 0 "the session keeps the process's parameters (none)"
 kill "$P"
 wait "$P" 2>/dev/null

@@ -49,9 +49,9 @@ fi
 _lib_waited=$SECONDS
 
 # PROFIL's three prompts, verbatim (note the trailing blanks).
-P_BUCKET='Number of paragraphs (16 bytes) per bucket? '
-P_INTERVAL='Sample time (micro-sec) >= 60 ? '
-P_PARAMS='Parameters to program? '
+P_BUCKET='Number of paragraphs (16 bytes) per bucket [1]? '
+P_INTERVAL='Sample time (micro-sec) >= 60 [1000]? '
+P_PARAMS='Parameters to program []? '
 
 _tap_n=0
 _tap_failed=0

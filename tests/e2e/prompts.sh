@@ -3,7 +3,7 @@
 # through a pipe: the text, re-asking on bad answers, options that skip
 # them, end of input, and the parameters split like a shell.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 139
+plan 147
 
 ECHOER=$PROGS/echoer
 EXITCODE=$PROGS/exitcode
@@ -25,8 +25,7 @@ is "$(json "$T/a.PRF" '"\(.bucket_paragraphs) \(.interval_us) \(.args|length)"')
     "pty: the answers are in the session (bucket 1, 1000 us, no args)"
 
 # The bucket prompt comes back after each bad answer; then 2 is taken.
-for bad in EMPTY 0 -1 abc 12abc 65536 '3 4' +5; do
-    [ "$bad" = EMPTY ] && bad=
+for bad in 0 -1 abc 12abc 65536 '3 4' +5; do
     rm -f "$T/b.PRF"
     ptyrun -t 30 -i "$bad\\n2\\n1000\\n</dev/null\\n" -- "$PROFIL" --no-tui -o "$T/b.PRF" "$ECHOER"
     is "$(count_of "$out" "$P_BUCKET")" 2 "pty: bucket '$bad' is refused and asked again"
@@ -36,8 +35,7 @@ for bad in EMPTY 0 -1 abc 12abc 65536 '3 4' +5; do
 done
 
 # The sample time prompt likewise; then 500 is taken.
-for bad in EMPTY 0 59 1000001 abc 60x -60; do
-    [ "$bad" = EMPTY ] && bad=
+for bad in 0 59 1000001 abc 60x -60; do
     rm -f "$T/b.PRF"
     ptyrun -t 30 -i "1\\n$bad\\n500\\n</dev/null\\n" -- "$PROFIL" --no-tui -o "$T/b.PRF" "$ECHOER"
     is "$(count_of "$out" "$P_INTERVAL")" 2 "pty: sample time '$bad' is refused and asked again"
@@ -47,9 +45,41 @@ for bad in EMPTY 0 59 1000001 abc 60x -60; do
 done
 
 # ---------------------------------------------------------------------------
+# Enter takes the answer in brackets; '?' says what the question means and
+# asks again (issue 24).
+H_BUCKET="how finely the histogram divides the program's code: 1 paragraph (16 bytes) a bucket is the finest; Enter takes 1"
+H_INTERVAL='how often the clock samples, in microseconds: 1000 is a thousand times a second; less is finer and costs more; Enter takes 1000'
+H_PARAMS='the program'"'"'s arguments, split as a shell splits them (quotes, < > >> redirect); Enter runs it with none; "?" in quotes is a ?'
+ptyrun -t 30 -i '\n\n\n' -- "$PROFIL" --no-tui -o "$T/def.PRF" "$EXITCODE"
+is "$rc" 3 "pty: Enter three times: the program runs"
+is "$(json "$T/def.PRF" '"\(.bucket_paragraphs) \(.interval_us) \(.args|length)"')" "1 1000 0" \
+    "pty: Enter three times: bucket 1, 1000 us, no parameters"
+ptyrun -t 30 -i '?\n\n?\n\n ? \n\n' -- "$PROFIL" --no-tui -o "$T/def.PRF" "$EXITCODE"
+is "$rc" 3 "pty: '?' at each prompt, then Enter: the program runs"
+is "$(count_of "$out" "$P_BUCKET") $(count_of "$out" "$P_INTERVAL") $(count_of "$out" "$P_PARAMS")" \
+    "2 2 2" "pty: each prompt is asked again after '?'"
+is "$(printf '%s\n' "$out" | tr -d '\r' | grep -cxF -- "$H_BUCKET")" 1 "pty: '?' at the bucket prompt says what it means"
+is "$(printf '%s\n' "$out" | tr -d '\r' | grep -cxF -- "$H_INTERVAL")" 1 "pty: '?' at the sample time prompt says what it means"
+is "$(printf '%s\n' "$out" | tr -d '\r' | grep -cxF -- "$H_PARAMS")" 1 "pty: ' ? ' at the parameters prompt says what they are"
+unlike "$out" "$W_BUCKET|$W_INTERVAL" "pty: '?' is no wrong answer"
+is "$(json "$T/def.PRF" '"\(.bucket_paragraphs) \(.interval_us) \(.args|length)"')" "1 1000 0" \
+    "pty: then Enter takes the defaults"
+piped ' \n\n"?"\n' "$PROFIL" -o "$T/def.PRF" "$EXITCODE"
+is "$(json "$T/def.PRF" '"\(.bucket_paragraphs) \(.interval_us) \(.args)"' | tr -d ' \n')" '11000["?"]' \
+    "pipe: blank answers take the defaults, and a quoted ? is a parameter"
+# -b and -t given and no terminal: no one to type the parameters: none, and
+# standard input is the program's (it used to be taken as the parameters).
+piped 'abc\n' "$PROFIL" -b 1 -t 1000 -o "$T/def.PRF" "$ECHOER"
+is "$(count_of "$out" "$P_PARAMS")" 0 "pipe, -b and -t: the parameters are not asked"
+like "$out" '^ABC$' "pipe, -b and -t: the program reads standard input"
+is "$(json "$T/def.PRF" -c .args)" '[]' "pipe, -b and -t: no parameters"
+ptyrun -t 30 -i '\n' -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/def.PRF" "$EXITCODE"
+is "$(count_of "$out" "$P_PARAMS")" 1 "pty, -b and -t: someone may type: the parameters are asked"
+
+# ---------------------------------------------------------------------------
 # Through a pipe: bad answers, then good ones (two to each prompt: a third
 # would end profil, as hostile.sh checks).
-piped '\nabc\n2\n59\n1000001\n500\n\nhello\n' \
+piped 'x\nabc\n2\n59\n1000001\n500\n\nhello\n' \
     "$PROFIL" -o "$T/c.PRF" "$ECHOER"
 is "$rc" 0 "pipe: profil exits 0 after bad answers and good ones"
 is "$(count_of "$out" "$P_BUCKET")" 3 "pipe: bucket prompt asked 3 times for 2 bad answers and a good one"
