@@ -554,6 +554,15 @@ static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, v
             ;
         ptrace_reap(d);
     }
+    /* Its last thread's exit is no sure sign (one seen ending while another
+     * was still listed once left profil waiting for ever): look every 100 ms. */
+    if (!d->base.ended && d->base.attached) {
+        uint64_t now = clockdrv_now_ns();
+        if (now >= d->leaderless_at) {
+            d->leaderless_at = now + 100000000ull;
+            ptrace_leaderless_check(d);
+        }
+    }
     d->emit = NULL;
     d->arg = NULL;
     return d->base.ended ? 1 : 0;

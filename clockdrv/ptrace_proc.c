@@ -624,21 +624,28 @@ void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st)
         d->base.wstatus = st;
         ptrace_bias_note(d);
         ptrace_unprioritize(d); /* the report and the screen are no real-time work */
-    } else if (pid == d->base.pid && d->base.attached && !d->base.ended &&
-               ptrace_thread(d, pid) == NULL) {
-        /* Attached after its main thread ended: the process ends with its
-         * last thread, and its status goes to its parent, not to profil. */
-        pid_t *tids;
-        size_t n;
-        if (clockdrv_tasks(pid, &tids, &n) < 0) {
-            ptrace_proc_exit(d, pid, 0, false);
-            d->base.ended = true;
-            d->base.exit_unknown = true;
-            ptrace_bias_note(d);
-            ptrace_unprioritize(d);
-        } else {
-            free(tids);
-        }
+    } else if (pid == d->base.pid) {
+        ptrace_leaderless_check(d);
+    }
+}
+
+void ptrace_leaderless_check(struct clockdrv_ptrace *d)
+{
+    pid_t pid = d->base.pid;
+    if (!d->base.attached || d->base.ended || ptrace_thread(d, pid) != NULL)
+        return;
+    /* Attached after its main thread ended: the process ends with its last
+     * thread, and its status goes to its parent, not to profil. */
+    pid_t *tids;
+    size_t n;
+    if (clockdrv_tasks(pid, &tids, &n) < 0) {
+        ptrace_proc_exit(d, pid, 0, false);
+        d->base.ended = true;
+        d->base.exit_unknown = true;
+        ptrace_bias_note(d);
+        ptrace_unprioritize(d);
+    } else {
+        free(tids);
     }
 }
 

@@ -96,7 +96,8 @@ struct clockdrv_ptrace {
     uint64_t deadline;             /* the jittered timer's next expiry */
     size_t pending;                /* threads this tick interrupted whose stop has not come */
     bool freeing;                  /* letting go of everything */
-    bool attach_maps; /* attached: the first drain hands over the mappings there were */
+    bool attach_maps;       /* attached: the first drain hands over the mappings there were */
+    uint64_t leaderless_at; /* attached: when to look again whether it has ended */
     uint64_t tick;
     uint64_t now; /* the current tick's time */
     /* Ticks of samples, and those of the samples taken on the way back from a
@@ -135,6 +136,9 @@ void ptrace_exec(struct clockdrv_ptrace *d, pid_t pid);
 /* Read the names of the live threads; hand over the ones that changed. */
 void ptrace_comms(struct clockdrv_ptrace *d);
 void ptrace_exited(struct clockdrv_ptrace *d, pid_t tid, int st);
+/* Attached to a process whose main thread has ended: whether its last
+ * thread has too (then the run has ended, its status unknown to profil). */
+void ptrace_leaderless_check(struct clockdrv_ptrace *d);
 bool ptrace_runnable(struct clockdrv_ptrace *d, struct ptrace_thread *t, bool *runnable);
 /* Add the user and system CPU time of T, stopped at its exit, to the tally. */
 void ptrace_cputimes(struct clockdrv_ptrace *d, const struct ptrace_thread *t);
