@@ -554,8 +554,9 @@ static int clockdrv_ptrace_drain(struct clockdrv *base, clockdrv_emit_fn emit, v
             ;
         ptrace_reap(d);
     }
-    /* Its last thread's exit is no sure sign (one seen ending while another
-     * was still listed once left profil waiting for ever): look every 100 ms. */
+    /* Attached after its main thread ended: a thread's exit is not the
+     * only sign of the end (once profil went on waiting after the process
+     * had gone, which exit went unseen not found): look every 100 ms. */
     if (!d->base.ended && d->base.attached) {
         uint64_t now = clockdrv_now_ns();
         if (now >= d->leaderless_at) {
