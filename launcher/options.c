@@ -53,7 +53,7 @@ static void options_usage(FILE *out)
             "                       +-50 %% of the sample time, so that a program in step\n"
             "                       with a clock is not seen at the same phase each time)\n"
             "      --until-settled[=S]  stop the program once the top 5 routines have kept\n"
-            "                       their order, their 95 %% intervals apart, for S seconds\n"
+            "                       their order, their 99 %% intervals apart, for S seconds\n"
             "                       (default 3; the screen says 'settled' meanwhile)\n"
             "      --no-tui         run on this terminal and print the report at the end\n"
             "                       (also when standard output is not a terminal)\n"

@@ -456,8 +456,11 @@ void tui_key(struct tui *t, int ch)
         return;
     case 3:    /* Ctrl-C */
     case 0x1c: /* Ctrl-\ */
-        if (t->replay != NULL) {
+        if (t->replay != NULL || (tui_live(t) && t->d->attached && ch == 3)) {
+            /* An attached process has no terminal of profil's to send it
+             * to: the session ends as q ends it, letting go of the process. */
             t->quit = true;
+            t->dirty = true;
             return;
         }
         if (tui_live(t)) {

@@ -6,7 +6,7 @@
 # pending, its output going on.  The kernel's refusals are one line each.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 179
+plan 190
 
 ATTACHEES=""
 STRACE=""
@@ -355,6 +355,17 @@ like "$(screen)" '^Program still running \(profil detached from it\)' \
     "screen: the end says the process still runs"
 ok "screen: the session is saved" test -s "$T/screen.PRF"
 unharmed screen "screen: after q"
+
+# Ctrl-C on the screen: the process has no terminal of profil's to send it
+# to; the session ends as q ends it (it did nothing before, issue 24).
+tm send-keys -t s "clear; $PROFIL --driver ptrace -b 1 -t 1000 -p $P -o screen-cc.PRF; echo EXIT=\$?" Enter
+ok "screen, Ctrl-C: it comes up attached" wait_for "pid $P attached" 10
+tm send-keys -t s C-c
+ok "screen, Ctrl-C: profil leaves at once, detaching" wait_for '^EXIT=0' 10
+like "$(screen)" '^Program still running \(profil detached from it\)' \
+    "screen, Ctrl-C: the end says the process still runs"
+ok "screen, Ctrl-C: the session is saved" test -s "$T/screen-cc.PRF"
+unharmed screen "screen: after Ctrl-C"
 
 tm send-keys -t s "clear; $PROFIL --no-tui --driver ptrace -b 1 -t 1000 -p $P -o cc.PRF; echo EXIT=\$?" Enter
 ok "Ctrl-C: the run starts" wait_for "attached to process $P" 10
