@@ -313,6 +313,10 @@ void session_reset(struct session *s);
 /* The whole run's counters: what came before the clears and since. */
 struct counters session_run_counters(const struct session *s);
 
+/* The counters a saved file holds: the whole run's, whichever threads or
+ * time the views show (a thread filter or a window recounts the view's). */
+struct counters session_file_counters(const struct session *s);
+
 /* The whole run's buckets at PARAGRAPHS per bucket, *N of them (rebuilt
  * from the hit table when that is not the size shown); the caller frees. */
 uint64_t *session_run_buckets(const struct session *s, uint32_t paragraphs, size_t *n);

@@ -58,6 +58,24 @@ void session_view_finish(struct session *s)
 }
 
 /* The view's counts, made again from frames [FROM, TO) of the timeline. */
+struct counters session_file_counters(const struct session *s)
+{
+    if (!s->window && s->filter == NULL)
+        return session_run_counters(s);
+    struct counters r = {0}; /* the timeline holds every sample, of every thread */
+    for (size_t i = 0; i < s->nframes; i++) {
+        const struct frame *f = &s->frames[i];
+        r.program = session_sat_add(r.program, f->program);
+        r.dos = session_sat_add(r.dos, f->dos);
+        r.io = session_sat_add(r.io, f->io);
+        r.high = session_sat_add(r.high, f->high);
+        r.lost = session_sat_add(r.lost, f->lost);
+        r.preempted = session_sat_add(r.preempted, f->preempted);
+    }
+    r.total = session_sat_add(session_sat_add(r.program, r.dos), session_sat_add(r.io, r.high));
+    return r;
+}
+
 static void window_count(struct session *s, size_t from, size_t to)
 {
     session_view_zero(s);

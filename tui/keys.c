@@ -88,7 +88,8 @@ static void tui_save(struct tui *t)
         return;
     char *cause = NULL;
     if (t->cfg->save(t->cfg->save_arg, t->s, &cause) == 0)
-        tui_status(t, "snapshot saved (%llu samples)", (unsigned long long)t->s->c.total);
+        tui_status(t, "snapshot saved (%llu samples)",
+                   (unsigned long long)session_file_counters(t->s).total);
     else
         tui_save_failed(t, cause);
     free(cause);

@@ -5,7 +5,7 @@
 # live (the Timeline view's { and }) and in a replay.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 50
+plan 51
 
 # works FILE [OPTION...]: the work routines of the report, "name samples" a line.
 works() {
@@ -129,6 +129,9 @@ tm send-keys -t s s
 ok "live: s saves a snapshot while the window is shown" wait_for 'snapshot saved' 5
 is "$("$PROFIL" --report --json "$T/live.PRF" | jq -r '[.functions[] | select(.name == "work_alpha") | .samples] | add // 0 | . > 0')" \
     true "live: the snapshot holds the whole run (work_alpha too), and reads back"
+# The message counts the file's samples, not the window's (issue 24).
+is "$(screen | sed -n 's/.*snapshot saved (\([0-9]*\) samples).*/\1/p' | head -n 1)" \
+    "$(json "$T/live.PRF" .counters.total)" "live: the snapshot's message counts the samples the file holds"
 tm send-keys -t s Escape
 ok "live: Esc shows the whole run again" wait_for "${rank}work_alpha " 5
 tm send-keys -t s q y
