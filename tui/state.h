@@ -66,6 +66,10 @@ struct tui {
     bool confirm_quit;
     bool quit;
     bool stopping;
+    /* What stopped the program when profil did on its own (--duration,
+     * --until-settled): the screen then stays, as at a normal end; NULL
+     * when the user asked (q, TERM), and profil leaves with the program. */
+    const char *stopped_by;
     uint64_t stop_at;
     struct settle settle; /* live: whether the top of the ranking has stopped moving */
     double settled_for;   /* ... and for how long, in seconds */

@@ -527,7 +527,9 @@ static void tui_drain(struct tui *t)
         } else if (t->cfg->until_settled > 0 && settled >= t->cfg->until_settled && !t->stopping) {
             clockdrv_stop(t->d, SIGTERM); /* as the TERM key would: the session is kept */
             t->stopping = true;
+            t->stopped_by = "--until-settled";
             t->stop_at = clockdrv_now_ns();
+            tui_status(t, "settled: stopping the program...");
         }
     }
     if (t->s->c.total != t->seen_total || t->s->c.lost != t->seen_lost) {
@@ -544,15 +546,17 @@ static void tui_drain(struct tui *t)
             session_set_exit(t->s, t->d->wstatus);
         t->s->max_threads = t->d->max_threads;
         t->s->duration_s = (double)(clockdrv_now_ns() - t->s->start_ns) / 1e9;
-        if (t->stopping)
-            t->quit = true;
+        if (t->stopping && t->stopped_by == NULL)
+            t->quit = true; /* the user asked profil to end */
         else if (t->cfg->save != NULL && !t->saved_at_end) {
             char *cause = NULL;
             t->saved_at_end = true;
-            if (t->cfg->save(t->cfg->save_arg, t->s, &cause) == 0)
-                tui_status(t, "saved. q to quit"); /* the header says how it ended */
-            else
+            if (t->cfg->save(t->cfg->save_arg, t->s, &cause) < 0)
                 tui_save_failed(t, cause);
+            else if (t->stopped_by != NULL)
+                tui_status(t, "stopped by %s: saved. q to quit", t->stopped_by);
+            else
+                tui_status(t, "saved. q to quit"); /* the header says how it ended */
             free(cause);
         }
     }
@@ -700,7 +704,9 @@ static int tui_run(struct tui *t0, char **cause)
             } else {
                 clockdrv_stop(d, SIGTERM); /* as --until-settled does */
                 t->stopping = true;
+                t->stopped_by = "--duration";
                 t->stop_at = now;
+                tui_status(t, "--duration reached: stopping the program...");
             }
         }
         if (t->stopping && tui_live(t) && !d->attached && now - t->stop_at > STOP_GRACE_NS)

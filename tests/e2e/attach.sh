@@ -6,7 +6,7 @@
 # pending, its output going on.  The kernel's refusals are one line each.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 190
+plan 193
 
 ATTACHEES=""
 STRACE=""
@@ -376,5 +376,15 @@ has "$(tm capture-pane -p -S - -t s)" "SIGINT: detaching from process $P" \
     "Ctrl-C on --no-tui: profil says it detaches"
 ok "Ctrl-C on --no-tui: the session is saved" test -s "$T/cc.PRF"
 unharmed screen "Ctrl-C: after it"
+
+# --duration on the screen, a program profil started: it is stopped, and the
+# screen stays, the session saved, until q, as at any end (it closed at
+# once, issue 24).
+tm send-keys -t s "clear; $PROFIL -b 1 -t 1000 --duration 1 -o dur.PRF $PROGS/calls 100000; echo EXIT=\$?" Enter
+ok "screen, --duration: the program is stopped and the screen stays" \
+    wait_for 'stopped by --duration: saved\. q to quit' 15
+ok "screen, --duration: the session is saved before q" test -s "$T/dur.PRF"
+tm send-keys -t s q
+ok "screen, --duration: q leaves (the program's status, SIGTERM)" wait_for '^EXIT=143' 10
 
 done_testing
