@@ -8,7 +8,7 @@
 #   lines  work(): the lines marked LOOP75 and LOOP25 do 75 % and 25 %
 #   inl    mix() inlined into caller_a (CALLA, 75 %) and caller_b (25 %)
 . "$TESTLIB"
-plan 74
+plan 76
 
 use_tmux
 
@@ -250,5 +250,45 @@ else
         fail "a moved source's where line ($_i of 5)" "needs a C compiler (cc): $(head -n 1 "$T/cc.err")"
     done
 fi
+
+# -- the hottest routine whose text is here, not the hottest with lines -----
+# hot() is three quarters of the work, in hot.c, which is gone; warm(), a
+# quarter, is in main.c, which is here: the Source view opens on warm (it
+# opened on the routine whose text was nowhere, issue 24 #8).
+mkdir -p "$T/two"
+cat >"$T/two/main.c" <<'EOF'
+#include <stdlib.h>
+long hot(long n);
+__attribute__((noinline)) long warm(long n)
+{
+    volatile long x = 0;
+    for (long i = 0; i < n; i++)
+        x += i;
+    return x;
+}
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 60, s = 0;
+    for (long i = 0; i < n; i++)
+        s += hot(3000000) + warm(1000000);
+    return (int)(s & 1);
+}
+EOF
+cat >"$T/two/hot.c" <<'EOF'
+long hot(long n)
+{
+    volatile long x = 0;
+    for (long i = 0; i < n; i++)
+        x += i;
+    return x;
+}
+EOF
+(cd "$T/two" && cc -O1 -g -o two main.c hot.c && rm hot.c)
+run "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/two.PRF" "$T/two/two" 60 </dev/null
+tm send-keys -t s "clear; cd '$T/two'; $PROFIL ../two.PRF; echo EXIT=\$?" Enter
+tm send-keys -t s G 7
+ok "the Source view opens on warm, whose text is here, not on hot" wait_for '^ Source: warm .*source' 5
+tm send-keys -t s q
+ok "q leaves" wait_for '^EXIT=0' 5
 
 done_testing
