@@ -43,6 +43,10 @@ struct flame {
     struct flame_path zooms[FLAME_ZOOMS];
     size_t nzooms;
     struct flame_path sel;
+    /* r turned the graph over: select this function's widest frame in the
+     * new one, at the next draw (its path is another there). */
+    struct flame_key turned;
+    bool turning;
     char search[64];
     /* The last draw, for the keys. */
     struct calltree *tree;
@@ -259,6 +263,18 @@ static void flame_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     } else {
         flame_layout(f, f->zoom_node, 0, rows, 0, whole, w);
     }
+    if (f->turning) {
+        f->turning = false;
+        uint32_t best = 0;
+        for (uint32_t i = 1; i < f->tree->n; i++) {
+            int64_t fi = f->tree->nodes[i].func;
+            if (fi >= 0 && (size_t)fi < s->nfuncs && s->funcs[fi].module == f->turned.module &&
+                s->funcs[fi].start == f->turned.start &&
+                (best == 0 || f->tree->nodes[i].total > f->tree->nodes[best].total))
+                best = i;
+        }
+        flame_path_of(f, s, best, &f->sel);
+    }
     /* The selection: the deepest frame of its path that is drawn, else the widest on top. */
     uint32_t want = flame_node_of(f, s, &f->sel);
     for (uint32_t i = want; f->sel_node == 0; i = f->tree->nodes[i].parent) {
@@ -428,6 +444,15 @@ static int flame_key(void *state, int key, struct view_ctx *ctx)
     }
     case 'r':
         f->inverted = !f->inverted;
+        /* The selected function stays selected: its widest frame in the
+         * graph turned over (issue 24: r jumped to the root). */
+        f->turning = f->tree != NULL && f->sel_node != 0 && f->sel_node < f->tree->n &&
+                     f->tree->nodes[f->sel_node].func >= 0 &&
+                     (size_t)f->tree->nodes[f->sel_node].func < s->nfuncs;
+        if (f->turning) {
+            const struct func *fn = &s->funcs[f->tree->nodes[f->sel_node].func];
+            f->turned = (struct flame_key){fn->module, fn->start};
+        }
         f->zoom.n = f->sel.n = 0;
         f->nzooms = 0;
         snprintf(ctx->status, sizeof ctx->status, "%s",

@@ -4,7 +4,7 @@
 # graph (6) of a program whose calls are known (calls.c: main calls path_a
 # and path_b, both call leaf), live, without colours, and replayed.
 . "$TESTLIB"
-plan 50
+plan 54
 
 use_tmux
 
@@ -59,6 +59,15 @@ ok "r inverts the graph: leaf on top" wait_for 'inverted \(callers under\)' 3
 # pat…, and leaf's is the widest by far)
 like "$(screen | sed -n 6p)" '^leaf {30,}pa' "the hottest function heads the inverted graph"
 tm send-keys -t s r
+ok "r again: top-down" wait_for 'top-down: the outermost' 3
+# r keeps the selected function selected, turned over and back (it went
+# to the root, issue 24).
+tm send-keys -t s k k k k k k k k j j j j l
+ok "path_b selected" wait_for '(^|\| )path_b \(calls\) total' 3
+tm send-keys -t s r
+ok "r: path_b is still selected in the inverted graph" wait_for '(^|\| )path_b \(calls\) total [0-9.]+%, [0-9]+ samples' 3
+tm send-keys -t s r
+ok "r again: and in the top-down one" wait_for '(^|\| )path_b \(calls\) total [0-9.]+%, self' 3
 
 # The Functions: Self and Total, and Enter for callers and callees.
 tm send-keys -t s 2
