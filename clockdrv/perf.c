@@ -2016,9 +2016,13 @@ static void clockdrv_perf_clock_off(struct clockdrv *base)
 {
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
     perf_ioctl_all(d, PERF_EVENT_IOC_DISABLE);
-    /* Blocked time while paused is not sampled. */
+    /* Blocked time while paused is not sampled: nothing is credited while
+     * paused, and resumed_at starts what is credited again.  A thread stays
+     * blocked: one that waits across the pause (a main thread in
+     * pthread_join) has no switch-out after it to say so again, and its
+     * waiting went unseen for the rest of the run (issue 24: p twice). */
     for (size_t i = 0; i < d->threads_alloc; i++)
-        d->threads[i].blocked = d->threads[i].hushed = false;
+        d->threads[i].hushed = false;
 }
 
 static void clockdrv_perf_hush(struct clockdrv *base, pid_t tid, uint64_t since)
