@@ -1,0 +1,126 @@
+#!/bin/sh
+# hardening.sh - issue 25's findings, each with the real binary on a real
+# program: -o never replaces a device or a FIFO (an export writes into
+# one); --list ends on a line near 2^31; --control refuses a FIFO another
+# user made and makes its own 0600; a mark time no run can have is a
+# damaged file; a FIFO in the build-id directory does not hold the start.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+plan 32
+
+SHARES=$PROGS/shares
+W=$PROGS/ctlwork
+root=no
+[ "$(id -u)" -eq 0 ] && root=yes
+
+# one_line DESC ERE: $err is one line "profil: ..." matching ERE.
+one_line() {
+    is "$(lines "$err")" 1 "$1: one line on stderr" || diag "$err"
+    like "$err" "^profil: $2" "$1: says why"
+}
+
+# kind FILE: what FILE is, as stat says ("character special file", "fifo").
+kind() {
+    stat -c %F "$1" 2>/dev/null
+}
+
+# wait_fifo NAME: until NAME is a FIFO (10 s at most).
+wait_fifo() {
+    _n=100
+    while [ ! -p "$1" ] && [ "$_n" -gt 0 ]; do
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    [ -p "$1" ]
+}
+
+run "$PROFIL" --no-tui -b 1 -t 1000 -o s.PRF "$SHARES" 5 </dev/null
+is "$rc" 0 "a session to work on"
+
+# ---------------------------------------------------------------------------
+# 1. -o onto a device or a FIFO: a session is refused before anything runs,
+# the file stays what it was; an export is written into it.
+if [ "$root" = yes ]; then
+    mknod dev c 1 3
+    run timeout 30 "$PROFIL" --no-tui -b 1 -t 1000 -o dev "$SHARES" 5 </dev/null
+    isnt "$rc" 0 "-o a character device: refused"
+    one_line "-o a character device" "dev: not a regular file \\(a device\\): will not replace it"
+    is "$(kind dev)" "character special file" "-o a character device: it is still one"
+    hasnt "$out" "Program terminated" "-o a character device: the program was not run"
+else
+    skip -n 5 "-o a character device" needs-root "mknod"
+fi
+
+mkfifo fifo
+run timeout 30 "$PROFIL" --no-tui -b 1 -t 1000 -o fifo "$SHARES" 5 </dev/null
+isnt "$rc" 0 "-o a FIFO: refused"
+one_line "-o a FIFO" "fifo: not a regular file \\(a FIFO\\): will not replace it"
+is "$(kind fifo)" "fifo" "-o a FIFO: it is still one"
+
+# The previous session is kept as NAME.old: a FIFO there is not replaced.
+cp s.PRF k.PRF
+mkfifo k.PRF.old
+run timeout 30 "$PROFIL" --no-tui -b 1 -t 1000 -o k.PRF "$SHARES" 5 </dev/null
+isnt "$rc" 0 "a FIFO at NAME.old: refused"
+one_line "a FIFO at NAME.old" "k.PRF: k.PRF.old is not a regular file \\(a FIFO\\)"
+is "$(kind k.PRF.old) $(cmp -s s.PRF k.PRF && echo same)" "fifo same" \
+    "a FIFO at NAME.old: it is still one, and the session is untouched"
+
+run timeout 30 "$PROFIL" --merge s.PRF s.PRF -o fifo </dev/null
+isnt "$rc" 0 "--merge -o a FIFO: refused"
+one_line "--merge -o a FIFO" "fifo: not a regular file"
+is "$(kind fifo)" "fifo" "--merge -o a FIFO: it is still one"
+
+# An export into a FIFO, with a reader: what `>` would do.
+timeout 20 cat fifo >got &
+reader=$!
+run timeout 20 "$PROFIL" --export=speedscope s.PRF -o fifo </dev/null
+is "$rc" 0 "--export -o a FIFO: written into it"
+wait "$reader"
+"$PROFIL" --export=speedscope s.PRF -o direct.json 2>/dev/null
+ok "--export -o a FIFO: the reader got the export" cmp -s got direct.json
+is "$(kind fifo)" "fifo" "--export -o a FIFO: it is still one"
+
+run "$PROFIL" --export=speedscope s.PRF -o /dev/stdout </dev/null
+is "$rc" 0 "--export -o /dev/stdout onto a file: exits 0"
+is "$(cmp -s "$T/.out" direct.json && echo same)" same \
+    "--export -o /dev/stdout onto a file: the export is in the file"
+if [ -L /dev/stdout ]; then
+    _tap 0 "--export -o /dev/stdout onto a file: /dev/stdout is still a link"
+else
+    rm -f /dev/stdout && ln -s /proc/self/fd/1 /dev/stdout # put it back
+    fail "--export -o /dev/stdout onto a file: /dev/stdout is still a link" "it was replaced (now put back)"
+fi
+
+# Standard output onto a regular file: /dev/stdout is a link to it, in /dev,
+# which a rename would replace for every user of the machine.
+if [ "$root" = yes ]; then
+    run timeout 30 "$PROFIL" --no-tui -b 1 -t 1000 -o /dev/stdout "$SHARES" 5 </dev/null
+    isnt "$rc" 0 "-o /dev/stdout onto a file: refused"
+    one_line "-o /dev/stdout onto a file" "/dev/stdout: a name in /dev, not a file of its own: will not replace it"
+    if [ -L /dev/stdout ]; then
+        _tap 0 "-o /dev/stdout onto a file: /dev/stdout is still a link"
+    else
+        rm -f /dev/stdout && ln -s /proc/self/fd/1 /dev/stdout # put it back
+        fail "-o /dev/stdout onto a file: /dev/stdout is still a link" "it was replaced (now put back)"
+    fi
+else
+    skip -n 4 "-o /dev/stdout onto a file" needs-root "only root may write /dev"
+fi
+
+timeout 20 cat fifo >listed &
+reader=$!
+run timeout 20 "$PROFIL" --list shares.c s.PRF -o fifo </dev/null
+is "$rc" 0 "--list -o a FIFO: written into it"
+wait "$reader"
+like "$(cat listed)" "^Profile listing of .*shares\\.c" "--list -o a FIFO: the reader got the listing"
+
+if [ "$root" = yes ]; then
+    run "$PROFIL" --export=classic s.PRF -o dev </dev/null
+    is "$rc" 0 "--export -o a character device: written into it"
+    is "$(kind dev)" "character special file" "--export -o a character device: it is still one"
+else
+    skip -n 2 "--export -o a character device" needs-root "mknod"
+fi
+
+done_testing
