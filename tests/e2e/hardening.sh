@@ -6,7 +6,7 @@
 # damaged file; a FIFO in the build-id directory does not hold the start.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 32
+plan 37
 
 SHARES=$PROGS/shares
 W=$PROGS/ctlwork
@@ -121,6 +121,35 @@ if [ "$root" = yes ]; then
     is "$(kind dev)" "character special file" "--export -o a character device: it is still one"
 else
     skip -n 2 "--export -o a character device" needs-root "mknod"
+fi
+
+# ---------------------------------------------------------------------------
+# 2. --list ends on a line near 2^31 (libdw reads lines up to 2^31 - 1; a
+# loop on 32 bits would wrap at 2^32 - 1): the gap past the text is one row.
+cat >big.c <<'EOF'
+#include <stdlib.h>
+static volatile unsigned long sink;
+#line 2147483640
+static void spin(unsigned long n) {
+    for (unsigned long i = 0; i < n; i++) sink += i * i; }
+int main(int argc, char **argv)
+{
+    spin(argc > 1 ? strtoul(argv[1], NULL, 10) : 30000000);
+    return 0;
+}
+EOF
+if gcc -g -O0 -o big big.c 2>big.err; then
+    run "$PROFIL" --no-tui -b 1 -t 1000 -o big.PRF ./big 30000000 </dev/null
+    is "$rc" 0 "#line 2147483640: profiled"
+    run timeout 20 "$PROFIL" --list big.c big.PRF -o -
+    is "$rc" 0 "#line 2147483640: --list ends promptly"
+    like "$out" '^ +\.\.\.  \([0-9]+ lines without text or samples\)$' \
+        "#line 2147483640: the lines between are one row"
+    like "$out" '^2147483641 +[0-9]+ ' "#line 2147483640: the loop's line has its samples"
+    cmp_ok "$(lines "$out")" "<" 200 "#line 2147483640: a short listing ($(lines "$out") lines)"
+else
+    fails=$(cat big.err)
+    for _i in 1 2 3 4 5; do fail "#line 2147483640 ($_i of 5)" "gcc failed: $fails"; done
 fi
 
 done_testing
