@@ -6,7 +6,7 @@
 # damaged file; a FIFO in the build-id directory does not hold the start.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 37
+plan 48
 
 SHARES=$PROGS/shares
 W=$PROGS/ctlwork
@@ -151,5 +151,39 @@ else
     fails=$(cat big.err)
     for _i in 1 2 3 4 5; do fail "#line 2147483640 ($_i of 5)" "gcc failed: $fails"; done
 fi
+
+# ---------------------------------------------------------------------------
+# 3. --control: a FIFO another user made is refused; the one profil makes is
+# 0600 whatever the umask.
+if [ "$root" = yes ]; then
+    mkfifo foreign mine
+    chown nobody foreign
+    run timeout 30 "$PROFIL" --no-tui --control "$T/foreign" -b 1 -t 1000 -o c.PRF "$SHARES" 5 </dev/null
+    isnt "$rc" 0 "--control a FIFO of another user: refused"
+    one_line "--control a FIFO of another user" "--control: $T/foreign belongs to another user \\(uid [0-9]+\\)"
+    run timeout 30 "$PROFIL" --no-tui --control "$T/mine,$T/foreign" -b 1 -t 1000 -o c.PRF "$SHARES" 5 </dev/null
+    isnt "$rc" 0 "--control, an ACK FIFO of another user: refused"
+    one_line "--control, an ACK FIFO of another user" "--control: $T/foreign belongs to another user"
+    no_prf_c=$(find . -maxdepth 1 -name 'c.PRF*' | wc -l)
+    is "$no_prf_c" 0 "--control a FIFO of another user: nothing was run"
+else
+    skip -n 7 "--control a FIFO of another user" needs-root "chown"
+fi
+for mask in 022 0277; do
+    (
+        umask $mask
+        exec "$PROFIL" --no-tui --control "$T/made$mask" -b 1 -t 1000 -o "made$mask.PRF" \
+            "$W" wait "$T/go$mask" >/dev/null 2>"made$mask.err" </dev/null
+    ) &
+    pid=$!
+    if wait_fifo "made$mask"; then
+        is "$(stat -c %a "made$mask")" 600 "--control, umask $mask: the FIFO profil makes is 0600"
+    else
+        fail "--control, umask $mask: the FIFO profil makes is 0600" "no FIFO: $(cat "made$mask.err")"
+    fi
+    : >"go$mask"
+    wait "$pid"
+    is "$?" 0 "--control, umask $mask: the run ends"
+done
 
 done_testing
