@@ -299,6 +299,8 @@ static int control_do(struct control *c, enum control_cmd cmd, const char *arg, 
             return 0;
         char *text = xstrndup(arg, len);
         double t = (double)(clockdrv_now_ns() - c->s->start_ns) / 1e9;
+        if (c->s->duration_s > 0 && t > c->s->duration_s)
+            t = c->s->duration_s; /* the program has ended: its file's reader wants it within */
         if (session_mark_add(c->s, t, text) < 0) {
             snprintf(msg, size, "%s: too many marks: '%s' not kept", who, text);
             *failed = true;

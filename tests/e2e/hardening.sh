@@ -6,7 +6,7 @@
 # damaged file; a FIFO in the build-id directory does not hold the start.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 48
+plan 59
 
 SHARES=$PROGS/shares
 W=$PROGS/ctlwork
@@ -185,5 +185,45 @@ for mask in 022 0277; do
     wait "$pid"
     is "$?" 0 "--control, umask $mask: the run ends"
 done
+
+# ---------------------------------------------------------------------------
+# 4. A mark at a time no run has: the file is damaged, said in one line.
+run "$PROFIL" --no-tui -b 1 -t 1000 -o m.PRF "$W" lib </dev/null
+is "$rc" 0 "a session with marks"
+like "$("$PROFIL" --report m.PRF 2>&1)" '^ +Marks: ' "a session with marks: the report lists them"
+# mark.py IN OUT T: IN with its first mark at T seconds, its checksums made
+# anew (the chunk's and the end's), the metadata stored uncompressed.
+cat >mark.py <<'EOF'
+import json, struct, sys, zlib
+src, dst, t = sys.argv[1], sys.argv[2], float(sys.argv[3])
+d = open(src, 'rb').read()
+out, at = bytearray(d[:16]), 16
+while at < len(d):
+    typ, flags, slen, raw, crc = struct.unpack_from('<4sIQII', d, at)
+    body = d[at + 24:at + 24 + slen]
+    at += 24 + slen
+    if typ == b'META':
+        meta = json.loads(zlib.decompress(body) if flags & 1 else body)
+        meta['marks'][0]['t_s'] = t
+        body = json.dumps(meta).encode()
+        flags, raw = 0, len(body)
+    if typ == b'END ':
+        body = struct.pack('<I', zlib.crc32(bytes(out)))
+    out += struct.pack('<4sIQII', typ, flags, len(body), raw, zlib.crc32(body)) + body
+open(dst, 'wb').write(out)
+EOF
+for t in 1e308 100000; do
+    if python3 mark.py m.PRF "mark$t.PRF" "$t" 2>py.err; then
+        run "$PROFIL" --report "mark$t.PRF" </dev/null
+        is "$rc" 1 "a mark at $t s: --report exits 1"
+        one_line "a mark at $t s" "mark$t\\.PRF: metadata is damaged: a mark at .* s, after the end of a run"
+        hasnt "$err" "runtime error" "a mark at $t s: no undefined behaviour"
+    else
+        for _i in 1 2 3 4; do fail "a mark at $t s ($_i of 4)" "$(cat py.err)"; done
+    fi
+done
+python3 mark.py m.PRF mark-ok.PRF 0.5
+run "$PROFIL" --report mark-ok.PRF </dev/null
+like "$out" '^ +Marks: 00:00\.500 start$' "a mark within the run, rewritten the same way: read"
 
 done_testing
