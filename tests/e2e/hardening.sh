@@ -6,7 +6,7 @@
 # damaged file; a FIFO in the build-id directory does not hold the start.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 59
+plan 63
 
 SHARES=$PROGS/shares
 W=$PROGS/ctlwork
@@ -225,5 +225,38 @@ done
 python3 mark.py m.PRF mark-ok.PRF 0.5
 run "$PROFIL" --report mark-ok.PRF </dev/null
 like "$out" '^ +Marks: 00:00\.500 start$' "a mark within the run, rewritten the same way: read"
+
+# ---------------------------------------------------------------------------
+# 5. A FIFO at the program's build id in /usr/lib/debug: the start does not
+# wait on it.  The program has no debug information of its own, so its
+# debug file is looked for.
+STRIPPED=$PROGS/framed-stripped
+id=$(readelf -n "$STRIPPED" 2>/dev/null | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
+if [ "$root" != yes ]; then
+    skip -n 4 "a FIFO in .build-id" needs-root "/usr/lib/debug"
+elif [ -z "$id" ]; then
+    fails=$(readelf -n "$STRIPPED" 2>&1 | head -n 3)
+    for _i in 1 2 3 4; do fail "a FIFO in .build-id ($_i of 4)" "no build id: $fails"; done
+else
+    bdir=/usr/lib/debug/.build-id/$(printf %s "$id" | cut -c1-2)
+    bfifo=$bdir/$(printf %s "$id" | cut -c3-).debug
+    made_dir=no
+    [ -d "$bdir" ] || { mkdir -p "$bdir" && made_dir=yes; }
+    if [ -e "$bfifo" ]; then
+        for _i in 1 2 3 4; do fail "a FIFO in .build-id ($_i of 4)" "$bfifo is there already"; done
+    else
+        trap 'rm -f "$bfifo"; [ "$made_dir" = yes ] && rmdir "$bdir"; cd /; rm -rf "$T"' EXIT
+        mkfifo "$bfifo"
+        run timeout 30 "$PROFIL" --no-tui -b 1 -t 1000 -o b.PRF "$STRIPPED" 1 </dev/null
+        isnt "$rc" 124 "a FIFO in .build-id: the start does not wait on it"
+        is "$rc" 0 "a FIFO in .build-id: the run ends as usual"
+        run timeout 30 "$PROFIL" --report b.PRF </dev/null
+        is "$rc" 0 "a FIFO in .build-id: the session reads back"
+        is "$(kind "$bfifo")" fifo "a FIFO in .build-id: left as it was (the test removes it)"
+        rm -f "$bfifo"
+        [ "$made_dir" = yes ] && rmdir "$bdir"
+        trap 'cd /; rm -rf "$T"' EXIT
+    fi
+fi
 
 done_testing
