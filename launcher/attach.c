@@ -9,6 +9,7 @@
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
 #include "session/module.h"
+#include "session/prf.h"
 #include "session/quote.h"
 #include "util/xmalloc.h"
 
@@ -126,6 +127,11 @@ int launcher_attach(struct options *o)
     r = launcher_check_output(output);
     if (r < 0) {
         fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
+        goto out;
+    }
+    if (prf_write_check(output, PRF_SAVE_KEEP_OLD, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
         goto out;
     }
     /* Nothing is asked: a running process has its parameters, and the

@@ -70,7 +70,17 @@ enum control_cmd control_parse(const char *line, const char **arg)
     return CONTROL_BAD;
 }
 
-/* Whether PATH may serve as a FIFO: one, or nothing yet.  0, or -1 with *CAUSE. */
+/* Why the FIFO PATH of user UID is refused (owned). */
+static char *control_foreign(const char *path, uid_t uid)
+{
+    return xasprintf("--control: %s belongs to another user (uid %u): refusing a FIFO that "
+                     "another user made (give a new name: profil makes it)",
+                     path, (unsigned)uid);
+}
+
+/* Whether PATH may serve as a FIFO: one of this user's, or nothing yet.  A
+ * FIFO another user made (in /tmp, say) would let that user command the
+ * run and read its replies.  0, or -1 with *CAUSE. */
 static int control_check_one(const char *path, char **cause)
 {
     struct stat st;
@@ -92,6 +102,10 @@ static int control_check_one(const char *path, char **cause)
                            : S_ISDIR(st.st_mode) ? "a directory"
                            : S_ISLNK(st.st_mode) ? "a symbolic link"
                                                  : "not a FIFO");
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        *cause = control_foreign(path, st.st_uid);
         return -1;
     }
     return 0;
@@ -125,10 +139,15 @@ static int control_fifo_open(struct control_fifo *f, char *path, char **cause)
     f->fd = f->keep_fd = -1;
     if (control_check_one(path, cause) < 0)
         return -1;
-    if (mkfifo(path, 0600) == 0)
+    /* 0600 whatever the umask: only this user may command the run. */
+    mode_t mask = umask(077);
+    int made = mkfifo(path, 0600);
+    int err = errno;
+    umask(mask);
+    if (made == 0)
         f->made = true;
-    else if (errno != EEXIST) {
-        *cause = xasprintf("--control: cannot make the FIFO %s: %s", path, strerror(errno));
+    else if (err != EEXIST) {
+        *cause = xasprintf("--control: cannot make the FIFO %s: %s", path, strerror(err));
         return -1;
     }
     /* O_NOFOLLOW: the name was checked to be a FIFO; a link put there since is not. */
@@ -139,6 +158,10 @@ static int control_fifo_open(struct control_fifo *f, char *path, char **cause)
     if (f->fd < 0 || f->keep_fd < 0 || fstat(f->fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
         *cause = xasprintf("--control: cannot open the FIFO %s: %s", path,
                            f->fd >= 0 && f->keep_fd >= 0 ? "not a FIFO" : strerror(errno));
+        return -1;
+    }
+    if (st.st_uid != geteuid()) { /* put there since it was checked */
+        *cause = control_foreign(path, st.st_uid);
         return -1;
     }
     return 0;
@@ -276,6 +299,8 @@ static int control_do(struct control *c, enum control_cmd cmd, const char *arg, 
             return 0;
         char *text = xstrndup(arg, len);
         double t = (double)(clockdrv_now_ns() - c->s->start_ns) / 1e9;
+        if (c->s->duration_s > 0 && t > c->s->duration_s)
+            t = c->s->duration_s; /* the program has ended: its file's reader wants it within */
         if (session_mark_add(c->s, t, text) < 0) {
             snprintf(msg, size, "%s: too many marks: '%s' not kept", who, text);
             *failed = true;

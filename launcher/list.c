@@ -105,6 +105,11 @@ int launcher_list(const struct options *o)
         free(path);
         return 2;
     }
+    if (path != NULL && strcmp(out_name, "-") != 0 &&
+        prf_write_check(out_name, PRF_SAVE_THROUGH, &cause) < 0) {
+        free(path);
+        path = NULL; /* said below */
+    }
     long file = -1;
     struct session *s = path != NULL ? list_open(path, o->list, &file, &cause) : NULL;
     if (s == NULL) {
@@ -143,8 +148,8 @@ int launcher_list(const struct options *o)
         } else if (fclose(out) != 0) {
             fprintf(stderr, "profil: cannot write %s: %s\n", out_name, strerror(errno));
             status = 1;
-        } else if (prf_write_save(out_name, (const uint8_t *)text, len, 0, &kept, &as, &cause) <
-                   0) {
+        } else if (prf_write_save(out_name, (const uint8_t *)text, len, PRF_SAVE_THROUGH, &kept,
+                                  &as, &cause) < 0) {
             fprintf(stderr, "profil: %s\n", cause);
             free(cause);
             status = 1;

@@ -207,6 +207,12 @@ static int main_diff(const struct options *o)
 static int main_merge(const struct options *o)
 {
     size_t n = (size_t)o->nmerge;
+    char *cause = NULL;
+    if (prf_write_check(o->output, 0, &cause) < 0) { /* before reading any run */
+        fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
+        return 1;
+    }
     struct session **runs = xcalloc(n, sizeof *runs);
     struct session *out = NULL;
     int r = 1;
@@ -221,7 +227,6 @@ static int main_merge(const struct options *o)
     }
     if ((out = main_read(o->merge_files[0], o)) == NULL)
         goto done;
-    char *cause = NULL;
     if (merge_sessions(out, runs, o->merge_files, n, o->force, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
@@ -345,15 +350,17 @@ static int main_replay(const struct options *o)
     return status;
 }
 
-/* Write LEN bytes of DATA to the file OUT, replaced whole or not at all
- * (keeping the previous one as OUT.old when KEEP_OLD): 0, or 1 after one
- * line.  In a sticky directory where another user had taken the name, the
- * file goes to another one, which is said. */
+/* Write LEN bytes of DATA to the export OUT: into it when it is a FIFO or
+ * a character device (/dev/stdout), else a file replaced whole or not at
+ * all (keeping the previous one as OUT.old when KEEP_OLD): 0, or 1 after
+ * one line.  In a sticky directory where another user had taken the name,
+ * the file goes to another one, which is said. */
 static int main_save(const char *out, const uint8_t *data, size_t len, bool keep_old)
 {
     bool kept;
     char *as = NULL, *cause = NULL;
-    int r = prf_write_save(out, data, len, keep_old ? PRF_SAVE_KEEP_OLD : 0, &kept, &as, &cause);
+    unsigned flags = PRF_SAVE_THROUGH | (keep_old ? PRF_SAVE_KEEP_OLD : 0);
+    int r = prf_write_save(out, data, len, flags, &kept, &as, &cause);
     if (kept)
         fprintf(stderr, "profil: kept the previous %s as %s.old\n", out, out);
     if (r < 0) {
@@ -406,6 +413,11 @@ static int main_export(const struct options *o)
     char *cause = NULL;
     if (launcher_refuse_same(o->output, o->target, "the input file") != 0)
         return 2;
+    if (strcmp(o->output, "-") != 0 && prf_write_check(o->output, PRF_SAVE_THROUGH, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
+        return 1;
+    }
     struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
@@ -626,8 +638,12 @@ int main(int argc, char **argv)
         return r;
     }
     r = launcher_check_output(output);
-    if (r < 0) {
-        fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
+    if (r < 0 || prf_write_check(output, PRF_SAVE_KEEP_OLD, &cause) < 0) {
+        if (r < 0)
+            fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
+        else
+            fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
         free(output);
         free(interp);
         free(path);

@@ -91,14 +91,21 @@ int debuginfo_crc32(int fd, uint32_t *crc)
 }
 
 /* Open PATH as an ELF file into *F; when ID is given its build id must be it,
- * as gdb checks (a stale file left by an older package names another build). */
+ * as gdb checks (a stale file left by an older package names another build).
+ * Only a regular file: a FIFO planted at a build id's name would hold the
+ * start for ever, so the open does not wait and the file is looked at
+ * before anything is read. */
 static int debuginfo_open(const char *path, const uint8_t *id, size_t idlen,
                           struct debuginfo_file *f)
 {
     *f = (struct debuginfo_file){-1, NULL, NULL};
-    f->fd = open(path, O_RDONLY | O_CLOEXEC);
+    f->fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (f->fd < 0)
         return -ENOENT;
+    struct stat st;
+    if (fstat(f->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+        fcntl(f->fd, F_SETFL, fcntl(f->fd, F_GETFL) & ~O_NONBLOCK) < 0)
+        goto bad;
     f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
     if (f->elf == NULL || elf_kind(f->elf) != ELF_K_ELF)
         goto bad;

@@ -37,6 +37,11 @@
 #define LIMIT_MARKS     65536
 #define LIMIT_MARK_TEXT 256
 
+/* Seconds a mark's time may be past the run's duration in a file (the
+ * duration is taken after the last mark; rounding).  A file without a
+ * duration may place its marks within LIMIT_FRAMES frames. */
+#define LIMIT_MARK_SLACK_S 1.0
+
 /* Source places of a LINE chunk: every sampled PC and stack frame. */
 #define LIMIT_PLACES (1u << 22)
 

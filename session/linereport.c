@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Past the source text, more lines than this without samples are listed as
+ * one row that says how many. */
+#define LINEREPORT_GAP 100
+
 static int linereport_self_cmp(const void *a, const void *b)
 {
     const struct line_count *x = a, *y = b;
@@ -344,7 +348,24 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
     size_t k = 0;
     while (k < n && (all[k].file != file || all[k].line < from))
         k++;
-    for (uint32_t line = from; line <= to; line++) {
+    uint32_t text_end = src != NULL ? src->nlines : 0;
+    /* 64 bits: a line 4294967295 (#line says so) must not wrap to 0. */
+    for (uint64_t line = from; line <= to; line++) {
+        /* Past the text, a long run of lines without samples is one row: a
+         * #line 2147483000 would otherwise list two billion empty lines. */
+        uint64_t next = k < n && all[k].file == file ? all[k].line : (uint64_t)to + 1;
+        if (next > (uint64_t)to + 1)
+            next = (uint64_t)to + 1;
+        if (line > text_end && next - line > LINEREPORT_GAP) {
+            at = 0;
+            if (!(lo->exclude & LISTING_LINE))
+                linereport_put(buf, &at, width, "%6s ", "...");
+            linereport_put(buf, &at, width, " (%" PRIu64 " lines without text or samples)",
+                           next - line);
+            fprintf(out, "%s\n", buf);
+            if ((line = next) > to)
+                break;
+        }
         uint64_t self = 0, tot = 0;
         for (; k < n && all[k].file == file && all[k].line == line; k++) {
             self += all[k].self;
@@ -353,7 +374,7 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
         double pct = pct_of(self, total);
         at = 0;
         if (!(lo->exclude & LISTING_LINE))
-            linereport_put(buf, &at, width, "%6u ", line);
+            linereport_put(buf, &at, width, "%6" PRIu64 " ", line);
         if (!(lo->exclude & LISTING_COUNT)) {
             if (self > 0)
                 linereport_put(buf, &at, width, "%9" PRIu64 " ", self);
@@ -376,7 +397,8 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
         if (!(lo->exclude & LISTING_STARS))
             linereport_put(buf, &at, width, "%-4.*s ", report_stars(pct), "****");
         size_t len = 0;
-        const char *text = src != NULL ? source_line(src, line, &len) : NULL;
+        const char *text =
+            src != NULL && line <= text_end ? source_line(src, (uint32_t)line, &len) : NULL;
         /* Tabs to spaces, what session/quote.h would escape to '?': one
          * listing line a line, in its columns.  A line ends in '\n' or
          * '\0', which no character runs past. */

@@ -191,9 +191,20 @@ static int meta_get_kernel_note(struct session *s, const cJSON *obj)
     return 0;
 }
 
+/* The latest time a mark of S may have: the run's duration (read from the
+ * header before the metadata), and LIMIT_MARK_SLACK_S; LIMIT_FRAMES frames
+ * when the file does not say how long the run was. */
+static double meta_marks_end(const struct session *s)
+{
+    if (s->duration_s > 0 && isfinite(s->duration_s))
+        return s->duration_s + LIMIT_MARK_SLACK_S;
+    return (double)LIMIT_FRAMES * ((double)SESSION_FRAME_NS / 1e9) + LIMIT_MARK_SLACK_S;
+}
+
 /* The marks of the run: an array of {t_s, text}, at most LIMIT_MARKS of
  * them, each text at most LIMIT_MARK_TEXT bytes, each time a finite
- * number of seconds >= 0.  0, or -1 with *cause. */
+ * number of seconds within the run: a mark at 1e308 s made the report's
+ * times overflow.  0, or -1 with *cause. */
 static int meta_get_marks(struct session *s, const cJSON *obj, char **cause)
 {
     const cJSON *marks = cJSON_GetObjectItemCaseSensitive(obj, "marks");
@@ -220,6 +231,17 @@ static int meta_get_marks(struct session *s, const cJSON *obj, char **cause)
             *cause = xasprintf("metadata has a mark that is not {\"t_s\": seconds, \"text\": "
                                "at most %u bytes}",
                                LIMIT_MARK_TEXT);
+            return -1;
+        }
+        if (t->valuedouble > meta_marks_end(s)) {
+            session_marks_free(s);
+            *cause = s->duration_s > 0
+                         ? xasprintf("metadata is damaged: a mark at %g s, after the end of "
+                                     "a run of %.3f s",
+                                     t->valuedouble, s->duration_s)
+                         : xasprintf("metadata is damaged: a mark at %g s, later than a "
+                                     "session may last",
+                                     t->valuedouble);
             return -1;
         }
         session_mark_add(s, t->valuedouble, text->valuestring);

@@ -730,6 +730,111 @@ static int prf_place_new(const char *tmp, const char *path, char **chosen)
     return EEXIST;
 }
 
+/* What the non-regular file of mode MODE is, for a message. */
+static const char *prf_kind(mode_t mode)
+{
+    return S_ISFIFO(mode)                   ? "a FIFO"
+           : S_ISCHR(mode) || S_ISBLK(mode) ? "a device"
+           : S_ISSOCK(mode)                 ? "a socket"
+                                            : "not a file";
+}
+
+/* Whether NAME is in /dev itself, where /dev/stdout and its like are links
+ * (to /proc/self/fd/1: a regular file when standard output is one) that a
+ * rename would replace for everyone. */
+static bool prf_in_dev(const char *name)
+{
+    char *copy = xstrdup(name);
+    char *dir = realpath(dirname(copy), NULL);
+    bool yes = dir != NULL && strcmp(dir, "/dev") == 0;
+    free(dir);
+    free(copy);
+    return yes;
+}
+
+/* Whether the file of mode MODE at the output's name NAME is written into
+ * rather than replaced, under FLAGS: a FIFO, a character device, a name in
+ * /dev for a regular file (/dev/stdout); never a disk. */
+static bool prf_through(const char *name, mode_t mode, unsigned flags)
+{
+    return (flags & PRF_SAVE_THROUGH) &&
+           (S_ISFIFO(mode) || S_ISCHR(mode) || (S_ISREG(mode) && prf_in_dev(name)));
+}
+
+/* Whether NAME (PATH, or its .old) is something other than a regular file
+ * or a directory (whose own refusal, EISDIR, says why), or a name in /dev:
+ * 0, or -EEXIST with *CAUSE. */
+static int prf_check_one(const char *path, const char *name, unsigned flags, char **cause)
+{
+    struct stat st;
+    if (lstat(name, &st) < 0)
+        return 0; /* nothing there */
+    bool dev = prf_in_dev(name), target = stat(name, &st) == 0;
+    if (dev ? prf_through(name, st.st_mode, flags)
+            : !target || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+                  prf_through(name, st.st_mode, flags))
+        return 0; /* a link to nothing is replaced: the link, not what it names */
+    const char *kind = target && !S_ISREG(st.st_mode) ? prf_kind(st.st_mode) : NULL;
+    if (kind == NULL) /* /dev/stdout onto a regular file */
+        *cause = xasprintf("%s: a name in /dev, not a file of its own: will not replace it", name);
+    else if (strcmp(name, path) == 0)
+        *cause = xasprintf("%s: not a regular file (%s): will not replace it", path, kind);
+    else
+        *cause = xasprintf("%s: %s is not a regular file (%s): will not replace it to keep the "
+                           "previous file",
+                           path, name, kind);
+    return -EEXIST;
+}
+
+int prf_write_check(const char *path, unsigned flags, char **cause)
+{
+    char *copy = xstrdup(path);
+    bool contested = prf_name_contested(dirname(copy), path);
+    free(copy);
+    if ((flags & PRF_SAVE_NEW) || contested)
+        return 0; /* replaces nothing: another name is taken */
+    int r = prf_check_one(path, path, flags, cause);
+    if (r == 0 && (flags & PRF_SAVE_KEEP_OLD)) {
+        char *old = xasprintf("%s.old", path);
+        r = prf_check_one(path, old, 0, cause);
+        free(old);
+    }
+    return r;
+}
+
+/* Write LEN bytes of DATA into the FIFO, character device or name in /dev
+ * PATH, as `>` would: 0, 1 when PATH turned out to be a regular file after all (it is
+ * then replaced as one), or -errno with *CAUSE.  A FIFO waits for its
+ * reader, as it does for the shell. */
+static int prf_write_through(const char *path, const uint8_t *data, size_t len, char **cause)
+{
+    /* /dev/stdout onto a regular file: emptied first, as tee does. */
+    bool dev = prf_in_dev(path);
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (dev ? O_TRUNC : 0));
+    struct stat st;
+    int err = fd < 0 ? errno : 0;
+    if (err == 0 && fstat(fd, &st) < 0)
+        err = errno;
+    if (err == 0 && !dev && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+        close(fd);
+        return 1;
+    }
+    for (size_t done = 0; err == 0 && done < len;) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            err = w < 0 ? errno : ENOSPC;
+        else
+            done += (size_t)w;
+    }
+    if (fd >= 0 && close(fd) < 0 && err == 0)
+        err = errno;
+    if (err != 0)
+        *cause = xasprintf("%s: cannot write: %s", path, strerror(err));
+    return -err;
+}
+
 /* Make a rename in DIR last: the directory's own entry is flushed too. */
 static void prf_sync_dir(const char *dir)
 {
@@ -747,6 +852,18 @@ int prf_write_save(const char *path, const uint8_t *data, size_t len, unsigned f
     *kept = false;
     if (saved_as != NULL)
         *saved_as = NULL;
+    struct stat st;
+    if (!(flags & PRF_SAVE_NEW) && stat(path, &st) == 0 && prf_through(path, st.st_mode, flags)) {
+        int r = prf_write_through(path, data, len, cause);
+        if (r <= 0) {
+            if (r == 0 && saved_as != NULL)
+                *saved_as = xstrdup(path);
+            return r;
+        }
+    }
+    int refused = prf_write_check(path, flags, cause);
+    if (refused < 0)
+        return refused;
     char *copy = xstrdup(path);
     char *dir = xstrdup(dirname(copy));
     free(copy);

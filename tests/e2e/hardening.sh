@@ -1,0 +1,262 @@
+#!/bin/sh
+# hardening.sh - issue 25's findings, each with the real binary on a real
+# program: -o never replaces a device or a FIFO (an export writes into
+# one); --list ends on a line near 2^31; --control refuses a FIFO another
+# user made and makes its own 0600; a mark time no run can have is a
+# damaged file; a FIFO in the build-id directory does not hold the start.
+. "${TESTLIB:-$(dirname "$0")/lib.sh}"
+
+plan 63
+
+SHARES=$PROGS/shares
+W=$PROGS/ctlwork
+root=no
+[ "$(id -u)" -eq 0 ] && root=yes
+
+# one_line DESC ERE: $err is one line "profil: ..." matching ERE.
+one_line() {
+    is "$(lines "$err")" 1 "$1: one line on stderr" || diag "$err"
+    like "$err" "^profil: $2" "$1: says why"
+}
+
+# kind FILE: what FILE is, as stat says ("character special file", "fifo").
+kind() {
+    stat -c %F "$1" 2>/dev/null
+}
+
+# wait_fifo NAME: until NAME is a FIFO (10 s at most).
+wait_fifo() {
+    _n=100
+    while [ ! -p "$1" ] && [ "$_n" -gt 0 ]; do
+        sleep 0.1
+        _n=$((_n - 1))
+    done
+    [ -p "$1" ]
+}
+
+run "$PROFIL" --no-tui -b 1 -t 1000 -o s.PRF "$SHARES" 5 </dev/null
+is "$rc" 0 "a session to work on"
+
+# ---------------------------------------------------------------------------
+# 1. -o onto a device or a FIFO: a session is refused before anything runs,
+# the file stays what it was; an export is written into it.
+if [ "$root" = yes ]; then
+    mknod dev c 1 3
+    run timeout 30 "$PROFIL" --no-tui -b 1 -t 1000 -o dev "$SHARES" 5 </dev/null
+    isnt "$rc" 0 "-o a character device: refused"
+    one_line "-o a character device" "dev: not a regular file \\(a device\\): will not replace it"
+    is "$(kind dev)" "character special file" "-o a character device: it is still one"
+    hasnt "$out" "Program terminated" "-o a character device: the program was not run"
+else
+    skip -n 5 "-o a character device" needs-root "mknod"
+fi
+
+mkfifo fifo
+run timeout 30 "$PROFIL" --no-tui -b 1 -t 1000 -o fifo "$SHARES" 5 </dev/null
+isnt "$rc" 0 "-o a FIFO: refused"
+one_line "-o a FIFO" "fifo: not a regular file \\(a FIFO\\): will not replace it"
+is "$(kind fifo)" "fifo" "-o a FIFO: it is still one"
+
+# The previous session is kept as NAME.old: a FIFO there is not replaced.
+cp s.PRF k.PRF
+mkfifo k.PRF.old
+run timeout 30 "$PROFIL" --no-tui -b 1 -t 1000 -o k.PRF "$SHARES" 5 </dev/null
+isnt "$rc" 0 "a FIFO at NAME.old: refused"
+one_line "a FIFO at NAME.old" "k.PRF: k.PRF.old is not a regular file \\(a FIFO\\)"
+is "$(kind k.PRF.old) $(cmp -s s.PRF k.PRF && echo same)" "fifo same" \
+    "a FIFO at NAME.old: it is still one, and the session is untouched"
+
+run timeout 30 "$PROFIL" --merge s.PRF s.PRF -o fifo </dev/null
+isnt "$rc" 0 "--merge -o a FIFO: refused"
+one_line "--merge -o a FIFO" "fifo: not a regular file"
+is "$(kind fifo)" "fifo" "--merge -o a FIFO: it is still one"
+
+# An export into a FIFO, with a reader: what `>` would do.
+timeout 20 cat fifo >got &
+reader=$!
+run timeout 20 "$PROFIL" --export=speedscope s.PRF -o fifo </dev/null
+is "$rc" 0 "--export -o a FIFO: written into it"
+wait "$reader"
+"$PROFIL" --export=speedscope s.PRF -o direct.json 2>/dev/null
+ok "--export -o a FIFO: the reader got the export" cmp -s got direct.json
+is "$(kind fifo)" "fifo" "--export -o a FIFO: it is still one"
+
+run "$PROFIL" --export=speedscope s.PRF -o /dev/stdout </dev/null
+is "$rc" 0 "--export -o /dev/stdout onto a file: exits 0"
+is "$(cmp -s "$T/.out" direct.json && echo same)" same \
+    "--export -o /dev/stdout onto a file: the export is in the file"
+if [ -L /dev/stdout ]; then
+    _tap 0 "--export -o /dev/stdout onto a file: /dev/stdout is still a link"
+else
+    rm -f /dev/stdout && ln -s /proc/self/fd/1 /dev/stdout # put it back
+    fail "--export -o /dev/stdout onto a file: /dev/stdout is still a link" "it was replaced (now put back)"
+fi
+
+# Standard output onto a regular file: /dev/stdout is a link to it, in /dev,
+# which a rename would replace for every user of the machine.
+if [ "$root" = yes ]; then
+    run timeout 30 "$PROFIL" --no-tui -b 1 -t 1000 -o /dev/stdout "$SHARES" 5 </dev/null
+    isnt "$rc" 0 "-o /dev/stdout onto a file: refused"
+    one_line "-o /dev/stdout onto a file" "/dev/stdout: a name in /dev, not a file of its own: will not replace it"
+    if [ -L /dev/stdout ]; then
+        _tap 0 "-o /dev/stdout onto a file: /dev/stdout is still a link"
+    else
+        rm -f /dev/stdout && ln -s /proc/self/fd/1 /dev/stdout # put it back
+        fail "-o /dev/stdout onto a file: /dev/stdout is still a link" "it was replaced (now put back)"
+    fi
+else
+    skip -n 4 "-o /dev/stdout onto a file" needs-root "only root may write /dev"
+fi
+
+timeout 20 cat fifo >listed &
+reader=$!
+run timeout 20 "$PROFIL" --list shares.c s.PRF -o fifo </dev/null
+is "$rc" 0 "--list -o a FIFO: written into it"
+wait "$reader"
+like "$(cat listed)" "^Profile listing of .*shares\\.c" "--list -o a FIFO: the reader got the listing"
+
+if [ "$root" = yes ]; then
+    run "$PROFIL" --export=classic s.PRF -o dev </dev/null
+    is "$rc" 0 "--export -o a character device: written into it"
+    is "$(kind dev)" "character special file" "--export -o a character device: it is still one"
+else
+    skip -n 2 "--export -o a character device" needs-root "mknod"
+fi
+
+# ---------------------------------------------------------------------------
+# 2. --list ends on a line near 2^31 (libdw reads lines up to 2^31 - 1; a
+# loop on 32 bits would wrap at 2^32 - 1): the gap past the text is one row.
+cat >big.c <<'EOF'
+#include <stdlib.h>
+static volatile unsigned long sink;
+#line 2147483640
+static void spin(unsigned long n) {
+    for (unsigned long i = 0; i < n; i++) sink += i * i; }
+int main(int argc, char **argv)
+{
+    spin(argc > 1 ? strtoul(argv[1], NULL, 10) : 30000000);
+    return 0;
+}
+EOF
+if gcc -g -O0 -o big big.c 2>big.err; then
+    run "$PROFIL" --no-tui -b 1 -t 1000 -o big.PRF ./big 30000000 </dev/null
+    is "$rc" 0 "#line 2147483640: profiled"
+    run timeout 20 "$PROFIL" --list big.c big.PRF -o -
+    is "$rc" 0 "#line 2147483640: --list ends promptly"
+    like "$out" '^ +\.\.\.  \([0-9]+ lines without text or samples\)$' \
+        "#line 2147483640: the lines between are one row"
+    like "$out" '^2147483641 +[0-9]+ ' "#line 2147483640: the loop's line has its samples"
+    cmp_ok "$(lines "$out")" "<" 200 "#line 2147483640: a short listing ($(lines "$out") lines)"
+else
+    fails=$(cat big.err)
+    for _i in 1 2 3 4 5; do fail "#line 2147483640 ($_i of 5)" "gcc failed: $fails"; done
+fi
+
+# ---------------------------------------------------------------------------
+# 3. --control: a FIFO another user made is refused; the one profil makes is
+# 0600 whatever the umask.
+if [ "$root" = yes ]; then
+    mkfifo foreign mine
+    chown nobody foreign
+    run timeout 30 "$PROFIL" --no-tui --control "$T/foreign" -b 1 -t 1000 -o c.PRF "$SHARES" 5 </dev/null
+    isnt "$rc" 0 "--control a FIFO of another user: refused"
+    one_line "--control a FIFO of another user" "--control: $T/foreign belongs to another user \\(uid [0-9]+\\)"
+    run timeout 30 "$PROFIL" --no-tui --control "$T/mine,$T/foreign" -b 1 -t 1000 -o c.PRF "$SHARES" 5 </dev/null
+    isnt "$rc" 0 "--control, an ACK FIFO of another user: refused"
+    one_line "--control, an ACK FIFO of another user" "--control: $T/foreign belongs to another user"
+    no_prf_c=$(find . -maxdepth 1 -name 'c.PRF*' | wc -l)
+    is "$no_prf_c" 0 "--control a FIFO of another user: nothing was run"
+else
+    skip -n 7 "--control a FIFO of another user" needs-root "chown"
+fi
+for mask in 022 0277; do
+    (
+        umask $mask
+        exec "$PROFIL" --no-tui --control "$T/made$mask" -b 1 -t 1000 -o "made$mask.PRF" \
+            "$W" wait "$T/go$mask" >/dev/null 2>"made$mask.err" </dev/null
+    ) &
+    pid=$!
+    if wait_fifo "made$mask"; then
+        is "$(stat -c %a "made$mask")" 600 "--control, umask $mask: the FIFO profil makes is 0600"
+    else
+        fail "--control, umask $mask: the FIFO profil makes is 0600" "no FIFO: $(cat "made$mask.err")"
+    fi
+    : >"go$mask"
+    wait "$pid"
+    is "$?" 0 "--control, umask $mask: the run ends"
+done
+
+# ---------------------------------------------------------------------------
+# 4. A mark at a time no run has: the file is damaged, said in one line.
+run "$PROFIL" --no-tui -b 1 -t 1000 -o m.PRF "$W" lib </dev/null
+is "$rc" 0 "a session with marks"
+like "$("$PROFIL" --report m.PRF 2>&1)" '^ +Marks: ' "a session with marks: the report lists them"
+# mark.py IN OUT T: IN with its first mark at T seconds, its checksums made
+# anew (the chunk's and the end's), the metadata stored uncompressed.
+cat >mark.py <<'EOF'
+import json, struct, sys, zlib
+src, dst, t = sys.argv[1], sys.argv[2], float(sys.argv[3])
+d = open(src, 'rb').read()
+out, at = bytearray(d[:16]), 16
+while at < len(d):
+    typ, flags, slen, raw, crc = struct.unpack_from('<4sIQII', d, at)
+    body = d[at + 24:at + 24 + slen]
+    at += 24 + slen
+    if typ == b'META':
+        meta = json.loads(zlib.decompress(body) if flags & 1 else body)
+        meta['marks'][0]['t_s'] = t
+        body = json.dumps(meta).encode()
+        flags, raw = 0, len(body)
+    if typ == b'END ':
+        body = struct.pack('<I', zlib.crc32(bytes(out)))
+    out += struct.pack('<4sIQII', typ, flags, len(body), raw, zlib.crc32(body)) + body
+open(dst, 'wb').write(out)
+EOF
+for t in 1e308 100000; do
+    if python3 mark.py m.PRF "mark$t.PRF" "$t" 2>py.err; then
+        run "$PROFIL" --report "mark$t.PRF" </dev/null
+        is "$rc" 1 "a mark at $t s: --report exits 1"
+        one_line "a mark at $t s" "mark$t\\.PRF: metadata is damaged: a mark at .* s, after the end of a run"
+        hasnt "$err" "runtime error" "a mark at $t s: no undefined behaviour"
+    else
+        for _i in 1 2 3 4; do fail "a mark at $t s ($_i of 4)" "$(cat py.err)"; done
+    fi
+done
+python3 mark.py m.PRF mark-ok.PRF 0.5
+run "$PROFIL" --report mark-ok.PRF </dev/null
+like "$out" '^ +Marks: 00:00\.500 start$' "a mark within the run, rewritten the same way: read"
+
+# ---------------------------------------------------------------------------
+# 5. A FIFO at the program's build id in /usr/lib/debug: the start does not
+# wait on it.  The program has no debug information of its own, so its
+# debug file is looked for.
+STRIPPED=$PROGS/framed-stripped
+id=$(readelf -n "$STRIPPED" 2>/dev/null | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
+if [ "$root" != yes ]; then
+    skip -n 4 "a FIFO in .build-id" needs-root "/usr/lib/debug"
+elif [ -z "$id" ]; then
+    fails=$(readelf -n "$STRIPPED" 2>&1 | head -n 3)
+    for _i in 1 2 3 4; do fail "a FIFO in .build-id ($_i of 4)" "no build id: $fails"; done
+else
+    bdir=/usr/lib/debug/.build-id/$(printf %s "$id" | cut -c1-2)
+    bfifo=$bdir/$(printf %s "$id" | cut -c3-).debug
+    made_dir=no
+    [ -d "$bdir" ] || { mkdir -p "$bdir" && made_dir=yes; }
+    if [ -e "$bfifo" ]; then
+        for _i in 1 2 3 4; do fail "a FIFO in .build-id ($_i of 4)" "$bfifo is there already"; done
+    else
+        trap 'rm -f "$bfifo"; [ "$made_dir" = yes ] && rmdir "$bdir"; cd /; rm -rf "$T"' EXIT
+        mkfifo "$bfifo"
+        run timeout 30 "$PROFIL" --no-tui -b 1 -t 1000 -o b.PRF "$STRIPPED" 1 </dev/null
+        isnt "$rc" 124 "a FIFO in .build-id: the start does not wait on it"
+        is "$rc" 0 "a FIFO in .build-id: the run ends as usual"
+        run timeout 30 "$PROFIL" --report b.PRF </dev/null
+        is "$rc" 0 "a FIFO in .build-id: the session reads back"
+        is "$(kind "$bfifo")" fifo "a FIFO in .build-id: left as it was (the test removes it)"
+        rm -f "$bfifo"
+        [ "$made_dir" = yes ] && rmdir "$bdir"
+        trap 'cd /; rm -rf "$T"' EXIT
+    fi
+fi
+
+done_testing
