@@ -605,8 +605,9 @@ static int prf_parse_stack_counts(struct session *s, struct cursor *c, uint64_t 
         return -1;
     }
     /* What the threads have of each stack adds up to its count at most. */
-    uint64_t *left = xmalloc(s->nstacks * sizeof *left);
-    memcpy(left, s->stack_count, s->nstacks * sizeof *left);
+    uint64_t *left = xcalloc(s->nstacks ? s->nstacks : 1, sizeof *left);
+    if (s->nstacks > 0) /* (no stacks: stack_count is NULL, and every entry refused) */
+        memcpy(left, s->stack_count, s->nstacks * sizeof *left);
     for (uint64_t k = 0; k < nt; k++) {
         uint64_t tid = cur_varint(c), id = cur_varint(c), count = cur_varint(c);
         if (c->bad || tid == 0 || tid > UINT32_MAX || id == 0 || id > nodes || count == 0 ||

@@ -225,8 +225,12 @@ for drv in ptrace perf; do
     diag "$drv: main thread ended first: $(printf '%s' "$J" | jq -c '[.counters, [.threads[] | [.tid, .samples, .end_s]]]')"
     is "$(printf '%s' "$J" | jq -r .program)" "$PROGS/spinners" \
         "$drv: main thread ended first: the program is its executable"
-    cmp_ok "$(printf '%s' "$J" | jq -r '100 * .counters.program / ([.counters.total, 1] | max)')" ">=" 80 \
-        "$drv: main thread ended first: 80 % or more of the samples in its own code (its maps were read)"
+    # Its maps were read: no sample is of code profil knows nothing of (the
+    # high area), and its own code has the most.  (Not a share: the threads
+    # read their CPU clock every half millisecond, a system call, and under
+    # load 20-23 % of the ticks landed there, in libc or the kernel.)
+    is "$(printf '%s' "$J" | jq -r '"\(.counters.high) \(.counters.program > .counters.total / 2)"')" "0 true" \
+        "$drv: main thread ended first: every sample in code it knows, most in its own (its maps were read)"
     is "$(printf '%s' "$J" | jq -r --argjson p "$P" '[.threads[] | select(.tid != $p and .samples > 100)] | length')" 2 \
         "$drv: main thread ended first: both other threads sampled"
     cmp_ok "$(printf '%s' "$J" | jq -r --argjson p "$P" '.threads[] | select(.tid == $p) | .end_s // 99')" "<" 0.1 \

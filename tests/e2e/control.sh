@@ -216,7 +216,7 @@ is "$(json fifo.PRF '[.marks[] | select(.text == "warm" and .t_s > 0.8)] | lengt
     "fifo: mark warm is in the file, at its time"
 ok "fifo: a FIFO profil did not make stays" test -p c2 -a -p a2
 
-# A wait across a pause: sleep 3, the clock off for half a second in the
+# A wait across a pause: sleep 2, the clock off for half a second in the
 # middle.  Its blocked time is I/O before the pause and after it (the perf
 # driver forgot that the thread was blocked at the pause, and the 1.5 s
 # after it were lost, issue 24: 813 ticks of 2,450).
@@ -227,7 +227,7 @@ for drv in perf ptrace; do
     fi
     rm -f cp ap
     "$PROFIL" --no-tui --driver=$drv --control "$T/cp,$T/ap" -b 1 -t 1000 -o pause-$drv.PRF \
-        sleep 3 >pause.out 2>pause.err </dev/null &
+        sleep 2 >pause.out 2>pause.err </dev/null &
     pid=$!
     wait_fifo cp ap
     sleep 1
@@ -239,7 +239,7 @@ for drv in perf ptrace; do
     finish $pid
     is "$rc" 0 "pause/$drv: the program runs to its end"
     io=$(json pause-$drv.PRF .counters.io)
-    near "$io" "$((3000 - off))" 300 "pause/$drv: its wait is I/O but for the ${off} ms paused ($io ticks)"
+    near "$io" "$((2000 - off))" 250 "pause/$drv: its wait is I/O but for the ${off} ms paused ($io ticks)"
 done
 
 # clear: the end-of-run report counts from the clear, the file the whole

@@ -173,7 +173,8 @@ rc=$? err=$(cat "$T/.err")
 is "$rc" 2 "stdin: three sample times too small end profil with status 2"
 like "$err" "^profil: answer '5' refused \(3 of 3\): too small\$" "stdin: saying why"
 
-yes "'" | timeout 20 "$PROFIL" -b 1 -t 1000 -o "$T/p.PRF" "$ECHOER" >"$T/.out" 2>"$T/.err"
+# (-b alone: with -b and -t and no terminal the parameters are not asked.)
+{ echo 1000; yes "'"; } | timeout 20 "$PROFIL" -b 1 -o "$T/p.PRF" "$ECHOER" >"$T/.out" 2>"$T/.err"
 rc=$? err=$(cat "$T/.err")
 is "$rc" 2 "stdin: three unterminated quotes for the parameters end profil with status 2"
 like "$err" "^profil: answer ''' refused \(3 of 3\): .*unterminated" "stdin: saying why"
