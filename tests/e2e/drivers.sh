@@ -359,7 +359,7 @@ for drv in ptrace perf; do
         continue
     fi
     tm send-keys -t s "clear; $PROFIL --driver $drv --clock cpu -b 1 -t 1000 -o $T/pause-$drv.PRF \
--a 'threads 1 2500 >$T/pause-$drv.out' $T/pausespin; echo EXIT=\$?" Enter
+-a 'threads 1 4000 >$T/pause-$drv.out' $T/pausespin; echo EXIT=\$?" Enter
     wait_for ' running *$' 10
     sleep 0.4
     kid=$(pgrep -f "^$T/pausespin" | head -n 1)
@@ -367,14 +367,17 @@ for drv in ptrace perf; do
     # screen that shows them: the program's CPU time is read on both sides
     # of each, so the paused time lies between the inner and the outer pair
     # (under load the screen may show a change 0.1-0.3 s after the key).
+    # (Up to 10 s for the screen to show each, and 4 s of the program's CPU
+    # time: under the sanitizers, as a user, beside another test, the resume
+    # once showed after the program's end, and the outer reading was lost.)
     a1=$(task_cpu "$kid")
     tm send-keys -t s p
-    wait_for 'paused *$' 3
+    wait_for 'paused *$' 10
     a2=$(task_cpu "$kid")
     sleep 1.5
     b1=$(task_cpu "$kid")
     tm send-keys -t s p
-    wait_for 'running *$' 3
+    wait_for 'running *$' 10
     b2=$(task_cpu "$kid")
     wait_for 'Program terminated normally *$' 30
     tm send-keys -t s q
