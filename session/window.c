@@ -58,20 +58,24 @@ void session_view_finish(struct session *s)
 }
 
 /* The view's counts, made again from frames [FROM, TO) of the timeline. */
+/* Add frame F's counters to C (its total is the caller's to make). */
+static void window_add_frame(struct counters *c, const struct frame *f)
+{
+    c->program = session_sat_add(c->program, f->program);
+    c->dos = session_sat_add(c->dos, f->dos);
+    c->io = session_sat_add(c->io, f->io);
+    c->high = session_sat_add(c->high, f->high);
+    c->lost = session_sat_add(c->lost, f->lost);
+    c->preempted = session_sat_add(c->preempted, f->preempted);
+}
+
 struct counters session_file_counters(const struct session *s)
 {
     if (!s->window && s->filter == NULL)
         return session_run_counters(s);
     struct counters r = {0}; /* the timeline holds every sample, of every thread */
-    for (size_t i = 0; i < s->nframes; i++) {
-        const struct frame *f = &s->frames[i];
-        r.program = session_sat_add(r.program, f->program);
-        r.dos = session_sat_add(r.dos, f->dos);
-        r.io = session_sat_add(r.io, f->io);
-        r.high = session_sat_add(r.high, f->high);
-        r.lost = session_sat_add(r.lost, f->lost);
-        r.preempted = session_sat_add(r.preempted, f->preempted);
-    }
+    for (size_t i = 0; i < s->nframes; i++)
+        window_add_frame(&r, &s->frames[i]);
     r.total = session_sat_add(session_sat_add(r.program, r.dos), session_sat_add(r.io, r.high));
     return r;
 }
@@ -83,12 +87,7 @@ static void window_count(struct session *s, size_t from, size_t to)
         to = s->nframes;
     for (size_t i = from; i < to; i++) {
         const struct frame *f = &s->frames[i];
-        s->c.program = session_sat_add(s->c.program, f->program);
-        s->c.dos = session_sat_add(s->c.dos, f->dos);
-        s->c.io = session_sat_add(s->c.io, f->io);
-        s->c.high = session_sat_add(s->c.high, f->high);
-        s->c.lost = session_sat_add(s->c.lost, f->lost);
-        s->c.preempted = session_sat_add(s->c.preempted, f->preempted);
+        window_add_frame(&s->c, f);
         for (uint32_t k = 0; k < f->nhits; k++) {
             struct hit *h = session_hit_by_id(s, f->hits[k].id);
             if (h == NULL)
