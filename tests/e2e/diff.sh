@@ -46,9 +46,16 @@ cmp_ok "$(jq -r '.functions[0].change' "$J")" "<" -10 "JSON: work_b's change is 
 is "$(jq -r '[.functions[] | select(.name == "work_b")][0] | (.change - (.after_pct - .before_pct)) | fabs < 0.002' "$J")" true \
     "JSON: change = after_pct - before_pct (to the rounding)"
 is "$(jq -r '[.functions[] | select(.p_adjusted < .p)] | length' "$J")" 0 "JSON: no adjusted p below its raw p"
-# work_b did half the work in the fast build: its own time falls by about half.
-cmp_ok "$(jq -r '[.functions[] | select(.name == "work_b")][0] | .after_seconds / .before_seconds' "$J")" "<" 0.65 \
-    "JSON: work_b's own time falls by a third or more (half the work)"
+# work_b did half the work in the fast build: its own time falls by about
+# half, measured against work_a's, which did the same work in both: the
+# same work does not take the same CPU time in two runs on a loaded
+# machine (caches, and the host's other guests, are shared), and in one CI
+# run work_b's seconds alone fell only to 0.65 of before or more.
+secs() { jq -r "[.functions[] | select(.name == \"$1\")][0] | \"\(.before_seconds) \(.after_seconds)\"" "$J"; }
+diag "seconds before and after: work_a $(secs work_a), work_b $(secs work_b)"
+cmp_ok "$(jq -r '[.functions[] | select(.name == "work_a" or .name == "work_b") | {(.name): (.after_seconds / .before_seconds)}] | add
+                 | .work_b / .work_a' "$J")" "<" 0.65 \
+    "JSON: work_b's own time falls by a third or more against work_a's (half the work)"
 is "$(jq -r '"\(.before.samples > 0) \(.after.samples > 0) \(.compared == (.functions | length))"' "$J")" \
     "true true true" "JSON: both sessions' samples, and how many routines were compared"
 
