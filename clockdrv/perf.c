@@ -238,6 +238,8 @@ struct clockdrv_perf {
     char *note0;              /* the note as the start made it, or NULL */
     bool note0_kept;
     bool setuid_said;    /* the note says a setuid program went unseen */
+    bool overflow_said;  /* the note says a ring overflowed */
+    bool throttle_said;  /* the note says the kernel throttled the clock */
     size_t pages;        /* of each CPU's ring */
     bool exclude_kernel; /* the events take user-mode samples only */
     int *extra;          /* the events of an attached process's other threads */
@@ -1655,6 +1657,8 @@ static uint32_t perf_ticks(struct clockdrv_perf *d, const struct perf_rec *r)
 }
 
 static void perf_note_setuid(struct clockdrv_perf *d);
+static void perf_note_add(struct clockdrv_perf *d, const char *msg);
+static void perf_note_throttle(struct clockdrv_perf *d);
 
 /* What process PID execs, for EV: /proc/PID/exe and /proc/PID/cmdline read
  * now, a little after the exec (the ring is drained every 50 ms); a process
@@ -1741,11 +1745,22 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         emit(arg, &ev);
         break;
     case PERF_RECORD_LOST:
+        if (!d->overflow_said) {
+            d->overflow_said = true;
+            perf_note_add(d, "a kernel buffer filled while profil waited for a CPU: the samples "
+                             "it had no room for are lost");
+        }
         ev.type = EVENT_LOST;
         ev.lost.count = r->c;
         emit(arg, &ev);
         break;
-    case PERF_RECORD_THROTTLE: d->throttled_at = r->time; break;
+    case PERF_RECORD_THROTTLE:
+        d->throttled_at = r->time;
+        if (!d->throttle_said) {
+            d->throttle_said = true;
+            perf_note_throttle(d);
+        }
+        break;
     case PERF_RECORD_UNTHROTTLE:
         /* The ticks that fell while the kernel throttled us are lost, not hidden. */
         if (d->throttled_at != 0 && r->time > d->throttled_at) {
@@ -1824,6 +1839,19 @@ static void perf_note_jitter(struct clockdrv_perf *d)
                      "changing (each CPU keeps the random one it had: the kernel gives a new "
                      "thread its parent's period of the moment for good); --driver ptrace "
                      "keeps jittering");
+}
+
+/* The kernel held the clock back: its samples took too long for
+ * kernel.perf_event_max_sample_rate, which it lowers itself when they do. */
+static void perf_note_throttle(struct clockdrv_perf *d)
+{
+    char msg[192];
+    int rate = clockdrv_read_int("/proc/sys/kernel/perf_event_max_sample_rate", -1);
+    snprintf(msg, sizeof msg,
+             "the kernel throttled the clock (kernel.perf_event_max_sample_rate is %d now): the "
+             "ticks it held back are lost",
+             rate);
+    perf_note_add(d, msg);
 }
 
 /* A process of the program executed a setuid or setgid program (or one

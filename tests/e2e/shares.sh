@@ -48,7 +48,7 @@ is "$(c total)" "$(($(c program) + $(c dos) + $(c io) + $(c high)))" \
     "wall: total == program + dos + io + high"
 cmp_ok "$(c program)" ">=" "$(calc "0.95 * $(c total)")" "wall: program >= 95 % of total"
 cmp_ok "$(c total)" ">=" 4000 "wall: at least 4000 samples in ~2 s at 250 us"
-is "$(c lost)" 0 "wall: nothing lost"
+is "$(c lost)" 0 "wall: nothing lost" || diag "$err"
 why=$(perf_refused)
 if [ -z "$why" ]; then
     is "$(jq -r .driver "$J")" perf "wall: driver perf (auto picks it)"
@@ -78,7 +78,7 @@ set -- $(shares "$J")
 near "${1:-x}" 50 3 "cpu: work_a has 50 % of the three (+/- 3)"
 near "${2:-x}" 30 3 "cpu: work_b has 30 % of the three (+/- 3)"
 near "${3:-x}" 20 3 "cpu: work_c has 20 % of the three (+/- 3)"
-is "$(c lost)" 0 "cpu: nothing lost"
+is "$(c lost)" 0 "cpu: nothing lost" || diag "$err"
 # (Kernel-mode ticks still count as I/O with the cpu clock: no io == 0 here.)
 is "$(c total)" "$(($(c program) + $(c dos) + $(c io) + $(c high)))" \
     "cpu: total == program + dos + io + high"
