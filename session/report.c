@@ -534,6 +534,12 @@ static cJSON *report_json_object(struct session *s)
             cJSON_AddNullToObject(j, "line");
         }
         cJSON_AddBoolToObject(j, "inlined", f->inlined);
+        /* Where a stack ended without reaching its start is no function:
+         * say so, so that a reader need not know the names. */
+        cJSON_AddStringToObject(j, "kind",
+                                f->module == s->truncated_module ? "truncated"
+                                : f->module == s->unknown_module ? "unknown"
+                                                                 : "function");
         cJSON_AddItemToArray(funcs, j);
     }
     report_json_who(s, o, order, n);

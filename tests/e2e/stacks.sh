@@ -13,7 +13,7 @@
 # --export=folded and --report --tree.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 321
+plan 323
 
 # profile NAME DRIVER [PROFIL-OPTION...] PROG [--|ARG...]: run PROG under
 # profil with DRIVER into $T/NAME.PRF; its JSON report in $J=$T/NAME.json,
@@ -442,6 +442,11 @@ set -- $(frecurse)
 diag "--stack-size=2048: bottom $1, with 300 recurse frames and main $2, deepest $3; stacks $(jq -c .stacks "$J")"
 cmp_ok "$(pct "${2:-x}" "${1:-0}")" "<" 5 "--stack-size=2048: the stacks of bottom stop short of main"
 cmp_ok "${3:-x}" "<" 200 "--stack-size=2048: no stack holds 200 recurse frames"
+# The JSON says which entries of its functions are no functions.
+is "$(jq -r '[.functions[] | select(.name == "[truncated]")][0] | "\(.kind) \(.self)"' "$J")" "truncated 0" \
+    "--stack-size=2048: [truncated] is of kind truncated in the JSON, with no Self"
+is "$(jq -r '[.functions[] | select(.name == "bottom" or .name == "recurse") | .kind] | unique | join(" ")' "$J")" \
+    "function" "--stack-size=2048: bottom and recurse are of kind function"
 profile big "$drv" --stack-size=65536 "$PROGS/recurse" 300 1500
 is "$rc" 0 "--stack-size=65536: profil exits 0"
 set -- $(frecurse)
