@@ -77,8 +77,8 @@ is "$(jq -r '.exit | keys_unsorted | join(" ")' "$J")" "status code signal" "JSO
 is "$(jq -r '.counters | keys_unsorted | join(" ")' "$J")" "program dos io high total lost preempted lost_pct" \
     "JSON: counters has exactly program, dos, io, high, total, lost, preempted, lost_pct"
 is "$(jq -r '[.functions[] | keys_unsorted | join(" ")] | unique | join("|")' "$J")" \
-    "name raw_name module samples seconds pct_total pct_accounted ci_low ci_high indistinct self total self_pct total_pct file line inlined" \
-    "JSON: every function has exactly name, raw_name, module, samples, seconds, pct_total, pct_accounted, ci_low, ci_high, indistinct, self, total, self_pct, total_pct, file, line, inlined"
+    "name raw_name module samples seconds pct_total pct_accounted ci_low ci_high indistinct self total self_pct total_pct file line inlined kind" \
+    "JSON: every function has exactly name, raw_name, module, samples, seconds, pct_total, pct_accounted, ci_low, ci_high, indistinct, self, total, self_pct, total_pct, file, line, inlined, kind"
 is "$(jq -r '[.functions[] | select(.file != null) | (.file | type) + " " + (.line | type)] | unique | join("|")' "$J")" \
     "string number" "JSON: a function's file is a string and its line a number, where known"
 is "$(jq -r '[.args[] | type] | unique | join(" ")' "$J")" string "JSON: args are strings"
