@@ -55,14 +55,15 @@ static struct diff_key *diff_keys(struct session *s, size_t *n)
     return k;
 }
 
-/* Two-sided p of the two-proportion z-test with a pooled proportion. */
-static double diff_p(uint64_t a, uint64_t na, uint64_t b, uint64_t nb)
+/* Two-sided p of the two-proportion z-test with a pooled proportion, each
+ * session's variance DA and DB times a binomial one (its design effect). */
+static double diff_p(uint64_t a, uint64_t na, double da, uint64_t b, uint64_t nb, double db)
 {
     if (na == 0 || nb == 0)
         return 1;
     double pa = (double)a / (double)na, pb = (double)b / (double)nb;
     double p = (double)(a + b) / (double)(na + nb);
-    double se = sqrt(p * (1 - p) * (1.0 / (double)na + 1.0 / (double)nb));
+    double se = sqrt(p * (1 - p) * (da / (double)na + db / (double)nb));
     if (!(se > 0))
         return pa == pb ? 1 : 0;
     return erfc(fabs(pb - pa) / se / M_SQRT2);
@@ -86,7 +87,7 @@ static void diff_add(struct diff *d, size_t *alloc, const struct session *s, con
     r->change = r->after_pct - r->before_pct;
     r->before_s = (double)before * d->before_interval_us / 1e6;
     r->after_s = (double)after * d->after_interval_us / 1e6;
-    r->p = diff_p(before, d->before_total, after, d->after_total);
+    r->p = diff_p(before, d->before_total, d->before_deff, after, d->after_total, d->after_deff);
 }
 
 static int diff_by_p(const void *a, const void *b)
@@ -131,6 +132,8 @@ struct diff *diff_sessions(struct session *a, struct session *b)
     d->after_total = b->c.total;
     d->before_interval_us = a->interval_us;
     d->after_interval_us = b->interval_us;
+    d->before_deff = session_deff(a);
+    d->after_deff = session_deff(b);
     size_t na, nb, alloc = 0;
     struct diff_key *ka = diff_keys(a, &na), *kb = diff_keys(b, &nb);
     /* A merge of the two sorted key lists. */
@@ -212,9 +215,11 @@ char *diff_json(const struct diff *d, const char *before, const char *after)
     cJSON *b = cJSON_AddObjectToObject(o, "before");
     cJSON_AddStringToObject(b, "file", before);
     cJSON_AddNumberToObject(b, "samples", (double)d->before_total);
+    cJSON_AddNumberToObject(b, "design_effect", d->before_deff);
     cJSON *a = cJSON_AddObjectToObject(o, "after");
     cJSON_AddStringToObject(a, "file", after);
     cJSON_AddNumberToObject(a, "samples", (double)d->after_total);
+    cJSON_AddNumberToObject(a, "design_effect", d->after_deff);
     cJSON_AddNumberToObject(o, "compared", (double)d->n);
     cJSON *rows = cJSON_AddArrayToObject(o, "functions");
     for (size_t i = 0; i < d->n; i++) {

@@ -25,6 +25,7 @@ struct diff {
     size_t n;
     uint64_t before_total, after_total;
     uint32_t before_interval_us, after_interval_us;
+    double before_deff, after_deff; /* each session's design effect (session_deff) */
 };
 
 /* Match A's and B's functions by module and name (the program's own

@@ -253,7 +253,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         else
             snprintf(name, sizeof name, "%s", shown);
         char ci[16];
-        snprintf(ci, sizeof ci, "+-%.2f%s", stats_halfwidth_pct(f->samples, total),
+        snprintf(ci, sizeof ci, "+-%.2f%s", stats_halfwidth_pct(f->samples, total, session_deff(s)),
                  report_indistinct(s, order, n, k) ? " ~" : "");
         if (stacks)
             fprintf(out, "%-11s %-*s %9.2f%% %-9s %12.2f%% %9" PRIu64 " %9.2f%%  %s%s\n",
@@ -286,7 +286,7 @@ bool report_indistinct(const struct session *s, const size_t *order, size_t n, s
         return false;
     for (size_t j = k > 0 ? k - 1 : k + 1; j <= k + 1 && j < n; j += 2) {
         uint64_t other = s->funcs[order[j]].samples;
-        if (other > 0 && stats_overlap(me, other, s->c.total))
+        if (other > 0 && stats_overlap(me, other, s->c.total, session_deff(s)))
             return true;
     }
     return false;
@@ -300,13 +300,13 @@ static void report_reliability(const struct session *s, FILE *out, const size_t 
     if (total == 0 || n == 0)
         return;
     const struct func *top = &s->funcs[order[0]];
-    double half = stats_halfwidth_pct(top->samples, total);
+    double half = stats_halfwidth_pct(top->samples, total, session_deff(s));
     fprintf(out, "+-: the share's 95 %% interval from the number of samples (docs/statistics.md); "
                  "~: its interval overlaps the one above or below: the two cannot be told "
                  "apart.\n");
     if (total >= REPORT_FEW_SAMPLES && half <= REPORT_WIDE_POINTS)
         return;
-    uint64_t need = stats_samples_for((double)top->samples / (double)total, 1);
+    uint64_t need = stats_samples_for((double)top->samples / (double)total, 1, session_deff(s));
     fprintf(out,
             "Too few samples to rely on: %" PRIu64 " in all, %s is %.2f%% +-%.2f; about %" PRIu64
             " samples would make it +-1 point (a longer run, or a shorter sample time).\n",
@@ -322,9 +322,10 @@ uint64_t report_samples_wanted(const struct session *s)
         if (s->funcs[i].samples > top)
             top = s->funcs[i].samples;
     }
-    if (total >= REPORT_FEW_SAMPLES && stats_halfwidth_pct(top, total) <= REPORT_WIDE_POINTS)
+    if (total >= REPORT_FEW_SAMPLES &&
+        stats_halfwidth_pct(top, total, session_deff(s)) <= REPORT_WIDE_POINTS)
         return 0;
-    return stats_samples_for((double)top / (double)total, 1);
+    return stats_samples_for((double)top / (double)total, 1, session_deff(s));
 }
 
 /* The counters table: PROFIL's four, the total, and what was not sampled. */
@@ -468,6 +469,7 @@ static cJSON *report_json_object(struct session *s)
     cJSON_AddNumberToObject(o, "interval_us", s->interval_us);
     cJSON_AddItemToObject(o, "jitter_pct",
                           s->jitter_known ? cJSON_CreateNumber(s->jitter_pct) : cJSON_CreateNull());
+    cJSON_AddNumberToObject(o, "design_effect", session_deff(s));
     cJSON_AddNumberToObject(o, "bucket_paragraphs", s->bucket_paragraphs);
     cJSON_AddNumberToObject(o, "bucket_count", (double)s->nbuckets);
     cJSON_AddNumberToObject(o, "prog_low", (double)s->prog_low);
@@ -517,7 +519,7 @@ static cJSON *report_json_object(struct session *s)
         cJSON_AddItemToObject(j, "pct_accounted", report_json_pct(f->samples, accounted));
         /* The 95 % interval of pct_total (Wilson's): docs/statistics.md. */
         double lo, hi;
-        stats_wilson(f->samples, s->c.total, &lo, &hi);
+        stats_wilson(f->samples, s->c.total, session_deff(s), &lo, &hi);
         cJSON_AddNumberToObject(j, "ci_low", round(lo * 100000.0) / 1000.0);
         cJSON_AddNumberToObject(j, "ci_high", round(hi * 100000.0) / 1000.0);
         cJSON_AddBoolToObject(j, "indistinct", report_indistinct(s, order, n, k));

@@ -5,6 +5,7 @@
 #include "session/limits.h"
 #include "session/lines.h"
 #include "session/stacks.h"
+#include "session/stats.h"
 #include "session/threads.h"
 #include "util/xmalloc.h"
 
@@ -699,6 +700,11 @@ uint64_t session_accounted(const struct session *s)
     for (size_t i = 0; i < s->nfuncs; i++)
         sum = session_sat_add(sum, s->funcs[i].samples);
     return sum;
+}
+
+double session_deff(const struct session *s)
+{
+    return s->jitter_known ? stats_deff_jitter(s->jitter_pct) : 1;
 }
 
 bool session_saturated(const struct session *s)

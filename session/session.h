@@ -356,6 +356,11 @@ void session_rank(struct session *s);
 /* Samples that fell in a function of some module: PROF's "accounted". */
 uint64_t session_accounted(const struct session *s);
 
+/* How many times more a share of this session's ticks varies than a share
+ * of as many independent samples: its intervals' design effect
+ * (stats_deff_jitter; 1 when the file does not say how it sampled). */
+double session_deff(const struct session *s);
+
 /* A + B, or UINT64_MAX when that would not fit: counts saturate, never wrap
  * round to small ones (a file may hold counts near 2^64). */
 static inline uint64_t session_sat_add(uint64_t a, uint64_t b)

@@ -36,7 +36,7 @@ double settle_update(struct settle *st, struct session *s, double now)
                   memcmp(keys, st->top, watched * sizeof *keys) == 0;
     for (size_t k = 0; steady && k + 1 < ntop; k++) {
         if (stats_overlap_z(s->funcs[top[k]].samples, s->funcs[top[k + 1]].samples, s->c.total,
-                            SETTLE_Z))
+                            session_deff(s), SETTLE_Z))
             steady = false;
     }
     memcpy(st->top, keys, sizeof keys);

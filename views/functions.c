@@ -314,7 +314,8 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         if (functions_indistinct(f, s, row))
             line[strlen(line) - 1] = '~'; /* in the blank after the share */
         if (pm) {
-            snprintf(num, sizeof num, "+-%.2f", stats_halfwidth_pct(fn->samples, s->c.total));
+            snprintf(num, sizeof num, "+-%.2f",
+                     stats_halfwidth_pct(fn->samples, s->c.total, session_deff(s)));
             functions_cell(line, sizeof line, num, 6, true);
         }
         if (base) {
@@ -356,7 +357,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         char detail[1024];
         /* Its share with the 95 % interval, which the columns have no room for. */
         double lo, hi;
-        stats_wilson(fn->samples, s->c.total, &lo, &hi);
+        stats_wilson(fn->samples, s->c.total, session_deff(s), &lo, &hi);
         snprintf(detail, sizeof detail,
                  "%s  (%s+0x%" PRIx64 "%s%s)  %.2f%% +-%.2f (95 %%: %.2f-%.2f)", fn->name,
                  s->modules[fn->module]->name, fn->start, fn->raw ? ", " : "",

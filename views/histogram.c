@@ -240,12 +240,12 @@ static int histogram_elsewhere(WINDOW *win, int y, int w, int rows, const struct
 
 /* Where there is room, bars are drawn to the top of the hottest bucket's
  * interval, so that its whisker fits too: the samples a full bar stands for. */
-static double histogram_bar_top(uint64_t max, uint64_t total, int width)
+static double histogram_bar_top(uint64_t max, uint64_t total, double deff, int width)
 {
     if (width < 10 || max == 0 || total == 0)
         return (double)max;
     double lo, hi;
-    stats_wilson(max, total, &lo, &hi);
+    stats_wilson(max, total, deff, &lo, &hi);
     return hi * (double)total;
 }
 
@@ -253,12 +253,12 @@ static double histogram_bar_top(uint64_t max, uint64_t total, int width)
  * for TOP samples: '[' where it starts, '-' past the bar, ']' where it
  * ends; only where it spans three cells or more, so that it says something. */
 static void histogram_whisker(WINDOW *win, int y, int x, int width, uint64_t count, uint64_t total,
-                              double top)
+                              double deff, double top)
 {
     if (width < 10 || !(top > 0) || total == 0)
         return;
     double lo, hi, scale = (double)total / top * width;
-    stats_wilson(count, total, &lo, &hi);
+    stats_wilson(count, total, deff, &lo, &hi);
     int fill = (int)((double)count / top * width + 0.5);
     int a = (int)(lo * scale + 0.5), b = (int)(hi * scale + 0.5);
     if (b >= width)
@@ -315,7 +315,7 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     int countx = 13 + namew + 1;
     int barx = countx + 18;
     int barw = w - barx - 1; /* a blank column keeps the bar off the next panel */
-    double top = histogram_bar_top(h->max, s->c.total, barw);
+    double top = histogram_bar_top(h->max, s->c.total, session_deff(s), barw);
     char line[128];
     wattron(win, A_BOLD);
     snprintf(line, sizeof line, "%-12s %-*s %9s %7s", "Address", namew, "Function", "Count", "%");
@@ -353,7 +353,7 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         if (barw > 0) {
             draw_bar(win, y, barx, barw, top > 0 ? (double)count / top : 0, PAIR_PROGRAM,
                      ctx->colors);
-            histogram_whisker(win, y, barx, barw, count, s->c.total, top);
+            histogram_whisker(win, y, barx, barw, count, s->c.total, session_deff(s), top);
         }
     }
 }

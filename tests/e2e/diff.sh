@@ -7,7 +7,7 @@
 # over-eager); the program's own module matches although its file is named
 # differently; the JSON says the same; bad command lines are refused.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 38
+plan 39
 
 # Every 250 us, ~4,000 samples a run: work_b's drop, 15 points (40 % to
 # 25 %), is then about 5 standard deviations past the check's -10 (at 1 ms,
@@ -61,15 +61,17 @@ is "$(jq -r '"\(.before.samples > 0) \(.after.samples > 0) \(.compared == (.func
 
 # ---------------------------------------------------------------------------
 # The statistics, recomputed here from the counts the JSON gives: each
-# row's p is the two-sided two-proportion z-test (pooled), and p_adjusted
-# is Holm's step-down over the rows compared.  Checked on both pairs.
+# row's p is the two-sided two-proportion z-test (pooled), each session's
+# variance 1.25 times a binomial one (its periods were jittered +-50 %: the
+# ticks' design effect, docs/statistics.md), and p_adjusted is Holm's
+# step-down over the rows compared.  Checked on both pairs.
 holm_check() { # JSON: the rows whose p or p_adjusted differ from ours
     jq -r '.before.samples as $na | .after.samples as $nb |
            .functions[] | "\($na) \($nb) \(.before_samples) \(.after_samples) \(.p) \(.p_adjusted) \(.name)"' "$1" |
         perl -MPOSIX=erfc -ane '
             my ($na, $nb, $ka, $kb, $p, $adj, $name) = @F;
             my $pool = ($ka + $kb) / ($na + $nb);
-            my $se = sqrt($pool * (1 - $pool) * (1 / $na + 1 / $nb));
+            my $se = sqrt($pool * (1 - $pool) * (1.25 / $na + 1.25 / $nb));
             my $q = $se > 0 ? erfc(abs($kb / $nb - $ka / $na) / $se / sqrt(2)) : 1;
             push @r, [$q, $p, $adj, $name];
             END {
@@ -84,6 +86,8 @@ holm_check() { # JSON: the rows whose p or p_adjusted differ from ours
                 }
             }'
 }
+is "$(jq -c '[.before.design_effect, .after.design_effect]' "$J")" "[1.25,1.25]" \
+    "JSON: both sessions' design effect is 1.25 (jittered +-50 %)"
 is "$(holm_check "$J")" "" "JSON: every p is the two-proportion z-test's, every p_adjusted Holm's"
 
 # The same build twice.  The two-proportion test is exact for a sampler

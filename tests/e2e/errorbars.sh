@@ -8,7 +8,7 @@
 # of too few samples says so, and how many would do.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 39
+plan 40
 
 RUNS=20
 
@@ -53,6 +53,16 @@ is "$(jq '[.functions[] | select(.ci_low <= .pct_total and .pct_total <= .ci_hig
 is "$(jq '[.functions[] | select(.samples == 0 and .ci_low == 0 and .ci_high > 0)] | length' "$J")" \
     "$(jq '[.functions[] | select(.samples == 0)] | length' "$J")" \
     "a function of no samples of its own: [0, something], not of no width"
+# Wilson's interval, for as many independent samples as would vary as much
+# as the session's ticks: the total over 1.25 (periods jittered +-50 %).
+is "$(jq -r '.counters.total as $t | (1.959963984540054 | . * .) as $z2
+    | [.functions[] | select(.samples > 0 and .samples < $t)
+       | (.samples / $t) as $p | ($t / 1.25) as $n
+       | (($p + $z2 / (2 * $n)) / (1 + $z2 / $n)) as $c
+       | (($z2 | sqrt) * ((($p * (1 - $p) / $n) + $z2 / (4 * $n * $n)) | sqrt) / (1 + $z2 / $n)) as $h
+       | select((.ci_low - 100 * ($c - $h) | fabs) > 0.0006 or (.ci_high - 100 * ($c + $h) | fabs) > 0.0006)
+       | .name] | join(" ")' "$J")" "" \
+    "every function's interval is Wilson's for the total over the design effect, 1.25"
 top=$(jq -r '.functions[0].name' "$J")
 want=$(jq -r '.functions[0] | (.ci_high - .ci_low) / 2' "$J")
 text=$("$PROFIL" --report "$T/long.PRF")
@@ -179,8 +189,8 @@ like "$text" '^Too few samples to rely on: [0-9]+ in all, .* is [0-9.]+% \+-[0-9
     "a short run: too few samples, and how many would do"
 need=$(printf '%s\n' "$text" | sed -n 's/.*; about \([0-9]*\) samples.*/\1/p')
 p=$(json "$T/few.PRF" '.functions[0].pct_total / 100')
-cmp_ok "$(calc "($need - 3.8415 * ($p < 0.005 ? 0.005 : $p) * (1 - $p) * 10000) ^ 2")" "<=" 4 \
-    "the number is z^2 p (1 - p) / 0.01^2 for the top share"
+cmp_ok "$(calc "($need - 1.25 * 3.8415 * ($p < 0.005 ? 0.005 : $p) * (1 - $p) * 10000) ^ 2")" "<=" 4 \
+    "the number is 1.25 z^2 p (1 - p) / 0.01^2 for the top share (1.25: the design effect)"
 
 # ... and the live screen's header says so while it holds.
 tm kill-session -t s 2>/dev/null

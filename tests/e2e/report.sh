@@ -3,7 +3,7 @@
 # schema, the arithmetic, the comment and the parameters, and that a report
 # is the same every time.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 97
+plan 100
 
 # The sieve, 2 paragraphs per bucket, 500 us: 500 rounds, ~0.3 s, ~600 samples.
 run "$PROFIL" -b 2 -t 500 -c 'a comment' -a "500 'y z'" -o "$T/s.PRF" "$PROGS/sieve" </dev/null
@@ -28,6 +28,7 @@ done <<'EOF'
 .clock string
 .interval_us number
 .jitter_pct number
+.design_effect number
 .functions[0].ci_low number
 .functions[0].ci_high number
 .bucket_paragraphs number
@@ -60,6 +61,7 @@ done <<'EOF'
 .functions[0].total number
 .functions[0].self_pct number
 .functions[0].total_pct number
+.functions[0].kind string
 .buckets array
 .buckets[0] number
 .meta object
@@ -70,8 +72,10 @@ done <<'EOF'
 .stacks.max_depth number
 .marks array
 EOF
+is "$(jq -r '"\(.jitter_pct) \(.design_effect)"' "$J")" "50 1.25" \
+    "JSON: periods jittered +-50 %: the shares vary 1.25 times as much as independent samples"
 is "$(jq -r 'keys_unsorted | join(" ")' "$J")" \
-    "program args comment interpreter driver clock interval_us jitter_pct bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions times filter program_area window processes threads buckets notes meta stacks marks" \
+    "program args comment interpreter driver clock interval_us jitter_pct design_effect bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions times filter program_area window processes threads buckets notes meta stacks marks" \
     "JSON: exactly these top-level keys, in this order"
 is "$(jq -r '.exit | keys_unsorted | join(" ")' "$J")" "status code signal" "JSON: exit has exactly status, code, signal"
 is "$(jq -r '.counters | keys_unsorted | join(" ")' "$J")" "program dos io high total lost preempted lost_pct" \
