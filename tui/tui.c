@@ -54,10 +54,15 @@ static void tui_layout(struct tui *t)
         delwin(t->help_win);
     t->help_win = NULL;
     int top = HEADER_ROWS, main_h = t->rows - HEADER_ROWS - 1;
+    /* A message takes the views' last row while it shows, so that the keys
+     * below stay whole (tui_draw_status); not where that leaves too little. */
+    t->msg_row = t->status[0] != '\0' && main_h - 1 >= 3;
+    int pty_h = main_h;
+    main_h -= t->msg_row;
     if (main_h < 3 || t->cols < 20)
         return;    /* too small: the header says so */
     if (t->help) { /* every key, scrolled when it does not fit: the header's rows too */
-        t->help_win = newwin(t->rows - 1, t->cols, 0, 0);
+        t->help_win = newwin(t->rows - 1 - t->msg_row, t->cols, 0, 0);
         return;
     }
     if (tui_wide(t) && (t->current == V_HISTOGRAM || t->current == V_FUNCTIONS)) {
@@ -74,9 +79,10 @@ static void tui_layout(struct tui *t)
         if (t->place[i].shown)
             t->win[i] = newwin(t->place[i].h, t->place[i].w, t->place[i].y, t->place[i].x);
     }
-    /* The program's terminal is as big as the area that shows its output. */
+    /* The program's terminal is as big as the area that shows its output
+     * (without a message: the program is not resized for one). */
     if (t->pty >= 0) {
-        struct winsize ws = {.ws_row = (unsigned short)main_h, .ws_col = (unsigned short)t->cols};
+        struct winsize ws = {.ws_row = (unsigned short)pty_h, .ws_col = (unsigned short)t->cols};
         ioctl(t->pty, TIOCSWINSZ, &ws);
     }
 }
@@ -344,6 +350,15 @@ static void tui_draw_status(struct tui *t)
     int y = t->rows - 1, x = 0;
     move(y, 0);
     clrtoeol();
+    /* A message has a row of its own above the keys (tui_layout), which stay
+     * whole; on a terminal too short for that row, it follows the tabs. */
+    bool inline_msg = t->status[0] && !t->msg_row;
+    if (t->msg_row) {
+        attron(A_BOLD);
+        draw_text(stdscr, y - 1, 0, t->cols, "");
+        draw_text(stdscr, y - 1, 1, t->cols - 1, t->status);
+        attrset(A_NORMAL);
+    }
     if (t->searching && t->asking_name) {
         mvprintw(y, 0, "Save as: %s", t->save_name);
         curs_set(1);
@@ -367,27 +382,33 @@ static void tui_draw_status(struct tui *t)
         attrset(A_NORMAL);
         return;
     }
-    /* A message that does not fit after the tabs takes the names of the
-     * others, the last first, until it does (their numbers stay); so do the
-     * first keys to know when there is no message. */
-    bool named[NTABS];
-    int used = 0;
+    /* The tabs by their names where they all fit with the first keys to know
+     * ("h Help  q Quit"), else all by their short names; where even those do
+     * not fit, the last ones give up their names (their numbers stay), the
+     * current one's last. */
+    const char *label[NTABS];
+    int used = 0, want = inline_msg ? draw_width(t->status) : 15;
     for (int i = 0; i < NTABS; i++) {
-        named[i] = true;
-        used += 1 + (int)strlen(tui_views[i]->name) + 1;
+        label[i] = tui_views[i]->name;
+        used += 1 + (int)strlen(label[i]) + 1;
     }
-    /* Without a message, the keys worth knowing first ("h Help  q Quit") need room too. */
-    int want = t->status[0] ? draw_width(t->status) : 15;
+    bool tight = used + 1 + want > t->cols;
+    for (int i = 0; i < NTABS && tight; i++) {
+        if (tui_views[i]->short_name != NULL) {
+            used -= (int)(strlen(label[i]) - strlen(tui_views[i]->short_name));
+            label[i] = tui_views[i]->short_name;
+        }
+    }
     for (int i = NTABS - 1; i >= 0 && used + 1 + want > t->cols; i--) {
         if (t->help || i != tui_tab(t->current)) {
-            named[i] = false;
-            used -= (int)strlen(tui_views[i]->name);
+            used -= (int)strlen(label[i]);
+            label[i] = "";
         }
     }
     for (int i = 0; i < NTABS; i++) {
         bool cur = !t->help && (i == tui_tab(t->current));
         char tab[32];
-        snprintf(tab, sizeof tab, "%d%s", i + 1, named[i] ? tui_views[i]->name : "");
+        snprintf(tab, sizeof tab, "%d%s", i + 1, label[i]);
         t->tab_x[i] = x;
         t->tab_w[i] = (int)strlen(tab);
         if (cur)
@@ -398,7 +419,7 @@ static void tui_draw_status(struct tui *t)
         if (x >= t->cols)
             return;
     }
-    if (t->status[0]) {
+    if (inline_msg) {
         draw_text(stdscr, y, x + 1, t->cols - x - 1, t->status);
         return;
     }
@@ -435,7 +456,26 @@ static void tui_draw_status(struct tui *t)
     draw_text(stdscr, y, x + 1, t->cols - x - 1, line);
 }
 
+static void tui_draw_once(struct tui *t);
+
+/* Draw the screen: again, laid out anew, when a message came or went (a
+ * view's own, said while it drew, included). */
 static void tui_draw(struct tui *t)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        bool msg = t->status[0] != '\0';
+        if (msg != t->msg_row && (!msg || t->rows - HEADER_ROWS - 2 >= 3))
+            tui_layout(t);
+        tui_draw_once(t);
+        if ((t->status[0] != '\0') == msg)
+            break;
+    }
+    doupdate();
+    t->dirty = false;
+    t->last_draw = clockdrv_now_ns();
+}
+
+static void tui_draw_once(struct tui *t)
 {
     session_totals(t->s); /* the ranking, and Total where there are stacks */
     erase();
@@ -464,9 +504,6 @@ static void tui_draw(struct tui *t)
         move(t->rows - 1, 9 + draw_width(t->save_name));
     else if (t->searching)
         move(t->rows - 1, (t->asking_time ? 17 : 8) + (int)strlen(t->search));
-    doupdate();
-    t->dirty = false;
-    t->last_draw = clockdrv_now_ns();
 }
 
 static void tui_read_pty(struct tui *t)
