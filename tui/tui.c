@@ -133,12 +133,18 @@ static double tui_rate(const struct session *s, size_t upto)
     size_t first = upto > 10 ? upto - 10 : 0;
     if (upto == 0)
         return -1;
-    uint64_t sum = 0;
-    for (size_t i = first; i < upto && i < s->nframes; i++) {
-        const struct frame *f = &s->frames[i];
-        sum += f->program + f->dos + f->io + f->high;
-    }
+    uint64_t sum = session_frames_samples(s, first, upto); /* the filter's threads' */
     return (double)sum / ((double)(upto - first) * (double)SESSION_FRAME_NS / 1e9);
+}
+
+/* Under a time window, its samples per second, over as much of it as the
+ * run has reached (a replay may not have come to its end); else -1. */
+static double tui_window_rate(const struct session *s)
+{
+    size_t to = s->win_to < s->nframes ? s->win_to : s->nframes;
+    if (!s->window || to <= s->win_from)
+        return -1;
+    return (double)s->c.total / ((double)(to - s->win_from) * (double)SESSION_FRAME_NS / 1e9);
 }
 
 /* One fact of the header, and how long it stays when room runs out. */
@@ -208,13 +214,13 @@ static size_t tui_counts(const struct session *s, double rate, bool average, str
 static size_t tui_who(const struct session *s, struct tui_field *f)
 {
     size_t n = 0;
-    if (s->filter != NULL) {
-        snprintf(f[n].text, sizeof f[n].text, "only %s (Esc: all)", s->filter->label);
-        f[n++].keep = 9;
-    }
-    if (s->window) {
-        snprintf(f[n].text, sizeof f[n].text, "only %.1f-%.1f s (Esc: all)",
-                 (double)s->win_from / 10, (double)s->win_to / 10);
+    if (s->filter != NULL || s->window) { /* both, when both: they combine */
+        char win[48] = "";
+        if (s->window)
+            snprintf(win, sizeof win, "%s%.1f-%.1f s", s->filter ? " in " : "",
+                     (double)s->win_from / 10, (double)s->win_to / 10);
+        snprintf(f[n].text, sizeof f[n].text, "only %s%s (Esc: all)",
+                 s->filter ? s->filter->label : "", win);
         f[n++].keep = 9;
     }
     double on, bl;
@@ -279,7 +285,9 @@ static void tui_draw_header(struct tui *t)
         double secs = s->duration_s - (double)s->clear_frame * SESSION_FRAME_NS / 1e9;
         double rate = end ? (s->duration_s > 0 && secs > 0 ? (double)s->c.total / secs : -1)
                           : tui_rate(s, r->pos);
-        n += tui_counts(s, rate, end, f + n);
+        if (s->window)
+            rate = tui_window_rate(s);
+        n += tui_counts(s, rate, end || s->window, f + n);
     } else {
         bool ended = t->d->ended;
         mode = ended ? "ended" : "live";
@@ -308,7 +316,9 @@ static void tui_draw_header(struct tui *t)
             size_t now = (size_t)((clockdrv_now_ns() - s->start_ns) / SESSION_FRAME_NS);
             rate = tui_rate(s, now > 0 ? now - 1 : 0);
         }
-        n += tui_counts(s, rate, ended, f + n);
+        if (s->window)
+            rate = tui_window_rate(s);
+        n += tui_counts(s, rate, ended || s->window, f + n);
     }
     n += tui_who(s, f + n);
 
