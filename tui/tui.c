@@ -149,31 +149,38 @@ static double tui_window_rate(const struct session *s)
 
 /* One fact of the header, and how long it stays when room runs out. */
 struct tui_field {
-    char text[80];
-    int keep; /* higher stays longer */
+    char text[96];
+    char alt[96]; /* a shorter one, where text does not fit (empty: none) */
+    int keep;     /* higher stays longer */
 };
 
 /* Lay FIELDS out in WIDTH columns, two blanks apart: the ones kept longest
- * first, the rest dropped whole rather than run into each other. */
+ * first, in their shorter words where the longer do not fit, the rest
+ * dropped whole rather than run into each other. */
 static void tui_fields(char *out, size_t size, const struct tui_field *f, size_t n, int width)
 {
-    bool shown[16] = {false};
+    const char *shown[16] = {NULL};
     int used = 0;
     for (int keep = 9; keep >= 0; keep--) {
         for (size_t i = 0; i < n && i < 16; i++) {
-            int w = draw_width(f[i].text);
-            if (f[i].keep != keep || f[i].text[0] == '\0' || used + w + (used ? 2 : 0) > width)
+            const char *text = f[i].text;
+            int sep = used ? 2 : 0, w = draw_width(text);
+            if (used + w + sep > width && f[i].alt[0] != '\0') {
+                text = f[i].alt;
+                w = draw_width(text);
+            }
+            if (f[i].keep != keep || text[0] == '\0' || used + w + sep > width)
                 continue;
-            shown[i] = true;
-            used += w + (used ? 2 : 0);
+            shown[i] = text;
+            used += w + sep;
         }
     }
     size_t len = 0;
     out[0] = '\0';
     for (size_t i = 0; i < n && i < 16; i++) {
-        if (shown[i])
+        if (shown[i] != NULL)
             len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%s%s", len ? "  " : "",
-                                    f[i].text);
+                                    shown[i]);
     }
 }
 
@@ -221,6 +228,7 @@ static size_t tui_who(const struct session *s, struct tui_field *f)
                      (double)s->win_from / 10, (double)s->win_to / 10);
         snprintf(f[n].text, sizeof f[n].text, "only %s%s (Esc: all)",
                  s->filter ? s->filter->label : "", win);
+        snprintf(f[n].alt, sizeof f[n].alt, "only %s%s", s->filter ? s->filter->label : "", win);
         f[n++].keep = 9;
     }
     double on, bl;

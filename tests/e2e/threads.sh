@@ -10,7 +10,7 @@
 # tests/progs/spawner: a parent that runs exitcode (exit 3), then shares.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 105
+plan 106
 
 # tid NAME FILE: the tid of the thread named NAME in FILE.
 tid() {
@@ -200,6 +200,10 @@ r=$(printf '%s\n' "$H" | sed -n 's/.* samples [0-9]* (\([0-9]*\)\/s avg).*/\1/p'
 w=$(printf '%s\n' "$H" | sed -n 's/.* in \([0-9.]*\)-\([0-9.]*\) s (Esc: all).*/\2 - \1/p')
 near "${r:-x}" "$(calc "${n:-0} / (${w:-1})")" 1 \
     "live: the header's rate is over the window (${n:-?} samples in ${w:-?} s: ${r:-?}/s)"
+tm resize-window -t s -x 80 -y 24
+ok "live: at 80 columns the header still says both" \
+    wait_for '^ .*samples [0-9]+ .*only thread [0-9]+ \(beta\) in [0-9.]+-[0-9.]+ s' 3
+tm resize-window -t s -x 180 -y 40
 tm send-keys -t s q
 tm send-keys -t s y
 ok "live: q y stops the program and leaves" wait_for '^EXIT=' 20
