@@ -115,6 +115,9 @@ void frame_note(struct frame_hit **list, uint32_t *n, uint32_t *alloc, bool *com
                 uint64_t count);
 /* Sort and merge such a list: one entry per id. */
 void frame_list_compact(struct frame_hit **list, uint32_t *n, uint32_t *alloc, bool *compact);
+/* Note in the frame being ingested that thread TID's KEY (a hit id, or
+ * FRAME_BLOCKED; a stack id when STACK) grew by COUNT. */
+void frame_tid_note(struct session *s, bool stack, uint32_t tid, uint32_t key, uint64_t count);
 
 /* The stacks part of session_ingest: a live sample's stack, unwound and
  * counted (its leaf already counted as a hit), and a replayed one. */

@@ -379,6 +379,9 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
         session_filter_set(s, NULL);
     }
     prf_write_buffer_all(s, data, len);
+    s->window = window; /* the filter keeps the window where the frames let it */
+    s->win_from = from;
+    s->win_to = to;
     if (filter != NULL)
         session_filter_set(s, filter);
     else if (window)

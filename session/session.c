@@ -93,6 +93,8 @@ struct session *session_new(const char *program, uint32_t bucket_paragraphs, uin
     return s;
 }
 
+static void frame_free(struct frame *f);
+
 void session_free(struct session *s)
 {
     if (s == NULL)
@@ -122,10 +124,8 @@ void session_free(struct session *s)
     lines_free(s);
     free(s->meta_json);
     session_marks_free(s);
-    for (size_t i = 0; i < s->nframes; i++) {
-        free(s->frames[i].hits);
-        free(s->frames[i].stacks);
-    }
+    for (size_t i = 0; i < s->nframes; i++)
+        frame_free(&s->frames[i]);
     free(s->frames);
     free(s->hit_keys);
     threads_free(s);
@@ -307,12 +307,81 @@ void frame_list_compact(struct frame_hit **list, uint32_t *n, uint32_t *alloc, b
     *compact = true;
 }
 
+void frame_tid_note(struct session *s, bool stack, uint32_t tid, uint32_t key, uint64_t count)
+{
+    struct frame *f = s->cur_frame;
+    if (f == NULL || tid == 0)
+        return;
+    struct frame_tid **list = stack ? &f->tstacks : &f->thits;
+    uint32_t *n = stack ? &f->ntstacks : &f->nthits;
+    uint32_t *alloc = stack ? &f->tstacks_alloc : &f->thits_alloc;
+    bool *compact = stack ? &f->tstacks_compact : &f->thits_compact;
+    s->frame_threads = true;
+    while (count > 0) {
+        uint32_t c = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+        struct frame_tid *last = *n > 0 ? &(*list)[*n - 1] : NULL;
+        if (last != NULL && last->tid == tid && last->key == key && last->count <= UINT32_MAX - c) {
+            last->count += c; /* a hot loop: the same thread at the same PC again */
+        } else {
+            if (*n == *alloc) {
+                *alloc = *alloc ? 2 * *alloc : 16;
+                *list = xreallocarray(*list, *alloc, sizeof **list);
+            }
+            (*list)[(*n)++] = (struct frame_tid){tid, key, c};
+            *compact = false;
+        }
+        count -= c;
+    }
+}
+
+static int frame_tid_cmp(const void *a, const void *b)
+{
+    const struct frame_tid *x = a, *y = b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Sort and merge a list of frame_tid_note's: one entry per thread and key. */
+static void frame_tid_compact(struct frame_tid **list, uint32_t *n, uint32_t *alloc, bool *compact)
+{
+    if (*compact || *n == 0) {
+        *compact = true;
+        return;
+    }
+    struct frame_tid *l = *list;
+    qsort(l, *n, sizeof *l, frame_tid_cmp);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < *n; i++) {
+        if (k > 0 && l[k - 1].tid == l[i].tid && l[k - 1].key == l[i].key &&
+            l[k - 1].count <= UINT32_MAX - l[i].count)
+            l[k - 1].count += l[i].count;
+        else
+            l[k++] = l[i];
+    }
+    *n = k;
+    *alloc = k;
+    *list = xreallocarray(l, k ? k : 1, sizeof *l);
+    *compact = true;
+}
+
 /* One entry per hit id and per stack id, sorted: how frames are kept once
  * they are old. */
 static void frame_compact(struct frame *f)
 {
     frame_list_compact(&f->hits, &f->nhits, &f->hits_alloc, &f->compact);
     frame_list_compact(&f->stacks, &f->nstacks, &f->stacks_alloc, &f->stacks_compact);
+    frame_tid_compact(&f->thits, &f->nthits, &f->thits_alloc, &f->thits_compact);
+    frame_tid_compact(&f->tstacks, &f->ntstacks, &f->tstacks_alloc, &f->tstacks_compact);
+}
+
+/* What frame F owns. */
+static void frame_free(struct frame *f)
+{
+    free(f->hits);
+    free(f->stacks);
+    free(f->thits);
+    free(f->tstacks);
 }
 
 void session_timeline_compact(struct session *s)
@@ -324,10 +393,8 @@ void session_timeline_compact(struct session *s)
 
 void session_timeline_reset(struct session *s)
 {
-    for (size_t i = 0; i < s->nframes; i++) {
-        free(s->frames[i].hits);
-        free(s->frames[i].stacks);
-    }
+    for (size_t i = 0; i < s->nframes; i++)
+        frame_free(&s->frames[i]);
     free(s->frames);
     s->frames = NULL;
     s->nframes = s->frames_alloc = s->clear_frame = s->compact_upto = 0;
@@ -522,9 +589,12 @@ void session_ingest(struct session *s, const struct event *ev)
                 counters_add(&s->c, COUNT_IO, ev->sample.count);
             break;
         }
-        if (t != NULL)
-            threads_count(s, t, ev->sample.mode == SAMPLE_BLOCKED ? UINT32_MAX : s->last_hit,
-                          ev->sample.mode == SAMPLE_BLOCKED, ev->sample.count);
+        if (t != NULL) {
+            bool blocked = ev->sample.mode == SAMPLE_BLOCKED;
+            threads_count(s, t, blocked ? UINT32_MAX : s->last_hit, blocked, ev->sample.count);
+            frame_tid_note(s, false, t->tid, blocked ? FRAME_BLOCKED : s->last_hit,
+                           ev->sample.count);
+        }
         if (ev->sample.stack != NULL)
             session_count_stack(s, ev);
         break;

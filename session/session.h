@@ -101,6 +101,14 @@ struct frame_hit {
     uint32_t count;
 };
 
+/* One thread's growth at one key within a frame. */
+struct frame_tid {
+    uint32_t tid;
+    uint32_t key;
+    uint32_t count;
+};
+#define FRAME_BLOCKED UINT32_MAX /* the key of a thread's blocked ticks */
+
 struct frame {
     uint64_t program;
     uint64_t dos;
@@ -117,6 +125,16 @@ struct frame {
     uint32_t nstacks;
     uint32_t stacks_alloc;
     bool stacks_compact;
+    /* The same growth split by thread, in a live session only (never saved:
+     * session.frame_threads), so that a thread filter and a time window
+     * combine (window.c): keys are hit ids (FRAME_BLOCKED: ticks blocked,
+     * without a hit), and stack ids. */
+    struct frame_tid *thits; /* owned */
+    uint32_t nthits, thits_alloc;
+    bool thits_compact;
+    struct frame_tid *tstacks; /* owned */
+    uint32_t ntstacks, tstacks_alloc;
+    bool tstacks_compact;
 };
 
 /* A mark: TEXT at T_S seconds into the run. */
@@ -262,6 +280,8 @@ struct session {
     struct session_filter *filter; /* owned: the threads the views show, or NULL: all */
     bool window;                   /* the views show frames [win_from, win_to) only (window.c) */
     size_t win_from, win_to;
+    bool frame_threads;    /* the frames say which thread took their samples (a live
+                            * session's): a filter and a window combine */
     bool view;             /* scratch: the event being ingested counts in the views */
     uint32_t last_hit;     /* scratch: the hit id session_add_hit last counted at */
     struct counters delta; /* scratch: what the event adds to the whole run */
@@ -410,9 +430,15 @@ const char *session_bucket_label(const struct session *s, size_t i, size_t *othe
 struct bucket_label *session_bucket_labels(const struct session *s);
 
 /* Make the views count the samples of frames [FROM, TO) of the timeline
- * only (a time window; any thread filter goes), or, with TO <= FROM, all of
- * them again.  Live, the window stays put while the run grows. */
+ * only (a time window), or, with TO <= FROM, all of them again.  Live, the
+ * window stays put while the run grows, and a thread filter stays with it
+ * (the frames say which thread took their samples); a file's frames do not,
+ * and a window there ends the filter. */
 void session_window_set(struct session *s, size_t from, size_t to);
+
+/* The samples frames [FROM, TO) hold of the threads the views show (every
+ * thread's when the frames do not say). */
+uint64_t session_frames_samples(const struct session *s, size_t from, size_t to);
 
 /* --range SPEC (MIPS monitor's lowpc and highpc): the program area is
  * LOW-HIGH (the executable's own addresses, as the histogram shows them)

@@ -232,6 +232,7 @@ void session_thread_stack(struct session *s, uint32_t tid, uint32_t id, uint64_t
     struct tid_count *e = tid_table_get(&s->tstacks, tid, id, SIZE_MAX);
     if (e != NULL)
         e->count = session_sat_add(e->count, count);
+    frame_tid_note(s, true, tid, id, count);
 }
 
 void session_stacks_clear(struct session *s)

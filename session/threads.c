@@ -385,7 +385,11 @@ void session_filter_set(struct session *s, struct session_filter *f)
     if (f != s->filter)
         session_filter_free(s->filter);
     s->filter = f;
-    s->window = false; /* one or the other: the frames have no threads */
+    /* A live session's frames say which thread took their samples: a
+     * window stays, and counts the filter's threads only; a file's do not,
+     * so a filter ends the window. */
+    bool window = s->window && f != NULL && s->frame_threads;
+    s->window = false;
     if (s->classic)
         return; /* no threads: nothing to filter */
     /* The threads of one process: its own executable is the program area. */
@@ -403,6 +407,10 @@ void session_filter_set(struct session *s, struct session_filter *f)
         area = p->exe_module;
     if (!session_set_program_area(s, area))
         session_set_program_area(s, 0);
+    if (window) {
+        session_window_set(s, s->win_from, s->win_to);
+        return;
+    }
     uint64_t lost = s->c.lost, preempted = s->c.preempted;
     uint64_t lost_bc = s->before_clear.lost, preempted_bc = s->before_clear.preempted;
     session_view_zero(s);

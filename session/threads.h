@@ -102,7 +102,9 @@ bool threads_viewed(const struct session *s, uint32_t tid);
 /* Make the views show only the threads of F (owned by the session from
  * now), or every thread (NULL): the counters, buckets, hits, functions and
  * stacks are recomputed from the per-thread counts.  Lost and preempted
- * ticks stay the whole program's: they have no thread. */
+ * ticks stay the whole program's: they have no thread.  A time window stays,
+ * counting F's threads only, where the frames say which thread took their
+ * samples (a live session); else it ends, as it does with F NULL. */
 void session_filter_set(struct session *s, struct session_filter *f);
 void session_filter_free(struct session_filter *f);
 

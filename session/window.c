@@ -80,6 +80,38 @@ struct counters session_file_counters(const struct session *s)
     return r;
 }
 
+/* Count frame F's samples of the threads the filter keeps, from what it
+ * says each thread added (lost and preempted ticks have no thread: the
+ * whole program's, as under a filter alone). */
+static void window_count_threads(struct session *s, const struct frame *f)
+{
+    s->c.lost = session_sat_add(s->c.lost, f->lost);
+    s->c.preempted = session_sat_add(s->c.preempted, f->preempted);
+    for (uint32_t k = 0; k < f->nthits; k++) {
+        const struct frame_tid *e = &f->thits[k];
+        if (!threads_shown(s, e->tid))
+            continue;
+        if (e->key == FRAME_BLOCKED) { /* I/O without a hit */
+            counters_add(&s->c, COUNT_IO, e->count);
+            continue;
+        }
+        struct hit *h = session_hit_by_id(s, e->key);
+        if (h == NULL)
+            continue;
+        h->count = session_sat_add(h->count, e->count);
+        size_t b = 0;
+        enum counter_kind kind = session_counter_of(s, h->module, h->offset, &b);
+        counters_add(&s->c, kind, e->count);
+        if (kind == COUNT_PROGRAM)
+            s->buckets[b] = session_sat_add(s->buckets[b], e->count);
+    }
+    for (uint32_t k = 0; k < f->ntstacks; k++) {
+        const struct frame_tid *e = &f->tstacks[k];
+        if (e->key < s->nstacks && threads_shown(s, e->tid))
+            s->stack_count[e->key] += e->count;
+    }
+}
+
 static void window_count(struct session *s, size_t from, size_t to)
 {
     session_view_zero(s);
@@ -87,6 +119,10 @@ static void window_count(struct session *s, size_t from, size_t to)
         to = s->nframes;
     for (size_t i = from; i < to; i++) {
         const struct frame *f = &s->frames[i];
+        if (s->filter != NULL) {
+            window_count_threads(s, f);
+            continue;
+        }
         window_add_frame(&s->c, f);
         for (uint32_t k = 0; k < f->nhits; k++) {
             struct hit *h = session_hit_by_id(s, f->hits[k].id);
@@ -102,9 +138,29 @@ static void window_count(struct session *s, size_t from, size_t to)
                 s->stack_count[f->stacks[k].id] += f->stacks[k].count;
         }
     }
-    s->c.total = session_sat_add(session_sat_add(s->c.program, s->c.dos),
-                                 session_sat_add(s->c.io, s->c.high));
+    if (s->filter == NULL)
+        s->c.total = session_sat_add(session_sat_add(s->c.program, s->c.dos),
+                                     session_sat_add(s->c.io, s->c.high));
     session_view_finish(s);
+}
+
+uint64_t session_frames_samples(const struct session *s, size_t from, size_t to)
+{
+    uint64_t sum = 0;
+    if (to > s->nframes)
+        to = s->nframes;
+    for (size_t i = from; i < to; i++) {
+        const struct frame *f = &s->frames[i];
+        if (s->filter == NULL || !s->frame_threads) {
+            sum += f->program + f->dos + f->io + f->high;
+            continue;
+        }
+        for (uint32_t k = 0; k < f->nthits; k++) {
+            if (threads_shown(s, f->thits[k].tid))
+                sum += f->thits[k].count;
+        }
+    }
+    return sum;
 }
 
 void session_window_set(struct session *s, size_t from, size_t to)
@@ -112,9 +168,12 @@ void session_window_set(struct session *s, size_t from, size_t to)
     if (s->classic)
         return; /* a 1983 file's one frame has no hits to count again */
     if (to > from) {
-        session_filter_free(s->filter); /* one or the other: the frames have no threads */
-        s->filter = NULL;
-        session_set_program_area(s, 0);
+        if (!s->frame_threads) { /* one or the other: a file's frames have no threads */
+            session_filter_free(s->filter);
+            s->filter = NULL;
+        }
+        if (s->filter == NULL) /* else the filter's program area stays */
+            session_set_program_area(s, 0);
         s->window = true;
         s->win_from = from;
         s->win_to = to;

@@ -153,14 +153,35 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
             tui_status(t, "%s", cause);
             free(cause);
         } else {
+            bool window = t->s->window;
             tui_filter(t, f);
-            tui_status(t, "every view shows %s only; Esc shows all", f->label);
+            if (t->s->window)
+                tui_status(t, "every view shows %s in %.1f-%.1f s only; Esc shows all", f->label,
+                           (double)t->s->win_from / 10, (double)t->s->win_to / 10);
+            else if (window) /* a file's frames do not say which thread took them */
+                tui_status(t,
+                           "every view shows %s only, over the whole run: the saved "
+                           "timeline does not say which thread took a frame's samples",
+                           f->label);
+            else
+                tui_status(t, "every view shows %s only; Esc shows all", f->label);
         }
     }
     if (flags & VIEW_WINDOW) {
+        bool filtered = t->s->filter != NULL;
         tui_window(t, ctx->window_from, ctx->window_to);
-        tui_status(t, "every view shows %.1f-%.1f s only; Esc shows the whole run",
-                   (double)ctx->window_from / 10, (double)ctx->window_to / 10);
+        if (t->s->filter != NULL)
+            tui_status(t, "every view shows %s in %.1f-%.1f s only; Esc shows all",
+                       t->s->filter->label, (double)ctx->window_from / 10,
+                       (double)ctx->window_to / 10);
+        else if (filtered) /* a file's frames do not say which thread took them */
+            tui_status(t,
+                       "every view shows %.1f-%.1f s of every thread: the saved timeline "
+                       "does not say which thread took a frame's samples",
+                       (double)ctx->window_from / 10, (double)ctx->window_to / 10);
+        else
+            tui_status(t, "every view shows %.1f-%.1f s only; Esc shows the whole run",
+                       (double)ctx->window_from / 10, (double)ctx->window_to / 10);
     }
     if (flags & VIEW_BACK)
         tui_show(t, V_FUNCTIONS);
@@ -377,7 +398,10 @@ void tui_key(struct tui *t, int ch)
     switch (ch) {
     case 27:
         if (t->s->filter != NULL || t->s->window) { /* Esc: every thread, the whole run */
-            tui_status(t, "%s", t->s->window ? "the whole run shown" : "every thread shown");
+            tui_status(t, "%s",
+                       t->s->window && t->s->filter ? "every thread, the whole run shown"
+                       : t->s->window               ? "the whole run shown"
+                                                    : "every thread shown");
             tui_filter(t, NULL);
         }
         return;

@@ -76,6 +76,7 @@ struct tui {
     bool saved_at_end;
     char status[160];
     uint64_t status_at;
+    bool msg_row; /* the layout gives the message a row above the keys */
     int rows, cols;
     bool dirty;
     bool relayout;

@@ -54,10 +54,15 @@ static void tui_layout(struct tui *t)
         delwin(t->help_win);
     t->help_win = NULL;
     int top = HEADER_ROWS, main_h = t->rows - HEADER_ROWS - 1;
+    /* A message takes the views' last row while it shows, so that the keys
+     * below stay whole (tui_draw_status); not where that leaves too little. */
+    t->msg_row = t->status[0] != '\0' && main_h - 1 >= 3;
+    int pty_h = main_h;
+    main_h -= t->msg_row;
     if (main_h < 3 || t->cols < 20)
         return;    /* too small: the header says so */
     if (t->help) { /* every key, scrolled when it does not fit: the header's rows too */
-        t->help_win = newwin(t->rows - 1, t->cols, 0, 0);
+        t->help_win = newwin(t->rows - 1 - t->msg_row, t->cols, 0, 0);
         return;
     }
     if (tui_wide(t) && (t->current == V_HISTOGRAM || t->current == V_FUNCTIONS)) {
@@ -74,9 +79,10 @@ static void tui_layout(struct tui *t)
         if (t->place[i].shown)
             t->win[i] = newwin(t->place[i].h, t->place[i].w, t->place[i].y, t->place[i].x);
     }
-    /* The program's terminal is as big as the area that shows its output. */
+    /* The program's terminal is as big as the area that shows its output
+     * (without a message: the program is not resized for one). */
     if (t->pty >= 0) {
-        struct winsize ws = {.ws_row = (unsigned short)main_h, .ws_col = (unsigned short)t->cols};
+        struct winsize ws = {.ws_row = (unsigned short)pty_h, .ws_col = (unsigned short)t->cols};
         ioctl(t->pty, TIOCSWINSZ, &ws);
     }
 }
@@ -127,41 +133,54 @@ static double tui_rate(const struct session *s, size_t upto)
     size_t first = upto > 10 ? upto - 10 : 0;
     if (upto == 0)
         return -1;
-    uint64_t sum = 0;
-    for (size_t i = first; i < upto && i < s->nframes; i++) {
-        const struct frame *f = &s->frames[i];
-        sum += f->program + f->dos + f->io + f->high;
-    }
+    uint64_t sum = session_frames_samples(s, first, upto); /* the filter's threads' */
     return (double)sum / ((double)(upto - first) * (double)SESSION_FRAME_NS / 1e9);
+}
+
+/* Under a time window, its samples per second, over as much of it as the
+ * run has reached (a replay may not have come to its end); else -1. */
+static double tui_window_rate(const struct session *s)
+{
+    size_t to = s->win_to < s->nframes ? s->win_to : s->nframes;
+    if (!s->window || to <= s->win_from)
+        return -1;
+    return (double)s->c.total / ((double)(to - s->win_from) * (double)SESSION_FRAME_NS / 1e9);
 }
 
 /* One fact of the header, and how long it stays when room runs out. */
 struct tui_field {
-    char text[80];
-    int keep; /* higher stays longer */
+    char text[96];
+    char alt[96]; /* a shorter one, where text does not fit (empty: none) */
+    int keep;     /* higher stays longer */
 };
 
 /* Lay FIELDS out in WIDTH columns, two blanks apart: the ones kept longest
- * first, the rest dropped whole rather than run into each other. */
+ * first, in their shorter words where the longer do not fit, the rest
+ * dropped whole rather than run into each other. */
 static void tui_fields(char *out, size_t size, const struct tui_field *f, size_t n, int width)
 {
-    bool shown[16] = {false};
+    const char *shown[16] = {NULL};
     int used = 0;
     for (int keep = 9; keep >= 0; keep--) {
         for (size_t i = 0; i < n && i < 16; i++) {
-            int w = draw_width(f[i].text);
-            if (f[i].keep != keep || f[i].text[0] == '\0' || used + w + (used ? 2 : 0) > width)
+            const char *text = f[i].text;
+            int sep = used ? 2 : 0, w = draw_width(text);
+            if (used + w + sep > width && f[i].alt[0] != '\0') {
+                text = f[i].alt;
+                w = draw_width(text);
+            }
+            if (f[i].keep != keep || text[0] == '\0' || used + w + sep > width)
                 continue;
-            shown[i] = true;
-            used += w + (used ? 2 : 0);
+            shown[i] = text;
+            used += w + sep;
         }
     }
     size_t len = 0;
     out[0] = '\0';
     for (size_t i = 0; i < n && i < 16; i++) {
-        if (shown[i])
+        if (shown[i] != NULL)
             len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%s%s", len ? "  " : "",
-                                    f[i].text);
+                                    shown[i]);
     }
 }
 
@@ -202,13 +221,14 @@ static size_t tui_counts(const struct session *s, double rate, bool average, str
 static size_t tui_who(const struct session *s, struct tui_field *f)
 {
     size_t n = 0;
-    if (s->filter != NULL) {
-        snprintf(f[n].text, sizeof f[n].text, "only %s (Esc: all)", s->filter->label);
-        f[n++].keep = 9;
-    }
-    if (s->window) {
-        snprintf(f[n].text, sizeof f[n].text, "only %.1f-%.1f s (Esc: all)",
-                 (double)s->win_from / 10, (double)s->win_to / 10);
+    if (s->filter != NULL || s->window) { /* both, when both: they combine */
+        char win[48] = "";
+        if (s->window)
+            snprintf(win, sizeof win, "%s%.1f-%.1f s", s->filter ? " in " : "",
+                     (double)s->win_from / 10, (double)s->win_to / 10);
+        snprintf(f[n].text, sizeof f[n].text, "only %s%s (Esc: all)",
+                 s->filter ? s->filter->label : "", win);
+        snprintf(f[n].alt, sizeof f[n].alt, "only %s%s", s->filter ? s->filter->label : "", win);
         f[n++].keep = 9;
     }
     double on, bl;
@@ -273,7 +293,9 @@ static void tui_draw_header(struct tui *t)
         double secs = s->duration_s - (double)s->clear_frame * SESSION_FRAME_NS / 1e9;
         double rate = end ? (s->duration_s > 0 && secs > 0 ? (double)s->c.total / secs : -1)
                           : tui_rate(s, r->pos);
-        n += tui_counts(s, rate, end, f + n);
+        if (s->window)
+            rate = tui_window_rate(s);
+        n += tui_counts(s, rate, end || s->window, f + n);
     } else {
         bool ended = t->d->ended;
         mode = ended ? "ended" : "live";
@@ -302,7 +324,9 @@ static void tui_draw_header(struct tui *t)
             size_t now = (size_t)((clockdrv_now_ns() - s->start_ns) / SESSION_FRAME_NS);
             rate = tui_rate(s, now > 0 ? now - 1 : 0);
         }
-        n += tui_counts(s, rate, ended, f + n);
+        if (s->window)
+            rate = tui_window_rate(s);
+        n += tui_counts(s, rate, ended || s->window, f + n);
     }
     n += tui_who(s, f + n);
 
@@ -344,6 +368,15 @@ static void tui_draw_status(struct tui *t)
     int y = t->rows - 1, x = 0;
     move(y, 0);
     clrtoeol();
+    /* A message has a row of its own above the keys (tui_layout), which stay
+     * whole; on a terminal too short for that row, it follows the tabs. */
+    bool inline_msg = t->status[0] && !t->msg_row;
+    if (t->msg_row) {
+        attron(A_BOLD);
+        draw_text(stdscr, y - 1, 0, t->cols, "");
+        draw_text(stdscr, y - 1, 1, t->cols - 1, t->status);
+        attrset(A_NORMAL);
+    }
     if (t->searching && t->asking_name) {
         mvprintw(y, 0, "Save as: %s", t->save_name);
         curs_set(1);
@@ -367,27 +400,33 @@ static void tui_draw_status(struct tui *t)
         attrset(A_NORMAL);
         return;
     }
-    /* A message that does not fit after the tabs takes the names of the
-     * others, the last first, until it does (their numbers stay); so do the
-     * first keys to know when there is no message. */
-    bool named[NTABS];
-    int used = 0;
+    /* The tabs by their names where they all fit with the first keys to know
+     * ("h Help  q Quit"), else all by their short names; where even those do
+     * not fit, the last ones give up their names (their numbers stay), the
+     * current one's last. */
+    const char *label[NTABS];
+    int used = 0, want = inline_msg ? draw_width(t->status) : 15;
     for (int i = 0; i < NTABS; i++) {
-        named[i] = true;
-        used += 1 + (int)strlen(tui_views[i]->name) + 1;
+        label[i] = tui_views[i]->name;
+        used += 1 + (int)strlen(label[i]) + 1;
     }
-    /* Without a message, the keys worth knowing first ("h Help  q Quit") need room too. */
-    int want = t->status[0] ? draw_width(t->status) : 15;
+    bool tight = used + 1 + want > t->cols;
+    for (int i = 0; i < NTABS && tight; i++) {
+        if (tui_views[i]->short_name != NULL) {
+            used -= (int)(strlen(label[i]) - strlen(tui_views[i]->short_name));
+            label[i] = tui_views[i]->short_name;
+        }
+    }
     for (int i = NTABS - 1; i >= 0 && used + 1 + want > t->cols; i--) {
         if (t->help || i != tui_tab(t->current)) {
-            named[i] = false;
-            used -= (int)strlen(tui_views[i]->name);
+            used -= (int)strlen(label[i]);
+            label[i] = "";
         }
     }
     for (int i = 0; i < NTABS; i++) {
         bool cur = !t->help && (i == tui_tab(t->current));
         char tab[32];
-        snprintf(tab, sizeof tab, "%d%s", i + 1, named[i] ? tui_views[i]->name : "");
+        snprintf(tab, sizeof tab, "%d%s", i + 1, label[i]);
         t->tab_x[i] = x;
         t->tab_w[i] = (int)strlen(tab);
         if (cur)
@@ -398,7 +437,7 @@ static void tui_draw_status(struct tui *t)
         if (x >= t->cols)
             return;
     }
-    if (t->status[0]) {
+    if (inline_msg) {
         draw_text(stdscr, y, x + 1, t->cols - x - 1, t->status);
         return;
     }
@@ -435,7 +474,26 @@ static void tui_draw_status(struct tui *t)
     draw_text(stdscr, y, x + 1, t->cols - x - 1, line);
 }
 
+static void tui_draw_once(struct tui *t);
+
+/* Draw the screen: again, laid out anew, when a message came or went (a
+ * view's own, said while it drew, included). */
 static void tui_draw(struct tui *t)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        bool msg = t->status[0] != '\0';
+        if (msg != t->msg_row && (!msg || t->rows - HEADER_ROWS - 2 >= 3))
+            tui_layout(t);
+        tui_draw_once(t);
+        if ((t->status[0] != '\0') == msg)
+            break;
+    }
+    doupdate();
+    t->dirty = false;
+    t->last_draw = clockdrv_now_ns();
+}
+
+static void tui_draw_once(struct tui *t)
 {
     session_totals(t->s); /* the ranking, and Total where there are stacks */
     erase();
@@ -464,9 +522,6 @@ static void tui_draw(struct tui *t)
         move(t->rows - 1, 9 + draw_width(t->save_name));
     else if (t->searching)
         move(t->rows - 1, (t->asking_time ? 17 : 8) + (int)strlen(t->search));
-    doupdate();
-    t->dirty = false;
-    t->last_draw = clockdrv_now_ns();
 }
 
 static void tui_read_pty(struct tui *t)

@@ -89,6 +89,7 @@ static void counters_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 
 const struct view_ops view_counters_ops = {
     .name = "Counters",
+    .short_name = "Count",
     .create = counters_create,
     .destroy = counters_destroy,
     .draw = counters_draw,

@@ -74,6 +74,7 @@ static int output_key(void *state, int key, struct view_ctx *ctx)
 
 const struct view_ops view_output_ops = {
     .name = "Output",
+    .short_name = "Out",
     .create = output_create,
     .destroy = output_destroy,
     .draw = output_draw,

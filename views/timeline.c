@@ -196,6 +196,7 @@ static int timeline_key(void *state, int key, struct view_ctx *ctx)
 
 const struct view_ops view_timeline_ops = {
     .name = "Timeline",
+    .short_name = "Time",
     .create = timeline_create,
     .destroy = timeline_destroy,
     .draw = timeline_draw,

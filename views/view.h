@@ -73,7 +73,8 @@ struct view_ctx {
 };
 
 struct view_ops {
-    const char *name; /* the tab label */
+    const char *name;       /* the tab label */
+    const char *short_name; /* ... where the names do not all fit (NULL: name) */
     void *(*create)(void);
     void (*destroy)(void *state);
     /* Draw into WIN (already cleared); the window is the view's whole area. */

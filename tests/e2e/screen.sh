@@ -4,7 +4,7 @@
 # survives resizes, shows the program's output, and gives the terminal back.
 . "$TESTLIB"
 
-plan 94
+plan 98
 use_tmux
 
 # A shell in tmux, so that what profil leaves behind can be looked at.  The
@@ -30,6 +30,13 @@ ok "Z doubles it" wait_for 'buckets of 4 paragraphs' 3
 tm send-keys -t s 5
 ok "the output view shows the program's output" wait_for 'sieve: 6000 rounds' 3
 tm send-keys -t s 1
+
+# A message has a row of its own: the keys below it stay whole (issue 24).
+tm send-keys -t s .
+ok "a message shows" wait_for '^ only a replay steps or seeks *$' 3
+like "$(screen | tail -n 1)" \
+    '^1Histogram 2Functions 3Timeline 4Counters 5Output 6Flame 7Source 8Threads  .*h Help  q Quit *$' \
+    "at 120 columns the key bar under it is whole, every tab named"
 
 tm send-keys -t s p
 ok "p pauses the clock" wait_for 'paused *$' 3
@@ -161,6 +168,11 @@ ok "N searches backwards ($1)" wait_for_selected "^[0-9:.]+ +$1 " 3
 ok "the sort column is marked in the column heads" wait_for '^Time▼ ' 3
 tm send-keys -t s .
 ok ". is a replay's step, not a sort key" wait_for 'only a replay steps' 3
+like "$(screen | tail -n 2 | head -n 1)" '^ only a replay steps or seeks *$' \
+    "at 80 columns the message has the row above the keys"
+like "$(screen | tail -n 1)" \
+    '^1Histogram 2Functions 3Time 4Count 5Out 6Flame 7Source 8Threads  h Help  q Quit *$' \
+    "and every tab keeps a name beside it, with h Help and q Quit"
 like "$(screen)" 'sorted by Time' "so the sort stays"
 tm send-keys -t s F3
 ok "F3 searches, as in htop" wait_for '^Search: *$' 3

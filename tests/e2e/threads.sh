@@ -10,7 +10,7 @@
 # tests/progs/spawner: a parent that runs exitcode (exit 3), then shares.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 100
+plan 106
 
 # tid NAME FILE: the tid of the thread named NAME in FILE.
 tid() {
@@ -184,6 +184,26 @@ ok "live: Esc shows every thread again" wait_for "${rank}work_alpha " 5
 unlike "$(screen)" 'only thread' "live: the header no longer says only"
 tm send-keys -t s 8 / beta Enter Enter
 ok "live: filtered again" wait_for 'only thread [0-9]+ \(beta\)' 5
+# A time window keeps the thread filter: the two combine, and the header
+# says both, with the rate over the window (issue 24).
+tm send-keys -t s 3 End Left Left Left Left Left '{'
+ok "live: { starts a window in the Timeline" wait_for 'window from [0-9.]+ s: } ends it' 3
+tm send-keys -t s Right Right '}'
+ok "live: } ends it, and the header says the thread and the window" \
+    wait_for 'only thread [0-9]+ \(beta\) in [0-9.]+-[0-9.]+ s \(Esc: all\)' 3
+tm send-keys -t s 2
+ok "live: in the window, the ranking shows work_beta" wait_for "${rank}work_beta " 5
+unlike "$(screen)" "${rank}work_(alpha|gamma) " "live: and still not the other threads' routines"
+H=$(screen | grep -E ' samples [0-9]+ ' | head -n 1)
+n=$(printf '%s\n' "$H" | sed -n 's/.* samples \([0-9]*\) .*/\1/p')
+r=$(printf '%s\n' "$H" | sed -n 's/.* samples [0-9]* (\([0-9]*\)\/s avg).*/\1/p')
+w=$(printf '%s\n' "$H" | sed -n 's/.* in \([0-9.]*\)-\([0-9.]*\) s (Esc: all).*/\2 - \1/p')
+near "${r:-x}" "$(calc "${n:-0} / (${w:-1})")" 1 \
+    "live: the header's rate is over the window (${n:-?} samples in ${w:-?} s: ${r:-?}/s)"
+tm resize-window -t s -x 80 -y 24
+ok "live: at 80 columns the header still says both" \
+    wait_for '^ .*samples [0-9]+ .*only thread [0-9]+ \(beta\) in [0-9.]+-[0-9.]+ s' 3
+tm resize-window -t s -x 180 -y 40
 tm send-keys -t s q
 tm send-keys -t s y
 ok "live: q y stops the program and leaves" wait_for '^EXIT=' 20

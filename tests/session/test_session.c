@@ -3,6 +3,7 @@
 
 #include "session/hitorder.h"
 #include "session/session.h"
+#include "session/threads.h"
 #include "tests/tap.h"
 
 #include <elf.h>
@@ -97,9 +98,57 @@ static void test_cxx_labels(void)
     session_free(s);
 }
 
+/* COUNT samples of thread TID (of process 100) at PC in frame FRAME. */
+static void ingest_in_frame(struct session *s, uint32_t tid, uint64_t pc, enum sample_mode mode,
+                            uint32_t count, uint64_t frame)
+{
+    struct event ev = {.type = EVENT_SAMPLE, .pid = 100, .tid = tid};
+    ev.time_ns = 1 + frame * SESSION_FRAME_NS + 1000;
+    ev.sample.pc = pc;
+    ev.sample.mode = mode;
+    ev.sample.count = count;
+    session_ingest(s, &ev);
+}
+
+/* A live session's frames say which thread took their samples: a thread
+ * filter and a time window combine (issue 24). */
+static void test_window_filter(void)
+{
+    char *cause = NULL;
+    struct session *s = session_new(TEST_PROGS "/sieve", 1, 1000, &cause);
+    if (!ok(s != NULL, "window and filter: a session for sieve")) {
+        free(cause);
+        return;
+    }
+    map_program(s, 100);
+    uint64_t markbit = address_of(s, "markbit"), testbit = address_of(s, "testbit");
+    for (uint64_t f = 0; f < 20; f++) { /* 101 does more, and blocks, in the second second */
+        ingest_in_frame(s, 100, markbit, SAMPLE_USER, f < 10 ? 10 : 2, f);
+        ingest_in_frame(s, 101, testbit, SAMPLE_USER, f < 10 ? 5 : 7, f);
+        if (f >= 10)
+            ingest_in_frame(s, 101, 0, SAMPLE_BLOCKED, 1, f);
+    }
+    uint32_t tid = 101;
+    session_filter_set(s, session_filter_make(s, &tid, NULL, NULL, &cause));
+    session_window_set(s, 10, 15);
+    ok(s->filter != NULL && s->window, "a window keeps the thread filter");
+    is_u64(s->c.total, 5 * (7 + 1), "the counters are the thread's in the window");
+    is_u64(s->c.io, 5, "its blocked ticks in the window are I/O");
+    is_u64(s->c.program, 5 * 7, "and its samples in the program, Program");
+    is_u64(session_frames_samples(s, 10, 15), 40, "the window's frames hold 40 of its samples");
+    tid = 100;
+    session_filter_set(s, session_filter_make(s, &tid, NULL, NULL, &cause));
+    ok(s->window, "another filter keeps the window");
+    is_u64(s->c.total, 5 * 2, "and counts its thread in it");
+    session_filter_set(s, NULL);
+    ok(!s->window && s->filter == NULL, "no filter: no window either (Esc)");
+    is_u64(s->c.total, 10 * (10 + 5) + 10 * (2 + 7 + 1), "every thread, the whole run");
+    session_free(s);
+}
+
 int main(void)
 {
-    plan(56);
+    plan(66);
     is_u64(session_bucket_count(0x1000, 0x1000, 1), 1, "an empty span still has a bucket");
     is_u64(session_bucket_count(0x1000, 0x1010, 1), 1, "16 bytes, 1 paragraph: 1 bucket");
     is_u64(session_bucket_count(0x1000, 0x1011, 1), 2, "17 bytes: 2 buckets (ceil)");
@@ -272,5 +321,6 @@ int main(void)
 
     is_str(session_signal_name(11), "SIGSEGV", "signal names");
     session_free(s);
+    test_window_filter();
     return tap_done();
 }
