@@ -4,10 +4,10 @@
  */
 #include "config.h"
 
+#include "session/calltree.h"
 #include "session/export.h"
 #include "session/quote.h"
 #include "session/report.h"
-#include "session/stacks.h"
 #include "util/pct.h"
 #include "util/xmalloc.h"
 

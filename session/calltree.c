@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include "session/calltree.h"
 #include "session/internal.h"
 #include "session/stacks.h"
 #include "util/xmalloc.h"

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include "session/calltree.h"
 #include "session/lines.h"
 #include "session/quote.h"
 #include "session/report.h"

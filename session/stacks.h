@@ -1,7 +1,8 @@
 /*
- * Call stacks: Self and Total per function, the callers and callees of one,
- * and the call tree top-down or bottom-up.  Everything here reads the stack
- * table of session.h; the counts are those since the latest clear.
+ * Call stacks: Self and Total per function, what the stacks hold, and the
+ * frames of one (the callers, callees and call tree are calltree.h's).
+ * Everything here reads the stack table of session.h; the counts are those
+ * since the latest clear.
  */
 #ifndef PROFIL_STACKS_H
 #define PROFIL_STACKS_H
@@ -24,46 +25,6 @@ struct stack_stats {
     uint32_t max_depth;
 };
 struct stack_stats session_stack_stats(const struct session *s);
-
-/* A neighbour of a function: a caller or a callee, and the samples in which
- * it is one (each sample once).  func -1 stands for "no caller" (the
- * function is outermost) or "no callee" (the function itself is running:
- * its self time). */
-struct func_link {
-    int64_t func;
-    uint64_t samples;
-};
-
-/* The callers, or callees, of function F, most samples first; the caller
- * frees the array.  *N is set to how many. */
-struct func_link *session_callers(struct session *s, int64_t f, size_t *n);
-struct func_link *session_callees(struct session *s, int64_t f, size_t *n);
-
-/* The call tree: node 0 is the root (func -1, every sample); each other node
- * is a function reached by one path of calls.  Top-down, a node's children
- * are what it called; inverted (bottom-up), a node's children are its
- * callers, and the root's children the functions where samples ended. */
-struct calltree_node {
-    int64_t func;
-    uint32_t parent;
-    uint32_t child; /* first child, 0 for none */
-    uint32_t next;  /* next sibling, 0 for none */
-    uint32_t depth; /* 0 for the root */
-    uint64_t total; /* samples on this path and under it */
-    uint64_t self;  /* samples that ended exactly here */
-};
-
-struct calltree {
-    struct calltree_node *nodes;
-    size_t n;
-    size_t alloc;
-    bool inverted;
-};
-
-/* Build the tree (children sorted by total, most first); NULL when the
- * session has no stacks. */
-struct calltree *session_calltree(struct session *s, bool inverted);
-void calltree_free(struct calltree *t);
 
 /* Frames of stack ID, outermost first, into IDS (up to MAX); returns the
  * depth. */
