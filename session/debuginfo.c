@@ -16,6 +16,11 @@
 #include <zlib.h>
 
 #define DEBUGINFO_ROOT "/usr/lib/debug"
+/* libdebuginfod's limits, unless the user's environment sets them (see
+ * debuginfo_limits). */
+#define DEBUGINFO_TIMEOUT_S     "10"
+#define DEBUGINFO_MAXTIME_S     "60"
+#define DEBUGINFO_MAXSIZE_BYTES "1073741824"
 
 /* One answer per build id: where its debug file is, or NULL for none. */
 struct debuginfo_cached {
@@ -244,6 +249,54 @@ static void debuginfo_done(struct debuginfo_lookup *l, bool found, long size, co
     debuginfo_hook(debuginfo_hook_arg, &p);
 }
 
+/* libdebuginfod's limits where the user set none: it waits 90 s for a
+ * server's first 100 KB and as long as a download takes, for a file of any
+ * size, which a silent or trickling server, or a 1.6 GB answer, made a run's
+ * wait.  Set around each query only, so that no program profil starts
+ * inherits them; NAMES the ones set, to unset after. */
+static const struct {
+    const char *name, *value;
+} debuginfo_limits[] = {
+    {"DEBUGINFOD_TIMEOUT", DEBUGINFO_TIMEOUT_S},
+    {"DEBUGINFOD_MAXTIME", DEBUGINFO_MAXTIME_S},
+    {"DEBUGINFOD_MAXSIZE", DEBUGINFO_MAXSIZE_BYTES},
+};
+
+static void debuginfo_limits_set(bool set[])
+{
+    for (size_t i = 0; i < sizeof debuginfo_limits / sizeof *debuginfo_limits; i++) {
+        const char *v = getenv(debuginfo_limits[i].name);
+        set[i] = v == NULL || v[0] == '\0';
+        if (set[i])
+            setenv(debuginfo_limits[i].name, debuginfo_limits[i].value, 1);
+    }
+}
+
+static void debuginfo_limits_unset(const bool set[])
+{
+    for (size_t i = 0; i < sizeof debuginfo_limits / sizeof *debuginfo_limits; i++)
+        if (set[i])
+            unsetenv(debuginfo_limits[i].name);
+}
+
+/* A file libdebuginfod cached, CACHE/BUILD-ID/debuginfo, that proved no
+ * debug information: it is removed, as a bad download should be, rather
+ * than kept to be answered from again. */
+static void debuginfo_uncache(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    if (base == NULL || strcmp(base, "/debuginfo") != 0)
+        return;
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+        return;
+    if (unlink(path) == 0) {
+        char *dir = xstrndup(path, (size_t)(base - path));
+        rmdir(dir); /* empty now, unless the server gave its executable too */
+        free(dir);
+    }
+}
+
 /* Ask the servers DEBUGINFOD_URLS names; libdebuginfod keeps the file in its
  * cache ($DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client). */
 static int debuginfo_by_server(const struct debuginfo_query *q, struct debuginfo_file *f)
@@ -264,7 +317,10 @@ static int debuginfo_by_server(const struct debuginfo_query *q, struct debuginfo
     }
     dfd.set_user_data(debuginfo_client, &l);
     char *path = NULL;
+    bool set[sizeof debuginfo_limits / sizeof *debuginfo_limits];
+    debuginfo_limits_set(set);
     int fd = dfd.find_debuginfo(debuginfo_client, q->build_id, (int)q->build_id_len, &path);
+    debuginfo_limits_unset(set);
     dfd.set_user_data(debuginfo_client, NULL);
     if (fd < 0) {
         if (fd == -ENOENT) {
@@ -272,15 +328,31 @@ static int debuginfo_by_server(const struct debuginfo_query *q, struct debuginfo
                 debuginfo_done(&l, false, 0, NULL);
             return -ENOENT;
         }
+        if (fd == -EFBIG) { /* this file only: the next may be smaller */
+            const char *most = getenv("DEBUGINFOD_MAXSIZE"); /* the user's, or ours */
+            char *why = xasprintf("the file is larger than DEBUGINFOD_MAXSIZE allows (%s bytes)",
+                                  most != NULL && most[0] != '\0' ? most : DEBUGINFO_MAXSIZE_BYTES);
+            debuginfo_done(&l, false, 0, why);
+            free(why);
+            return -ENOENT;
+        }
         /* A server that cannot be reached would cost each module its timeout. */
         debuginfo_server_failed = true;
-        char *why = xasprintf("%s (%s)", strerror(-fd), urls);
+        char *why =
+            fd == -ETIME
+                ? xasprintf("no answer in time (DEBUGINFOD_TIMEOUT: " DEBUGINFO_TIMEOUT_S
+                            " s for the first 100 KB, DEBUGINFOD_MAXTIME: " DEBUGINFO_MAXTIME_S
+                            " s in all, unless set) (%s)",
+                            urls)
+                : xasprintf("%s (%s)", strerror(-fd), urls);
         debuginfo_done(&l, false, 0, why);
         free(why);
         return -ENOENT;
     }
     close(fd);
     int r = path != NULL ? debuginfo_open(path, q->build_id, q->build_id_len, f) : -ENOENT;
+    if (r != 0 && path != NULL)
+        debuginfo_uncache(path);
     if (l.reported) {
         struct stat st;
         debuginfo_done(&l, r == 0, r == 0 && fstat(f->fd, &st) == 0 ? (long)st.st_size : 0,

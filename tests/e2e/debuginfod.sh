@@ -2,12 +2,14 @@
 # debuginfod.sh - a stripped program whose debug file only a debuginfod
 # server has gets its real names when DEBUGINFOD_URLS names the server: a
 # real server (Debian's debuginfod) serving a local directory on 127.0.0.1.
+# A server's junk is not kept, a file over DEBUGINFOD_MAXSIZE not fetched,
+# a server that does not answer is given up on in time.
 # The download says how far it got, lands in libdebuginfod's cache (as
 # debuginfod-find keeps it) and is not fetched again.  A server that does not
 # answer costs one line at most, and the names fall back.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 20
+plan 27
 
 prog=sieve-stripped # strip(1) of tests/progs/sieve: same build id, no debuglink
 line="profil: downloading debug info for $prog from debuginfod: 100%"
@@ -71,8 +73,8 @@ if [ -z "$why" ]; then
 fi
 if [ -n "$why" ]; then
     _i=1
-    while [ "$_i" -le 20 ]; do # the 20 checks below
-        fail "debuginfod: a stripped program gets its names from the server ($_i of 20)" "$why"
+    while [ "$_i" -le 27 ]; do # the 27 checks below
+        fail "debuginfod: a stripped program gets its names from the server ($_i of 27)" "$why"
         _i=$((_i + 1))
     done
     done_testing
@@ -126,5 +128,62 @@ cmp_ok "$(jq -r .counters.program "$J")" ">" 0 "refused: the program is sampled"
 like "$(jq -r '.functions[0].name' "$J")" "^$prog\\+0x[0-9a-f]+\$" "refused: names fall back to $prog+0x..."
 cmp_ok "$(count_of "$err" "debuginfod")" "<=" 1 "refused: one line at most about debuginfod"
 diag "refused: $(printf '%s\n' "$err" | grep debuginfod)"
+
+# A server that answers badly (python's HTTP server on 127.0.0.1): under
+# /junk, 3 MB that are no ELF file, whatever is asked; under /silent, no
+# answer at all.
+cat >"$T/bad.py" <<'PY'
+import http.server, socketserver, sys, time
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.path.startswith('/silent/'):
+            time.sleep(600)
+            return
+        body = b'not an ELF file, only junk\n' * 120000
+        self.send_response(200)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except OSError:
+            pass
+    def log_message(self, *a):
+        pass
+class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+s = S(('127.0.0.1', 0), H)
+open(sys.argv[1] + '.tmp', 'w').write(str(s.server_address[1]))
+__import__('os').rename(sys.argv[1] + '.tmp', sys.argv[1])
+s.serve_forever()
+PY
+python3 "$T/bad.py" "$T/bad.port" 2>/dev/null &
+dpid=$!
+for _ in $(seq 1 100); do
+    [ -s "$T/bad.port" ] && break
+    sleep 0.1
+done
+bad=http://127.0.0.1:$(cat "$T/bad.port" 2>/dev/null)
+
+# What is no debug information is not kept in the cache to be read again.
+profile junk DEBUGINFOD_URLS="$bad/junk" DEBUGINFOD_CACHE_PATH="$T/cache.junk"
+is "$rc" 0 "junk: profil exits 0"
+has "$err" "no debug info for $prog from debuginfod: the server's file is not ELF debug info" \
+    "junk: one line says the server's file is no debug information"
+is "$(find "$T/cache.junk" -name debuginfo -type f 2>/dev/null | wc -l | tr -d ' ')" 0 \
+    "junk: and it is removed from libdebuginfod's cache"
+# A file larger than DEBUGINFOD_MAXSIZE is not downloaded (profil's own
+# bound, 1 GiB, where the user set none).
+profile big DEBUGINFOD_URLS="$bad/big" DEBUGINFOD_CACHE_PATH="$T/cache.big" DEBUGINFOD_MAXSIZE=1000000
+has "$err" "no debug info for $prog from debuginfod: the file is larger than DEBUGINFOD_MAXSIZE allows (1000000 bytes)" \
+    "big: over DEBUGINFOD_MAXSIZE: not downloaded, one line says why"
+# A server that never answers gives up at libdebuginfod's timeout (profil's
+# own, 10 s for the first 100 KB, where the user set none: shortened here).
+profile silent DEBUGINFOD_URLS="$bad/silent" DEBUGINFOD_CACHE_PATH="$T/cache.silent" \
+    DEBUGINFOD_TIMEOUT=1 DEBUGINFOD_RETRY_LIMIT=0
+is "$rc" 0 "silent: profil exits 0"
+cmp_ok "$(jq -r .counters.program "$J")" ">" 0 "silent: the program is sampled"
+has "$err" "no debug info for $prog from debuginfod: no answer in time" \
+    "silent: one line says the server did not answer in time"
+stop_server
 
 done_testing
