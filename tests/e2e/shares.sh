@@ -38,9 +38,14 @@ set -- $(shares "$J")
 near "${1:-x}" 50 3 "wall: work_a has 50 % of the three (+/- 3)"
 near "${2:-x}" 30 3 "wall: work_b has 30 % of the three (+/- 3)"
 near "${3:-x}" 20 3 "wall: work_c has 20 % of the three (+/- 3)"
-# pct_accounted is the share of all accounted samples; the three are nearly all.
-near "$(jq -r '[.functions[] | select(.name | test("^work_")) | .pct_accounted] | add' "$J")" 100 3 \
-    "wall: the three hold nearly all the accounted time"
+# Of the samples in user code (kernel functions are accounted too, and
+# under the suite's load the kernel's interrupt handling in this VM,
+# pvm_irq_enable, took 3 % of a run), the three hold nearly all.
+diag "wall: outside the three: $(jq -c '[.functions[] | select(.name | test("^work_") | not) | "\(.module) \(.name) \(.samples)"] | .[0:6]' "$J")"
+near "$(jq -r '[.functions[] | select(.module | startswith("[") | not)] as $u
+               | ([$u[] | .samples] | add) as $all
+               | 100 * ([$u[] | select(.name | test("^work_")) | .samples] | add) / $all' "$J")" 100 3 \
+    "wall: the three hold nearly all the samples in user code"
 
 c() { jq -r ".counters.$1" "$J"; }
 diag "wall: $(jq -c .counters "$J")"
