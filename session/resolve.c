@@ -118,6 +118,10 @@ static void session_load_kernel(struct session *s, struct module *k)
     for (size_t i = 0; i < s->nmodules && kid == UINT32_MAX; i++)
         if (s->modules[i] == k)
             kid = (uint32_t)i;
+    if (kid == UINT32_MAX) { /* not one of the session's: nothing to name */
+        symbols_text_free(t, n);
+        return;
+    }
     uint32_t *mid = xcalloc(n, sizeof *mid);
     const char *last_owner = NULL;
     uint32_t last_id = kid;
@@ -135,21 +139,27 @@ static void session_load_kernel(struct session *s, struct module *k)
         }
         mid[i] = last_id;
     }
+    /* Grouped by module, each group in address order (counting sort). */
+    size_t nm = s->nmodules;
+    size_t *at = xcalloc(nm + 1, sizeof *at);
+    for (size_t i = 0; i < n; i++)
+        at[mid[i] + 1]++;
+    for (size_t m = 0; m < nm; m++)
+        at[m + 1] += at[m];
+    size_t *start = xcalloc(nm + 1, sizeof *start);
+    memcpy(start, at, (nm + 1) * sizeof *at);
     struct symbol *batch = xcalloc(n, sizeof *batch);
     for (size_t i = 0; i < n; i++) {
-        if (mid[i] == UINT32_MAX)
-            continue; /* done: its module's batch was added */
-        uint32_t id = mid[i];
-        size_t nb = 0;
-        for (size_t j = i; j < n; j++) {
-            if (mid[j] != id)
-                continue;
-            batch[nb++] = (struct symbol){.start = t[j].start, .end = t[j].end, .name = t[j].name};
-            t[j].name = NULL;
-            mid[j] = UINT32_MAX;
-        }
-        module_add_symbols(id != UINT32_MAX ? s->modules[id] : k, batch, nb);
+        batch[at[mid[i]]++] =
+            (struct symbol){.start = t[i].start, .end = t[i].end, .name = t[i].name};
+        t[i].name = NULL;
     }
+    for (size_t m = 0; m < nm; m++) {
+        if (start[m + 1] > start[m])
+            module_add_symbols(s->modules[m], batch + start[m], start[m + 1] - start[m]);
+    }
+    free(start);
+    free(at);
     free(batch);
     free(mid);
     symbols_text_free(t, n);
