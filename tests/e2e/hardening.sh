@@ -6,7 +6,7 @@
 # damaged file; a FIFO in the build-id directory does not hold the start.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 63
+plan 70
 
 SHARES=$PROGS/shares
 W=$PROGS/ctlwork
@@ -257,6 +257,70 @@ else
         [ "$made_dir" = yes ] && rmdir "$bdir"
         trap 'cd /; rm -rf "$T"' EXIT
     fi
+fi
+
+# ---------------------------------------------------------------------------
+# 6. Three million empty lines of embedded source (a few KB of file): --list
+# costs what it prints; the blank run without samples is one row, and the
+# lines with samples are the same as in the file the text came from.
+run "$PROFIL" --no-tui --embed-source -b 1 -t 500 -o e.PRF "$PROGS/lines" 5 </dev/null
+is "$rc" 0 "a session with its source embedded"
+# src.py IN OUT N: IN with every embedded text made N empty lines.
+cat >src.py <<'EOF'
+import struct, sys, zlib
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def varint(v):
+    b = bytearray()
+    while v >= 0x80:
+        b.append((v & 0x7f) | 0x80)
+        v >>= 7
+    return bytes(b + bytes([v]))
+def rvarint(d, at):
+    v = s = 0
+    while True:
+        c = d[at]
+        at += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if c < 0x80:
+            return v, at
+d = open(src, 'rb').read()
+out, at = bytearray(d[:16]), 16
+while at < len(d):
+    typ, flags, slen, raw, crc = struct.unpack_from('<4sIQII', d, at)
+    body = d[at + 24:at + 24 + slen]
+    at += 24 + slen
+    if typ == b'SRCE':
+        p = zlib.decompress(body) if flags & 1 else body
+        cnt, i = rvarint(p, 0)
+        nb = bytearray(varint(cnt))
+        for _ in range(cnt):
+            f, i = rvarint(p, i)
+            ln, i = rvarint(p, i)
+            i += ln
+            nb += varint(f) + varint(n) + b'\n' * n
+        raw, body, flags = len(nb), zlib.compress(bytes(nb), 9), 1
+    if typ == b'END ':
+        body = struct.pack('<I', zlib.crc32(bytes(out)))
+    out += struct.pack('<4sIQII', typ, flags, len(body), raw, zlib.crc32(body)) + body
+open(dst, 'wb').write(out)
+EOF
+# sampled FILE: the rows of a listing with samples (line and count).
+sampled() {
+    awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $1, $2 }' "$1"
+}
+if python3 src.py e.PRF blank.PRF 3000000 2>py.err; then
+    run timeout 10 "$PROFIL" --list lines.c blank.PRF -o blank.txt
+    is "$rc" 0 "3 M empty lines of source ($(wc -c <blank.PRF) bytes): --list ends promptly"
+    cmp_ok "$(wc -l <blank.txt)" "<" 200 "3 M empty lines of source: a short listing ($(wc -l <blank.txt) lines)"
+    like "$(cat blank.txt)" '^ +\.\.\.  \([0-9]+ blank lines without samples\)$' \
+        "3 M empty lines of source: the blank lines are one row"
+    "$PROFIL" --list lines.c e.PRF -o e.txt 2>/dev/null
+    is "$(sampled blank.txt)" "$(sampled e.txt)" "3 M empty lines of source: the lines with samples are the real ones"
+    like "$(cat e.txt)" 'sink = a \+ b;' "the session's own text: listed"
+    hasnt "$(cat e.txt)" "blank lines without samples" "the session's own text: no line left out"
+else
+    for _i in 1 2 3 4 5 6; do fail "3 M empty lines of source ($_i of 6)" "$(cat py.err)"; done
 fi
 
 done_testing
