@@ -5,6 +5,7 @@
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
 #include "session/annotate.h"
+#include "session/calltree.h"
 #include "session/classic.h"
 #include "session/debuginfo.h"
 #include "session/diff.h"
@@ -421,6 +422,12 @@ static int main_export(const struct options *o)
     struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
+    uint32_t cap = strcmp(o->export_format, "classic") != 0 ? session_depth_cap(s, true) : 0;
+    if (cap > 0)
+        fprintf(stderr,
+                "profil: %s: stacks deeper than %u frames are cut to their innermost %u, under "
+                "[truncated]: in full the export would cost more than the file allows\n",
+                quote(o->target), cap, cap);
     if (strcmp(o->export_format, "folded") == 0) {
         if (!s->has_stacks) {
             fprintf(stderr,

@@ -6,7 +6,7 @@
 # damaged file; a FIFO in the build-id directory does not hold the start.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 70
+plan 92
 
 SHARES=$PROGS/shares
 W=$PROGS/ctlwork
@@ -322,5 +322,56 @@ if python3 src.py e.PRF blank.PRF 3000000 2>py.err; then
 else
     for _i in 1 2 3 4 5 6; do fail "3 M empty lines of source ($_i of 6)" "$(cat py.err)"; done
 fi
+
+# ---------------------------------------------------------------------------
+# 7. One function 4,096 calls deep, a sample at every depth (a few KB of
+# file, 8 million frames written out whole): the exports and the tree cut
+# the stacks to the depth the file allows, say so in one line, and keep
+# every sample; a single stack that deep prints a tree of bounded size.
+# A real recursion 300 deep is exported whole.
+: "${MKBOMB:=$PROGS/../session/mkbomb}"
+# measured CMD...: run CMD; sets $rc, $err, and $rss (peak kB), $secs.
+measured() {
+    "$MKBOMB" measure "$T/.m" timeout 60 "$@" >"$T/.out" 2>"$T/.err"
+    rc=$?
+    err=$(cat "$T/.err")
+    read -r rss secs _how _n _cpu <"$T/.m" || { rss=nan secs=nan; }
+}
+if "$MKBOMB" deep deep.PRF 4096 >/dev/null && "$MKBOMB" deepone one.PRF 4096 >/dev/null; then
+    size=$(wc -c <deep.PRF)
+    measured "$PROFIL" --export=folded deep.PRF -o deep.folded
+    is "$rc" 0 "4096 deep ($size bytes), --export=folded: exits 0"
+    one_line "4096 deep, --export=folded" \
+        "deep\\.PRF: stacks deeper than [0-9]+ frames are cut to their innermost [0-9]+, under \\[truncated\\]"
+    cmp_ok "$(wc -c <deep.folded)" "<" 2000000 "4096 deep, --export=folded: under 2 MB written ($(wc -c <deep.folded) bytes)"
+    is "$(awk '{ n += $NF } END { print n }' deep.folded)" 4096 "4096 deep, --export=folded: every sample is there"
+    like "$(cat deep.folded)" '^\[truncated\];f;f;f' "4096 deep, --export=folded: a cut stack starts with [truncated]"
+    measured "$PROFIL" --export=speedscope deep.PRF -o deep.json
+    is "$rc" 0 "4096 deep, --export=speedscope: exits 0"
+    cmp_ok "$rss" "<" 200000 "4096 deep, --export=speedscope: under 200 MB ($rss kB)"
+    cmp_ok "$(wc -c <deep.json)" "<" 8000000 "4096 deep, --export=speedscope: under 8 MB written ($(wc -c <deep.json) bytes)"
+    is "$(python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["profiles"][0]; print(int(sum(p["weights"])), len(p["samples"]))' deep.json 2>&1)" \
+        "4096000 4096" "4096 deep, --export=speedscope: valid JSON, every sample is there"
+    measured "$PROFIL" --export=pprof deep.PRF -o deep.pb.gz
+    is "$rc" 0 "4096 deep, --export=pprof: exits 0"
+    cmp_ok "$rss" "<" 200000 "4096 deep, --export=pprof: under 200 MB ($rss kB)"
+    measured "$PROFIL" --report --tree --inverted --percent-limit=0 deep.PRF
+    is "$rc" 0 "4096 deep, --tree --inverted: exits 0"
+    cmp_ok "$(wc -c <"$T/.out")" "<" 4000000 "4096 deep, --tree --inverted: under 4 MB printed ($(wc -c <"$T/.out") bytes)"
+    like "$(cat "$T/.out")" '^# Stacks deeper than [0-9]+ frames are cut' "4096 deep, --tree --inverted: says the stacks are cut"
+    measured "$PROFIL" --report --tree --percent-limit=0 one.PRF
+    is "$rc" 0 "one stack 4096 deep, --tree: exits 0"
+    cmp_ok "$(wc -c <"$T/.out")" "<" 4000000 "one stack 4096 deep, --tree: under 4 MB printed ($(wc -c <"$T/.out") bytes)"
+    like "$(cat "$T/.out")" '\(calls deeper than [0-9]+ levels not shown\)$' "one stack 4096 deep, --tree: says what it left out"
+else
+    for _i in $(seq 1 18); do fail "4096 deep ($_i of 18)" "mkbomb failed"; done
+fi
+run "$PROFIL" --no-tui -b 1 -t 1000 -o r.PRF "$PROGS/recurse" 300 1500 </dev/null
+is "$rc" 0 "a recursion 300 deep: profiled"
+run "$PROFIL" --export=folded r.PRF -o -
+is "$err" "" "a recursion 300 deep, --export=folded: nothing said"
+hasnt "$out" "[truncated]" "a recursion 300 deep, --export=folded: no stack cut"
+cmp_ok "$(printf '%s\n' "$out" | awk -F';' '{ if (NF > m) m = NF } END { print m }')" ">=" 300 \
+    "a recursion 300 deep, --export=folded: the deepest stack whole"
 
 done_testing
