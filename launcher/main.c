@@ -236,7 +236,13 @@ static int main_merge(const struct options *o)
     uint8_t *data = NULL;
     size_t len = 0;
     prf_write_buffer(out, &data, &len);
-    if (prf_write_atomic(o->output, data, len, &cause) < 0) {
+    /* Never write what the reader would refuse: read the merge back first. */
+    struct session *back = prf_read_buffer(data, len, &cause);
+    if (back == NULL) {
+        fprintf(stderr, "profil: the merged session would not read back (%s): nothing written\n",
+                quote(cause));
+        free(cause);
+    } else if (prf_write_atomic(o->output, data, len, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
     } else {
@@ -245,6 +251,7 @@ static int main_merge(const struct options *o)
                 c.total, out->duration_s, o->output);
         r = 0;
     }
+    session_free(back);
     free(data);
 done:
     session_free(out);

@@ -631,6 +631,68 @@ static void bomb_deep(const char *path, uint64_t n, bool one)
     file_end();
 }
 
+/* One sample of f whose stack ends in a kernel frame at 2^64 - 1, the top
+ * of the address space: a reader names it with a symbol of one byte, whose
+ * end does not fit in 64 bits. */
+static void bomb_kernelframe(const char *path)
+{
+    struct head h = base_head();
+    h.program = h.total = 1;
+    base_start(path, &h);
+    struct buf p = {0};
+    b_u32(&p, 2);
+    b_u32(&p, 0);
+    b_str(&p, "/bomb/prog");
+    b_u8(&p, 0);
+    b_u32(&p, 1);
+    b_u64(&p, 0x1000);
+    b_u64(&p, 0x10);
+    b_u64(&p, 0x1000);
+    b_u64(&p, 0x10);
+    b_u32(&p, 5);
+    b_u32(&p, 1);
+    b_u64(&p, 0x1000);
+    b_u64(&p, 0x1010);
+    b_u8(&p, 0);
+    b_str(&p, "f");
+    b_module(&p, 4, "[kernel]");
+    chunk("MODS", &p);
+    p.len = 0;
+    b_u64(&p, 1);
+    b_u32(&p, 0);
+    b_u64(&p, 0x1008);
+    b_u64(&p, 1);
+    chunk("HITS", &p);
+    p.len = 0;
+    b_u64(&p, 100000000); /* one frame of 100 ms */
+    b_u64(&p, 1);
+    b_varint(&p, 0); /* flags */
+    b_varint(&p, 1); /* program */
+    for (int i = 0; i < 4; i++)
+        b_varint(&p, 0); /* dos, io, high, lost */
+    b_varint(&p, 1);     /* one hit: the first, one sample */
+    b_varint(&p, 0);
+    b_varint(&p, 1);
+    chunk("TIME", &p);
+    p.len = 0;
+    b_varint(&p, 2); /* f+8, then the kernel at 2^64 - 1 */
+    b_varint(&p, 0);
+    b_varint(&p, 0);
+    b_varint(&p, 0x1008);
+    b_varint(&p, 1);
+    b_varint(&p, 1);
+    b_varint(&p, UINT64_MAX);
+    b_varint(&p, 1); /* one frame with stacks: the first, one sample of node 2 */
+    b_varint(&p, 0);
+    b_varint(&p, 1);
+    b_varint(&p, 2);
+    b_varint(&p, 1);
+    chunk("STCK", &p);
+    free(p.p);
+    put_meta("{\"program\":\"/bomb/prog\",\"driver\":\"perf\"}");
+    file_end();
+}
+
 static void bomb_plain(const char *path)
 {
     struct head h = base_head();
@@ -702,13 +764,14 @@ static int measure(const char *path, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 3 || strcmp(argv[1], "--help") == 0) {
-        fprintf(stderr, "usage: mkbomb "
-                        "timeline|modules|meta|depth|buckets|places|hits|threads|unknown|"
-                        "stacks|stackthreads|deep|deepone OUT [N]\n"
-                        "       mkbomb counters OUT [INTERVAL_US]; mkbomb dupbuck|plain OUT\n"
-                        "       mkbomb memsz|filesz ELF VALUE   (patches ELF in place)\n"
-                        "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, "
-                        "exit|signal N, CPU seconds)\n");
+        fprintf(stderr,
+                "usage: mkbomb "
+                "timeline|modules|meta|depth|buckets|places|hits|threads|unknown|"
+                "stacks|stackthreads|deep|deepone OUT [N]\n"
+                "       mkbomb counters OUT [INTERVAL_US]; mkbomb dupbuck|kernelframe|plain OUT\n"
+                "       mkbomb memsz|filesz ELF VALUE   (patches ELF in place)\n"
+                "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, "
+                "exit|signal N, CPU seconds)\n");
         return 2;
     }
     const char *kind = argv[1], *path = argv[2];
@@ -749,6 +812,8 @@ int main(int argc, char **argv)
         bomb_stacks(path, arg_n(argc, argv, 1000), strcmp(kind, "stackthreads") == 0);
     else if (strcmp(kind, "deep") == 0 || strcmp(kind, "deepone") == 0)
         bomb_deep(path, arg_n(argc, argv, 4096), strcmp(kind, "deepone") == 0);
+    else if (strcmp(kind, "kernelframe") == 0)
+        bomb_kernelframe(path);
     else if (strcmp(kind, "plain") == 0)
         bomb_plain(path);
     else
