@@ -35,7 +35,9 @@ typedef void (*export_sample_cb)(const struct export_frame *frames, size_t n, ui
                                  void *arg);
 
 /* Walk S's samples as the exports write them; returns their sum, which is
- * s->c.total unless the stacks and the counters disagree. */
+ * s->c.total unless the stacks and the counters disagree.  Stacks deeper
+ * than session_depth_cap (stacks.h) come cut to their innermost frames
+ * under one [truncated] frame. */
 uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg);
 
 /* How many distinct function keys export_key gives: one per function, one
