@@ -145,13 +145,32 @@ uint32_t session_depth_cap(const struct session *s, bool threads)
     return lo;
 }
 
-/* The child of node P for FUNC, made if missing. */
+/* Where the child of node P for FUNC is, or goes, in the index of T. */
+static uint32_t *tree_slot(struct calltree *t, uint32_t p, int64_t func)
+{
+    uint64_t h = ((uint64_t)p * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)func * 0xc2b2ae3d27d4eb4full);
+    size_t mask = t->index_alloc - 1;
+    for (size_t k = (h ^ (h >> 29)) & mask;; k = (k + 1) & mask) {
+        uint32_t c = t->index[k];
+        if (c == 0 || (t->nodes[c].parent == p && t->nodes[c].func == func))
+            return &t->index[k];
+    }
+}
+
+/* The child of node P for FUNC, made if missing: looked up in a hash, as a
+ * node with a hundred thousand callees must not cost a scan of them each. */
 static uint32_t tree_child(struct calltree *t, uint32_t p, int64_t func)
 {
-    for (uint32_t c = t->nodes[p].child; c != 0; c = t->nodes[c].next) {
-        if (t->nodes[c].func == func)
-            return c;
+    if (2 * (t->n + 1) > t->index_alloc) {
+        free(t->index);
+        t->index_alloc = t->index_alloc ? 2 * t->index_alloc : 1024;
+        t->index = xcalloc(t->index_alloc, sizeof *t->index);
+        for (uint32_t i = 1; i < t->n; i++)
+            *tree_slot(t, t->nodes[i].parent, t->nodes[i].func) = i;
     }
+    uint32_t *slot = tree_slot(t, p, func);
+    if (*slot != 0)
+        return *slot;
     if (t->n == t->alloc) {
         t->alloc = t->alloc ? 2 * t->alloc : 256;
         t->nodes = xreallocarray(t->nodes, t->alloc, sizeof *t->nodes);
@@ -160,6 +179,7 @@ static uint32_t tree_child(struct calltree *t, uint32_t p, int64_t func)
     t->nodes[c] =
         (struct calltree_node){func, p, 0, t->nodes[p].child, t->nodes[p].depth + 1, 0, 0};
     t->nodes[p].child = c;
+    *slot = c;
     return c;
 }
 
@@ -263,6 +283,9 @@ struct calltree *session_calltree(struct session *s, bool inverted)
     }
     free(leaf);
     free(path);
+    free(t->index);
+    t->index = NULL;
+    t->index_alloc = 0;
     tree_sort(t);
     return t;
 }

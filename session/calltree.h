@@ -41,6 +41,8 @@ struct calltree {
     size_t n;
     size_t alloc;
     bool inverted;
+    uint32_t *index; /* while it is built: (parent, func) to node, 0 for none */
+    size_t index_alloc;
 };
 
 /* Build the tree (children sorted by total, most first); NULL when the
