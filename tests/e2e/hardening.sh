@@ -6,7 +6,7 @@
 # damaged file; a FIFO in the build-id directory does not hold the start.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 109
+plan 111
 
 SHARES=$PROGS/shares
 W=$PROGS/ctlwork
@@ -365,6 +365,16 @@ if "$MKBOMB" deep deep.PRF 4096 >/dev/null && "$MKBOMB" deepone one.PRF 4096 >/d
     like "$(cat "$T/.out")" '\(calls deeper than [0-9]+ levels not shown\)$' "one stack 4096 deep, --tree: says what it left out"
 else
     for _i in $(seq 1 18); do fail "4096 deep ($_i of 18)" "mkbomb failed"; done
+fi
+# A broom: 100,000 callees of the deepest of 4,095 calls, a sample in each
+# (147 KB): the tree finds a child by a hash, not by a scan of 100,000
+# (12.9 s before).
+if "$MKBOMB" broom broom.PRF 100000 >/dev/null; then
+    measured "$PROFIL" --report --tree --percent-limit=0 broom.PRF
+    is "$rc" 0 "a broom of 100,000 stacks 4,096 deep, --tree: exits 0"
+    cmp_ok "$_cpu" "<" 6 "a broom, --tree: under 6 s of CPU ($_cpu s)"
+else
+    for _i in 1 2; do fail "a broom ($_i of 2)" "mkbomb failed"; done
 fi
 run "$PROFIL" --no-tui -b 1 -t 1000 -o r.PRF "$PROGS/recurse" 300 1500 </dev/null
 is "$rc" 0 "a recursion 300 deep: profiled"

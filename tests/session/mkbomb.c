@@ -580,40 +580,56 @@ static void put_module_f(void)
 
 /* One function calling itself N deep, a sample at every depth: N stacks of
  * 1 to N frames, from a few bytes each (N (N + 1) / 2 frames in all); with
- * ONE, its N samples all at the deepest (one stack of N frames). */
-static void bomb_deep(const char *path, uint64_t n, bool one)
+ * ONE, its N samples all at the deepest (one stack of N frames); with
+ * LEAVES, a sample in each of LEAVES callees of the deepest call instead,
+ * each at a PC of its own (a broom: LEAVES stacks of N + 1 frames). */
+static void bomb_deep(const char *path, uint64_t n, bool one, uint64_t leaves)
 {
     struct head h = base_head();
-    h.program = h.total = n;
+    uint64_t samples = leaves > 0 ? leaves : n;
+    h.program = h.total = samples;
     base_start(path, &h);
     put_module_f();
     struct buf p = {0};
     b_u64(&p, 1);
     b_u32(&p, 0);
     b_u64(&p, 0x1008);
-    b_u64(&p, n);
+    b_u64(&p, samples);
     chunk("HITS", &p);
     p.len = 0;
     b_u64(&p, 100000000); /* one frame of 100 ms */
     b_u64(&p, 1);
-    b_varint(&p, 0); /* flags */
-    b_varint(&p, n); /* program */
+    b_varint(&p, 0);       /* flags */
+    b_varint(&p, samples); /* program */
     for (int i = 0; i < 4; i++)
         b_varint(&p, 0); /* dos, io, high, lost */
-    b_varint(&p, 1);     /* one hit: the first, N samples */
+    b_varint(&p, 1);     /* one hit: the first, all the samples */
     b_varint(&p, 0);
-    b_varint(&p, n);
+    b_varint(&p, samples);
     chunk("TIME", &p);
     p.len = 0;
-    b_varint(&p, n); /* nodes: each the caller of the next, all at f+8 */
+    b_varint(&p, n + leaves); /* nodes: each the caller of the next, all at f+8 */
     for (uint64_t i = 0; i < n; i++) {
         b_varint(&p, i);
         b_varint(&p, 0);
         b_varint(&p, 0x1008);
     }
+    for (uint64_t i = 0; i < leaves; i++) { /* the broom's leaves, under node N */
+        b_varint(&p, n);
+        b_varint(&p, 0);
+        b_varint(&p, 0x100000 + i);
+    }
     b_varint(&p, 1); /* one frame with stacks: the first, a sample at each node */
     b_varint(&p, 0);
-    if (one) {
+    if (leaves > 0) {
+        b_varint(&p, leaves);
+        b_varint(&p, n + 1);
+        b_varint(&p, 1);
+        for (uint64_t i = 1; i < leaves; i++) {
+            b_varint(&p, 1);
+            b_varint(&p, 1);
+        }
+    } else if (one) {
         b_varint(&p, 1);
         b_varint(&p, n);
         b_varint(&p, n);
@@ -767,7 +783,7 @@ int main(int argc, char **argv)
         fprintf(stderr,
                 "usage: mkbomb "
                 "timeline|modules|meta|depth|buckets|places|hits|threads|unknown|"
-                "stacks|stackthreads|deep|deepone OUT [N]\n"
+                "stacks|stackthreads|deep|deepone|broom OUT [N]\n"
                 "       mkbomb counters OUT [INTERVAL_US]; mkbomb dupbuck|kernelframe|plain OUT\n"
                 "       mkbomb memsz|filesz ELF VALUE   (patches ELF in place)\n"
                 "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, "
@@ -811,7 +827,9 @@ int main(int argc, char **argv)
     else if (strcmp(kind, "stacks") == 0 || strcmp(kind, "stackthreads") == 0)
         bomb_stacks(path, arg_n(argc, argv, 1000), strcmp(kind, "stackthreads") == 0);
     else if (strcmp(kind, "deep") == 0 || strcmp(kind, "deepone") == 0)
-        bomb_deep(path, arg_n(argc, argv, 4096), strcmp(kind, "deepone") == 0);
+        bomb_deep(path, arg_n(argc, argv, 4096), strcmp(kind, "deepone") == 0, 0);
+    else if (strcmp(kind, "broom") == 0)
+        bomb_deep(path, 4095, false, arg_n(argc, argv, 100000));
     else if (strcmp(kind, "kernelframe") == 0)
         bomb_kernelframe(path);
     else if (strcmp(kind, "plain") == 0)
