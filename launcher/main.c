@@ -5,6 +5,7 @@
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
 #include "session/annotate.h"
+#include "session/calltree.h"
 #include "session/classic.h"
 #include "session/debuginfo.h"
 #include "session/diff.h"
@@ -235,7 +236,13 @@ static int main_merge(const struct options *o)
     uint8_t *data = NULL;
     size_t len = 0;
     prf_write_buffer(out, &data, &len);
-    if (prf_write_atomic(o->output, data, len, &cause) < 0) {
+    /* Never write what the reader would refuse: read the merge back first. */
+    struct session *back = prf_read_buffer(data, len, &cause);
+    if (back == NULL) {
+        fprintf(stderr, "profil: the merged session would not read back (%s): nothing written\n",
+                quote(cause));
+        free(cause);
+    } else if (prf_write_atomic(o->output, data, len, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
     } else {
@@ -244,6 +251,7 @@ static int main_merge(const struct options *o)
                 c.total, out->duration_s, o->output);
         r = 0;
     }
+    session_free(back);
     free(data);
 done:
     session_free(out);
@@ -421,6 +429,12 @@ static int main_export(const struct options *o)
     struct session *s = main_read(o->target, o);
     if (s == NULL)
         return 1;
+    uint32_t cap = strcmp(o->export_format, "classic") != 0 ? session_depth_cap(s, true) : 0;
+    if (cap > 0)
+        fprintf(stderr,
+                "profil: %s: stacks deeper than %u frames are cut to their innermost %u, under "
+                "[truncated]: in full the export would cost more than the file allows\n",
+                quote(o->target), cap, cap);
     if (strcmp(o->export_format, "folded") == 0) {
         if (!s->has_stacks) {
             fprintf(stderr,

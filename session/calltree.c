@@ -6,6 +6,7 @@
 
 #include "session/calltree.h"
 #include "session/internal.h"
+#include "session/limits.h"
 #include "session/stacks.h"
 #include "util/xmalloc.h"
 
@@ -99,13 +100,77 @@ struct func_link *session_callees(struct session *s, int64_t f, size_t *n)
     return session_links(s, f, false, n);
 }
 
-/* The child of node P for FUNC, made if missing. */
+/* The frames walking every stack with samples (with THREADS, each
+ * thread's) costs when each is cut at CAP frames (0: none); *DEEPEST, the
+ * deepest stack's depth. */
+static uint64_t depth_cost(const struct session *s, bool threads, uint32_t cap, uint32_t *deepest)
+{
+    uint64_t sum = 0;
+    *deepest = 0;
+    for (size_t id = 1; id < s->nstacks; id++) {
+        uint32_t d = s->stacks[id].depth;
+        if (s->stack_count[id] == 0)
+            continue;
+        sum += cap > 0 && d > cap ? cap : d;
+        if (d > *deepest)
+            *deepest = d;
+    }
+    for (size_t i = 0; threads && i < s->tstacks.alloc; i++) {
+        const struct tid_count *t = &s->tstacks.slots[i];
+        if (t->tid == 0 || t->count == 0 || t->key >= s->nstacks)
+            continue;
+        uint32_t d = s->stacks[t->key].depth;
+        sum += cap > 0 && d > cap ? cap : d;
+        if (d > *deepest)
+            *deepest = d;
+    }
+    return sum;
+}
+
+uint32_t session_depth_cap(const struct session *s, bool threads)
+{
+    uint64_t budget = LIMIT_WALK_FRAMES + (uint64_t)LIMIT_WALK_PER_NODE * s->nstacks;
+    uint32_t deepest;
+    if (depth_cost(s, threads, 0, &deepest) <= budget)
+        return 0;
+    /* The deepest cut that fits: the cost grows with the cut. */
+    uint32_t lo = 1, hi = deepest;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (depth_cost(s, threads, mid, &deepest) <= budget)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Where the child of node P for FUNC is, or goes, in the index of T. */
+static uint32_t *tree_slot(struct calltree *t, uint32_t p, int64_t func)
+{
+    uint64_t h = ((uint64_t)p * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)func * 0xc2b2ae3d27d4eb4full);
+    size_t mask = t->index_alloc - 1;
+    for (size_t k = (h ^ (h >> 29)) & mask;; k = (k + 1) & mask) {
+        uint32_t c = t->index[k];
+        if (c == 0 || (t->nodes[c].parent == p && t->nodes[c].func == func))
+            return &t->index[k];
+    }
+}
+
+/* The child of node P for FUNC, made if missing: looked up in a hash, as a
+ * node with a hundred thousand callees must not cost a scan of them each. */
 static uint32_t tree_child(struct calltree *t, uint32_t p, int64_t func)
 {
-    for (uint32_t c = t->nodes[p].child; c != 0; c = t->nodes[c].next) {
-        if (t->nodes[c].func == func)
-            return c;
+    if (2 * (t->n + 1) > t->index_alloc) {
+        free(t->index);
+        t->index_alloc = t->index_alloc ? 2 * t->index_alloc : 1024;
+        t->index = xcalloc(t->index_alloc, sizeof *t->index);
+        for (uint32_t i = 1; i < t->n; i++)
+            *tree_slot(t, t->nodes[i].parent, t->nodes[i].func) = i;
     }
+    uint32_t *slot = tree_slot(t, p, func);
+    if (*slot != 0)
+        return *slot;
     if (t->n == t->alloc) {
         t->alloc = t->alloc ? 2 * t->alloc : 256;
         t->nodes = xreallocarray(t->nodes, t->alloc, sizeof *t->nodes);
@@ -114,6 +179,7 @@ static uint32_t tree_child(struct calltree *t, uint32_t p, int64_t func)
     t->nodes[c] =
         (struct calltree_node){func, p, 0, t->nodes[p].child, t->nodes[p].depth + 1, 0, 0};
     t->nodes[p].child = c;
+    *slot = c;
     return c;
 }
 
@@ -177,18 +243,21 @@ struct calltree *session_calltree(struct session *s, bool inverted)
     size_t path_alloc = 64;
     int64_t *path = xcalloc(path_alloc, sizeof *path);
     uint64_t *leaf = xcalloc(s->nfuncs + 1, sizeof *leaf);
+    uint32_t cap = session_depth_cap(s, false);
     for (size_t id = 1; id < s->nstacks; id++) {
         uint64_t c = s->stack_count[id];
         if (c == 0)
             continue;
         uint32_t depth = s->stacks[id].depth;
+        if (cap > 0 && depth > cap)
+            depth = cap; /* the innermost frames, as perf's --max-stack */
         if (depth > path_alloc) {
             path_alloc = depth;
             path = xreallocarray(path, path_alloc, sizeof *path);
         }
         /* Outermost first; a frame no function names yet is left out. */
         size_t k = depth, n = 0;
-        for (uint32_t j = (uint32_t)id; j != 0; j = s->stacks[j].parent)
+        for (uint32_t j = (uint32_t)id; j != 0 && k > 0; j = s->stacks[j].parent)
             path[--k] = s->stacks[j].func;
         for (size_t i = 0; i < depth; i++) {
             if (path[i] >= 0)
@@ -214,6 +283,9 @@ struct calltree *session_calltree(struct session *s, bool inverted)
     }
     free(leaf);
     free(path);
+    free(t->index);
+    t->index = NULL;
+    t->index_alloc = 0;
     tree_sort(t);
     return t;
 }

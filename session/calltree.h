@@ -41,11 +41,19 @@ struct calltree {
     size_t n;
     size_t alloc;
     bool inverted;
+    uint32_t *index; /* while it is built: (parent, func) to node, 0 for none */
+    size_t index_alloc;
 };
 
 /* Build the tree (children sorted by total, most first); NULL when the
  * session has no stacks. */
 struct calltree *session_calltree(struct session *s, bool inverted);
 void calltree_free(struct calltree *t);
+
+/* The depth to cut every stack at so that walking all the stacks with
+ * samples (with THREADS, each thread's too) costs at most
+ * LIMIT_WALK_FRAMES + LIMIT_WALK_PER_NODE a stack node (session/limits.h);
+ * 0 when they fit whole, as a real run's do. */
+uint32_t session_depth_cap(const struct session *s, bool threads);
 
 #endif

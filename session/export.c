@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include "session/calltree.h"
 #include "session/export.h"
 #include "session/quote.h"
 #include "session/lines.h"
@@ -11,10 +12,51 @@
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define EXPORT_SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"
+
+/* The frames of stack ID as the exports write them, outermost first, into
+ * *FR (grown as needed, *ALLOC entries); returns how many.  A stack deeper
+ * than CAP (0: none) keeps its innermost frames under one [truncated]
+ * frame, CAP in all, and never starts inside a frame's inline levels. */
+static size_t export_stack(struct session *s, uint32_t id, uint32_t cap, uint32_t **ids,
+                           struct export_frame **fr, size_t *alloc)
+{
+    size_t depth = s->stacks[id].depth;
+    bool cut = cap > 0 && depth > cap;
+    if (cut)
+        depth = cap - 1;
+    if (depth + 1 > *alloc) {
+        *alloc = depth + 1;
+        *ids = xreallocarray(*ids, *alloc, sizeof **ids);
+        *fr = xreallocarray(*fr, *alloc, sizeof **fr);
+    }
+    if (cut) {
+        size_t k = depth;
+        for (uint32_t j = id; j != 0 && k > 0; j = s->stacks[j].parent)
+            (*ids)[k--] = j;
+        size_t first = 1;
+        while (first <= depth && s->stacks[(*ids)[first]].level > 0)
+            first++;
+        uint32_t m = s->truncated_module != UINT32_MAX ? s->truncated_module : EXPORT_TRUNCATED;
+        (*fr)[0] = (struct export_frame){m, 0, -1, 0};
+        size_t n = 1;
+        for (size_t k2 = first; k2 <= depth; k2++) {
+            const struct stack_node *nd = &s->stacks[(*ids)[k2]];
+            (*fr)[n++] = (struct export_frame){nd->module, nd->offset, nd->func, nd->level};
+        }
+        return n;
+    }
+    depth = session_stack_frames(s, id, *ids, *alloc);
+    for (size_t k = 0; k < depth; k++) {
+        const struct stack_node *n = &s->stacks[(*ids)[k]];
+        (*fr)[k] = (struct export_frame){n->module, n->offset, n->func, n->level};
+    }
+    return depth;
+}
 
 uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg)
 {
@@ -24,21 +66,12 @@ uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg)
     uint32_t *ids = xcalloc(alloc, sizeof *ids);
     struct export_frame *fr = xcalloc(alloc, sizeof *fr);
     uint64_t *leaf = xcalloc(s->nfuncs + 1, sizeof *leaf);
+    uint32_t cap = session_depth_cap(s, true);
     for (size_t id = 1; id < s->nstacks; id++) {
         uint64_t c = s->stack_count[id];
         if (c == 0)
             continue;
-        size_t depth = s->stacks[id].depth;
-        if (depth > alloc) {
-            alloc = depth;
-            ids = xreallocarray(ids, alloc, sizeof *ids);
-            fr = xreallocarray(fr, alloc, sizeof *fr);
-        }
-        depth = session_stack_frames(s, (uint32_t)id, ids, alloc);
-        for (size_t k = 0; k < depth; k++) {
-            const struct stack_node *n = &s->stacks[ids[k]];
-            fr[k] = (struct export_frame){n->module, n->offset, n->func, n->level};
-        }
+        size_t depth = export_stack(s, (uint32_t)id, cap, &ids, &fr, &alloc);
         cb(fr, depth, c, arg);
         sum += c;
         int64_t lf = s->stacks[id].func;
@@ -68,7 +101,7 @@ uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg)
 
 size_t export_nkeys(const struct session *s)
 {
-    return s->nfuncs + s->nmodules + 1;
+    return s->nfuncs + s->nmodules + 2;
 }
 
 size_t export_key(const struct session *s, const struct export_frame *fr)
@@ -77,6 +110,8 @@ size_t export_key(const struct session *s, const struct export_frame *fr)
         return (size_t)fr->func;
     if (fr->module < s->nmodules)
         return s->nfuncs + fr->module;
+    if (fr->module == EXPORT_TRUNCATED)
+        return s->nfuncs + s->nmodules + 1;
     return s->nfuncs + s->nmodules;
 }
 
@@ -86,6 +121,8 @@ const char *export_frame_name(const struct session *s, const struct export_frame
         return s->funcs[fr->func].name;
     if (fr->module < s->nmodules)
         return s->modules[fr->module]->name;
+    if (fr->module == EXPORT_TRUNCATED)
+        return "[truncated]";
     return "[unaccounted]";
 }
 
@@ -114,8 +151,8 @@ struct speedscope {
     int nframes;
     cJSON *samples;
     cJSON *weights;
-    int *idx;
-    size_t idx_alloc;
+    char *text; /* one sample's frames as a JSON array */
+    size_t text_alloc;
     uint64_t weight; /* per sample */
     double end;
 };
@@ -124,10 +161,14 @@ static void speedscope_sample(const struct export_frame *frames, size_t n, uint6
                               void *arg)
 {
     struct speedscope *w = arg;
-    if (n > w->idx_alloc) {
-        w->idx_alloc = n;
-        w->idx = xreallocarray(w->idx, n, sizeof *w->idx);
+    /* The array as cJSON would print it, kept as text: a node for each
+     * frame costs 64 bytes and more. */
+    if (w->text_alloc < 12 * n + 3) {
+        w->text_alloc = 12 * n + 3;
+        w->text = xrealloc(w->text, w->text_alloc);
     }
+    size_t at = 0;
+    w->text[at++] = '[';
     for (size_t k = 0; k < n; k++) {
         size_t key = export_key(w->s, &frames[k]);
         if (w->frame_of[key] < 0) {
@@ -139,9 +180,12 @@ static void speedscope_sample(const struct export_frame *frames, size_t n, uint6
             cJSON_AddItemToArray(w->frames, f);
             w->frame_of[key] = w->nframes++;
         }
-        w->idx[k] = (int)w->frame_of[key];
+        at += (size_t)snprintf(w->text + at, w->text_alloc - at, k > 0 ? ",%d" : "%d",
+                               (int)w->frame_of[key]);
     }
-    cJSON_AddItemToArray(w->samples, cJSON_CreateIntArray(w->idx, (int)n));
+    w->text[at++] = ']';
+    w->text[at] = '\0';
+    cJSON_AddItemToArray(w->samples, cJSON_CreateRaw(w->text));
     double weight = (double)count * (double)w->weight;
     cJSON_AddItemToArray(w->weights, cJSON_CreateNumber(weight));
     w->end += weight;
@@ -183,6 +227,7 @@ static void speedscope_threads(struct speedscope *w, struct session *s, cJSON *p
     size_t alloc = 1;
     uint32_t *ids = xcalloc(alloc, sizeof *ids);
     struct export_frame *fr = xcalloc(alloc, sizeof *fr);
+    uint32_t cap = session_depth_cap(s, true);
     for (size_t k = 0; k < nt; k++) {
         if (k > 0 && tids[k] == tids[k - 1])
             continue;
@@ -193,17 +238,7 @@ static void speedscope_threads(struct speedscope *w, struct session *s, cJSON *p
             const struct tid_count *t = &s->tstacks.slots[i];
             if (t->tid != tids[k] || t->count == 0 || t->key >= s->nstacks)
                 continue;
-            size_t depth = s->stacks[t->key].depth;
-            if (depth > alloc) {
-                alloc = depth;
-                ids = xreallocarray(ids, alloc, sizeof *ids);
-                fr = xreallocarray(fr, alloc, sizeof *fr);
-            }
-            depth = session_stack_frames(s, t->key, ids, alloc);
-            for (size_t j = 0; j < depth; j++) {
-                const struct stack_node *n = &s->stacks[ids[j]];
-                fr[j] = (struct export_frame){n->module, n->offset, n->func, n->level};
-            }
+            size_t depth = export_stack(s, t->key, cap, &ids, &fr, &alloc);
             speedscope_sample(fr, depth, t->count, w);
         }
         cJSON_SetNumberValue(end, w->end);
@@ -237,7 +272,7 @@ char *export_speedscope(struct session *s)
     cJSON_SetNumberValue(end, w.end);
     speedscope_threads(&w, s, profiles, name);
     free(w.frame_of);
-    free(w.idx);
+    free(w.text);
 
     char *text = quote_json(cJSON_PrintUnformatted(o));
     cJSON_Delete(o);

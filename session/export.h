@@ -16,7 +16,7 @@
 
 /* One frame of an exported sample.  FUNC indexes session.funcs (-1: no
  * function, named after its module); MODULE is UINT32_MAX only for the
- * [unaccounted] frame. */
+ * [unaccounted] frame, EXPORT_TRUNCATED for a cut stack's [truncated]. */
 struct export_frame {
     uint32_t module;
     uint64_t offset; /* file offset; the address for kernel and anonymous code */
@@ -25,17 +25,23 @@ struct export_frame {
                      * frames before it (level N - 1 down to 0) share */
 };
 
+/* The module of the [truncated] frame under a stack the export cut (see
+ * session_depth_cap) when the session has no [truncated] module of its own. */
+#define EXPORT_TRUNCATED (UINT32_MAX - 1)
+
 /* Called once per exported sample with its frames, outermost first, and its
  * count; FRAMES is borrowed for the call. */
 typedef void (*export_sample_cb)(const struct export_frame *frames, size_t n, uint64_t count,
                                  void *arg);
 
 /* Walk S's samples as the exports write them; returns their sum, which is
- * s->c.total unless the stacks and the counters disagree. */
+ * s->c.total unless the stacks and the counters disagree.  Stacks deeper
+ * than session_depth_cap (stacks.h) come cut to their innermost frames
+ * under one [truncated] frame. */
 uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg);
 
 /* How many distinct function keys export_key gives: one per function, one
- * per module (its code without a function), and [unaccounted]. */
+ * per module (its code without a function), [unaccounted] and [truncated]. */
 size_t export_nkeys(const struct session *s);
 
 /* A dense index for the function FR stands for, below export_nkeys. */

@@ -59,4 +59,13 @@
 /* The embedded source texts (SRCE): the writer keeps 64 MiB. */
 #define LIMIT_SOURCE_BYTES (65u << 20)
 
+/* The frames an export (every stack with samples, written out whole) or the
+ * call tree may walk: LIMIT_WALK_FRAMES, and LIMIT_WALK_PER_NODE more for
+ * each node of the stack table.  Past that the stacks are cut to the depth
+ * that fits, their innermost frames kept, as perf's --max-stack cuts them:
+ * a recursion of 4,096 levels with a sample at each is 8 million frames
+ * from a few KB of file. */
+#define LIMIT_WALK_FRAMES   (1u << 20)
+#define LIMIT_WALK_PER_NODE 64
+
 #endif

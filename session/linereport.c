@@ -278,6 +278,19 @@ long report_list_file(struct session *s, const char *name, char **cause)
     return -1;
 }
 
+/* Is line LINE of SRC blank (nothing but spaces, tabs and a '\r')?  A listing
+ * shows such a line as nothing. */
+static bool linereport_blank(const struct source_file *src, uint64_t line)
+{
+    size_t len = 0;
+    const char *text = source_line(src, (uint32_t)line, &len);
+    for (size_t i = 0; text != NULL && i < len; i++) {
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\r')
+            return false;
+    }
+    return true;
+}
+
 /* Append to the line being built in BUF, up to WIDTH columns. */
 static void linereport_put(char *buf, size_t *at, size_t width, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -349,6 +362,7 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
     while (k < n && (all[k].file != file || all[k].line < from))
         k++;
     uint32_t text_end = src != NULL ? src->nlines : 0;
+    uint64_t known_short = 0; /* lines up to here are in a short blank run */
     /* 64 bits: a line 4294967295 (#line says so) must not wrap to 0. */
     for (uint64_t line = from; line <= to; line++) {
         /* Past the text, a long run of lines without samples is one row: a
@@ -356,6 +370,24 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
         uint64_t next = k < n && all[k].file == file ? all[k].line : (uint64_t)to + 1;
         if (next > (uint64_t)to + 1)
             next = (uint64_t)to + 1;
+        /* Within the text, so is a long run of blank lines without samples:
+         * a text of millions of empty lines costs what its rows print. */
+        if (line <= text_end && line < next && line > known_short && linereport_blank(src, line)) {
+            uint64_t end = line, stop = next - 1 < text_end ? next - 1 : text_end;
+            while (end < stop && linereport_blank(src, end + 1))
+                end++;
+            if (end - line + 1 > LINEREPORT_GAP) {
+                at = 0;
+                if (!(lo->exclude & LISTING_LINE))
+                    linereport_put(buf, &at, width, "%6s ", "...");
+                linereport_put(buf, &at, width, " (%" PRIu64 " blank lines without samples)",
+                               end - line + 1);
+                fprintf(out, "%s\n", buf);
+                line = end;
+                continue;
+            }
+            known_short = end;
+        }
         if (line > text_end && next - line > LINEREPORT_GAP) {
             at = 0;
             if (!(lo->exclude & LISTING_LINE))

@@ -121,16 +121,21 @@ static uint32_t *merge_modules(struct session *out, struct session *run)
     return map;
 }
 
-/* RUN's stack ids as OUT's. */
+/* RUN's stack ids as OUT's.  The functions inlined at a frame's PC are
+ * OUT's (its LINE chunk, as the merged file's reader will make them), not
+ * RUN's: a run whose places disagree with the first run's (other inline
+ * levels at one PC) would otherwise give two frames that read back as one.
+ * A node RUN inlined at a frame is the frame's innermost level in OUT. */
 static uint32_t *merge_stacks(struct session *out, const struct session *run, const uint32_t *mmap)
 {
     uint32_t *map = xcalloc(run->nstacks + 1, sizeof *map);
     for (size_t id = 1; id < run->nstacks; id++) {
         const struct stack_node *n = &run->stacks[id];
         uint32_t parent = n->parent < id ? map[n->parent] : 0;
-        map[id] = n->module < run->nmodules
-                      ? session_stack_node(out, parent, mmap[n->module], n->offset, n->level)
-                      : parent;
+        if (n->module >= run->nmodules || n->level > 0)
+            map[id] = parent;
+        else
+            map[id] = session_stack_intern(out, parent, mmap[n->module], n->offset);
     }
     return map;
 }

@@ -457,6 +457,10 @@ static void prf_write_buffer_all(struct session *s, uint8_t **data, size_t *len)
             const struct symbol *sym = &m->syms[k];
             if (i != 0 && bsearch(&sym->start, starts, nstarts, sizeof *starts, u64_cmp) == NULL)
                 continue;
+            /* A byte's symbol at 2^64 - 1 ends past 64 bits: it has no end
+             * to write, and a reader makes it again. */
+            if (sym->end <= sym->start)
+                continue;
             buf_u64(&p, sym->start);
             buf_u64(&p, sym->end);
             buf_u8(&p, sym->synthetic ? 1 : 0);

@@ -6,7 +6,7 @@
 # damaged file; a FIFO in the build-id directory does not hold the start.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 63
+plan 111
 
 SHARES=$PROGS/shares
 W=$PROGS/ctlwork
@@ -258,5 +258,271 @@ else
         trap 'cd /; rm -rf "$T"' EXIT
     fi
 fi
+
+# ---------------------------------------------------------------------------
+# 6. Three million empty lines of embedded source (a few KB of file): --list
+# costs what it prints; the blank run without samples is one row, and the
+# lines with samples are the same as in the file the text came from.
+run "$PROFIL" --no-tui --embed-source -b 1 -t 500 -o e.PRF "$PROGS/lines" 5 </dev/null
+is "$rc" 0 "a session with its source embedded"
+# src.py IN OUT N: IN with every embedded text made N empty lines.
+cat >src.py <<'EOF'
+import struct, sys, zlib
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def varint(v):
+    b = bytearray()
+    while v >= 0x80:
+        b.append((v & 0x7f) | 0x80)
+        v >>= 7
+    return bytes(b + bytes([v]))
+def rvarint(d, at):
+    v = s = 0
+    while True:
+        c = d[at]
+        at += 1
+        v |= (c & 0x7f) << s
+        s += 7
+        if c < 0x80:
+            return v, at
+d = open(src, 'rb').read()
+out, at = bytearray(d[:16]), 16
+while at < len(d):
+    typ, flags, slen, raw, crc = struct.unpack_from('<4sIQII', d, at)
+    body = d[at + 24:at + 24 + slen]
+    at += 24 + slen
+    if typ == b'SRCE':
+        p = zlib.decompress(body) if flags & 1 else body
+        cnt, i = rvarint(p, 0)
+        nb = bytearray(varint(cnt))
+        for _ in range(cnt):
+            f, i = rvarint(p, i)
+            ln, i = rvarint(p, i)
+            i += ln
+            nb += varint(f) + varint(n) + b'\n' * n
+        raw, body, flags = len(nb), zlib.compress(bytes(nb), 9), 1
+    if typ == b'END ':
+        body = struct.pack('<I', zlib.crc32(bytes(out)))
+    out += struct.pack('<4sIQII', typ, flags, len(body), raw, zlib.crc32(body)) + body
+open(dst, 'wb').write(out)
+EOF
+# sampled FILE: the rows of a listing with samples (line and count).
+sampled() {
+    awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ { print $1, $2 }' "$1"
+}
+if python3 src.py e.PRF blank.PRF 3000000 2>py.err; then
+    run timeout 10 "$PROFIL" --list lines.c blank.PRF -o blank.txt
+    is "$rc" 0 "3 M empty lines of source ($(wc -c <blank.PRF) bytes): --list ends promptly"
+    cmp_ok "$(wc -l <blank.txt)" "<" 200 "3 M empty lines of source: a short listing ($(wc -l <blank.txt) lines)"
+    like "$(cat blank.txt)" '^ +\.\.\.  \([0-9]+ blank lines without samples\)$' \
+        "3 M empty lines of source: the blank lines are one row"
+    "$PROFIL" --list lines.c e.PRF -o e.txt 2>/dev/null
+    is "$(sampled blank.txt)" "$(sampled e.txt)" "3 M empty lines of source: the lines with samples are the real ones"
+    like "$(cat e.txt)" 'sink = a \+ b;' "the session's own text: listed"
+    hasnt "$(cat e.txt)" "blank lines without samples" "the session's own text: no line left out"
+else
+    for _i in 1 2 3 4 5 6; do fail "3 M empty lines of source ($_i of 6)" "$(cat py.err)"; done
+fi
+
+# ---------------------------------------------------------------------------
+# 7. One function 4,096 calls deep, a sample at every depth (a few KB of
+# file, 8 million frames written out whole): the exports and the tree cut
+# the stacks to the depth the file allows, say so in one line, and keep
+# every sample; a single stack that deep prints a tree of bounded size.
+# A real recursion 300 deep is exported whole.
+: "${MKBOMB:=$PROGS/../session/mkbomb}"
+# measured CMD...: run CMD; sets $rc, $err, and $rss (peak kB), $secs.
+measured() {
+    "$MKBOMB" measure "$T/.m" timeout 60 "$@" >"$T/.out" 2>"$T/.err"
+    rc=$?
+    err=$(cat "$T/.err")
+    read -r rss secs _how _n _cpu <"$T/.m" || { rss=nan secs=nan; }
+}
+if "$MKBOMB" deep deep.PRF 4096 >/dev/null && "$MKBOMB" deepone one.PRF 4096 >/dev/null; then
+    size=$(wc -c <deep.PRF)
+    measured "$PROFIL" --export=folded deep.PRF -o deep.folded
+    is "$rc" 0 "4096 deep ($size bytes), --export=folded: exits 0"
+    one_line "4096 deep, --export=folded" \
+        "deep\\.PRF: stacks deeper than [0-9]+ frames are cut to their innermost [0-9]+, under \\[truncated\\]"
+    cmp_ok "$(wc -c <deep.folded)" "<" 2000000 "4096 deep, --export=folded: under 2 MB written ($(wc -c <deep.folded) bytes)"
+    is "$(awk '{ n += $NF } END { print n }' deep.folded)" 4096 "4096 deep, --export=folded: every sample is there"
+    like "$(cat deep.folded)" '^\[truncated\];f;f;f' "4096 deep, --export=folded: a cut stack starts with [truncated]"
+    measured "$PROFIL" --export=speedscope deep.PRF -o deep.json
+    is "$rc" 0 "4096 deep, --export=speedscope: exits 0"
+    cmp_ok "$rss" "<" 200000 "4096 deep, --export=speedscope: under 200 MB ($rss kB)"
+    cmp_ok "$(wc -c <deep.json)" "<" 8000000 "4096 deep, --export=speedscope: under 8 MB written ($(wc -c <deep.json) bytes)"
+    is "$(python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["profiles"][0]; print(int(sum(p["weights"])), len(p["samples"]))' deep.json 2>&1)" \
+        "4096000 4096" "4096 deep, --export=speedscope: valid JSON, every sample is there"
+    measured "$PROFIL" --export=pprof deep.PRF -o deep.pb.gz
+    is "$rc" 0 "4096 deep, --export=pprof: exits 0"
+    cmp_ok "$rss" "<" 200000 "4096 deep, --export=pprof: under 200 MB ($rss kB)"
+    measured "$PROFIL" --report --tree --inverted --percent-limit=0 deep.PRF
+    is "$rc" 0 "4096 deep, --tree --inverted: exits 0"
+    cmp_ok "$(wc -c <"$T/.out")" "<" 4000000 "4096 deep, --tree --inverted: under 4 MB printed ($(wc -c <"$T/.out") bytes)"
+    like "$(cat "$T/.out")" '^# Stacks deeper than [0-9]+ frames are cut' "4096 deep, --tree --inverted: says the stacks are cut"
+    measured "$PROFIL" --report --tree --percent-limit=0 one.PRF
+    is "$rc" 0 "one stack 4096 deep, --tree: exits 0"
+    cmp_ok "$(wc -c <"$T/.out")" "<" 4000000 "one stack 4096 deep, --tree: under 4 MB printed ($(wc -c <"$T/.out") bytes)"
+    like "$(cat "$T/.out")" '\(calls deeper than [0-9]+ levels not shown\)$' "one stack 4096 deep, --tree: says what it left out"
+else
+    for _i in $(seq 1 18); do fail "4096 deep ($_i of 18)" "mkbomb failed"; done
+fi
+# A broom: 100,000 callees of the deepest of 4,095 calls, a sample in each
+# (147 KB): the tree finds a child by a hash, not by a scan of 100,000
+# (12.9 s before).
+if "$MKBOMB" broom broom.PRF 100000 >/dev/null; then
+    measured "$PROFIL" --report --tree --percent-limit=0 broom.PRF
+    is "$rc" 0 "a broom of 100,000 stacks 4,096 deep, --tree: exits 0"
+    cmp_ok "$_cpu" "<" 6 "a broom, --tree: under 6 s of CPU ($_cpu s)"
+else
+    for _i in 1 2; do fail "a broom ($_i of 2)" "mkbomb failed"; done
+fi
+run "$PROFIL" --no-tui -b 1 -t 1000 -o r.PRF "$PROGS/recurse" 300 1500 </dev/null
+is "$rc" 0 "a recursion 300 deep: profiled"
+run "$PROFIL" --export=folded r.PRF -o -
+is "$err" "" "a recursion 300 deep, --export=folded: nothing said"
+hasnt "$out" "[truncated]" "a recursion 300 deep, --export=folded: no stack cut"
+cmp_ok "$(printf '%s\n' "$out" | awk -F';' '{ if (NF > m) m = NF } END { print m }')" ">=" 300 \
+    "a recursion 300 deep, --export=folded: the deepest stack whole"
+
+# ---------------------------------------------------------------------------
+# 8. --merge never writes what its reader refuses: each shape below reads,
+# and merged with a real session (either way round) or with itself, the
+# file written reads back.  prf.py rewrites a session (checksums anew):
+# inline64, 64 levels of one inlined function at every place of the
+# program (a recursion of inlines); dupthreads, every thread twice and each
+# per-thread stack count split in two; otherpid, the same tids in other
+# processes.  mkbomb kernelframe: a stack ending in the kernel at 2^64 - 1.
+cat >prf.py <<'EOF'
+import struct, sys, zlib
+def varint(v):
+    b = bytearray()
+    while v >= 0x80:
+        b.append((v & 0x7f) | 0x80)
+        v >>= 7
+    return bytes(b + bytes([v]))
+class R:
+    def __init__(s, d): s.d, s.i = d, 0
+    def v(s):
+        x = sh = 0
+        while True:
+            c = s.d[s.i]; s.i += 1; x |= (c & 0x7f) << sh; sh += 7
+            if c < 0x80: return x
+    def u8(s): s.i += 1; return s.d[s.i - 1]
+    def u32(s): s.i += 4; return struct.unpack_from('<I', s.d, s.i - 4)[0]
+    def u64(s): s.i += 8; return struct.unpack_from('<Q', s.d, s.i - 8)[0]
+    def str(s): n = s.u32(); s.i += n; return s.d[s.i - n:s.i]
+    def rest(s): return s.d[s.i:]
+def sstr(b): return struct.pack('<I', len(b)) + b
+def read(path):
+    d = open(path, 'rb').read(); at = 16; ch = []
+    while at < len(d):
+        typ, flags, slen, raw, crc = struct.unpack_from('<4sIQII', d, at)
+        body = d[at + 24:at + 24 + slen]; at += 24 + slen
+        ch.append([typ, zlib.decompress(body) if flags & 1 else body])
+    return d[:16], ch
+def write(path, head, ch):
+    out = bytearray(head)
+    for typ, body in ch:
+        if typ == b'END ':
+            body = struct.pack('<I', zlib.crc32(bytes(out)))
+        out += struct.pack('<4sIQII', typ, 0, len(body), len(body), zlib.crc32(body)) + body
+    open(path, 'wb').write(out)
+def get(ch, t): return [c for c in ch if c[0] == t][0]
+mode, src, dst = sys.argv[1:4]
+head, ch = read(src)
+if mode == 'inline64':
+    # every place: 64 levels of inlining, each the first inlined function
+    c = get(ch, b'LINE'); r = R(c[1]); o = bytearray()
+    nf = r.v(); o += varint(nf)
+    for _ in range(nf): o += sstr(r.str())
+    ni = r.v(); o += varint(ni)
+    fn0 = None
+    for k in range(ni):
+        m = r.v(); name = r.str(); df = r.v(); dl = r.v()
+        if m == 0 and fn0 is None: fn0 = k
+        o += varint(m) + sstr(name) + varint(df) + varint(dl)
+    assert fn0 is not None
+    nfn = r.v(); o += varint(nfn)
+    for _ in range(nfn): o += varint(r.v()) + varint(r.v()) + varint(r.v()) + varint(r.v()) + varint(r.v())
+    np = r.v(); o += varint(np); mod = 0
+    for _ in range(np):
+        mg = r.v(); og = r.v(); f = r.v(); l = r.v(); col = r.v(); dep = r.v()
+        for _ in range(dep): r.v(); r.v(); r.v(); r.v()
+        mod += mg
+        o += varint(mg) + varint(og) + varint(f) + varint(l) + varint(col)
+        if mod == 0:
+            o += varint(64) + (varint(fn0) + varint(f) + varint(l) + varint(0)) * 64
+        else:
+            o += varint(0)
+    assert r.i == len(r.d)
+    c[1] = bytes(o)
+elif mode == 'dupthreads':
+    # every thread twice in THRD, and each per-thread stack count as two entries
+    c = get(ch, b'THRD'); r = R(c[1]); np = r.v(); o = bytearray(varint(np))
+    for _ in range(np):
+        for _ in range(6): o += varint(r.v())
+        o += sstr(r.str()); na = r.v(); o += varint(na)
+        for _ in range(na): o += sstr(r.str())
+    nt = r.v(); th = []
+    for _ in range(nt):
+        tid, pid, name = r.v(), r.v(), r.str()
+        rest = [r.v() for _ in range(4)]
+        th.append(varint(tid) + varint(pid) + sstr(name) + b''.join(varint(x) for x in rest))
+    o += varint(2 * nt) + b''.join(th) + b''.join(th) + r.rest()
+    c[1] = bytes(o)
+    c = get(ch, b'STCK'); r = R(c[1]); n = r.v(); o = bytearray(varint(n))
+    for i in range(n): o += varint(r.v()) + varint(r.v()) + varint(r.v())
+    nf = r.v(); o += varint(nf)
+    for _ in range(nf):
+        o += varint(r.v()); k = r.v(); o += varint(k)
+        for _ in range(k): o += varint(r.v()) + varint(r.v())
+    if r.i < len(r.d):
+        nt = r.v(); ent = []
+        for _ in range(nt):
+            tid, node, cnt = r.v(), r.v(), r.v()
+            if cnt > 1: ent += [(tid, node, cnt - 1), (tid, node, 1)]
+            else: ent += [(tid, node, cnt)]
+        o += varint(len(ent)) + b''.join(varint(a) + varint(b) + varint(c2) for a, b, c2 in ent)
+    c[1] = bytes(o)
+elif mode == 'otherpid':
+    # every process and thread of another pid, the tids kept
+    c = get(ch, b'THRD'); r = R(c[1]); np = r.v(); o = bytearray(varint(np))
+    for _ in range(np):
+        pid, ppid = r.v(), r.v(); o += varint(pid + 1) + varint(ppid)
+        for _ in range(4): o += varint(r.v())
+        o += sstr(r.str()); na = r.v(); o += varint(na)
+        for _ in range(na): o += sstr(r.str())
+    nt = r.v(); o += varint(nt)
+    for _ in range(nt):
+        tid, pid, name = r.v(), r.v(), r.str()
+        o += varint(tid) + varint(pid + 1) + sstr(name) + b''.join(varint(r.v()) for _ in range(4))
+    c[1] = bytes(o + r.rest())
+write(dst, head, ch)
+EOF
+run "$PROFIL" --no-tui -b 1 -t 500 -o i.PRF "$PROGS/inl" </dev/null
+is "$rc" 0 "a session with inlined functions"
+"$MKBOMB" kernelframe h-kernelframe.PRF >/dev/null || rm -f h-kernelframe.PRF
+for shape in inline64 dupthreads otherpid; do
+    base=s.PRF
+    [ "$shape" = inline64 ] && base=i.PRF
+    python3 prf.py "$shape" "$base" "h-$shape.PRF" 2>py.err || { rm -f "h-$shape.PRF"; diag "$(cat py.err)"; }
+done
+for shape in inline64 kernelframe dupthreads otherpid; do
+    h=h-$shape.PRF
+    run "$PROFIL" --report "$h"
+    is "$rc" 0 "$shape: the file reads"
+    for pair in "i.PRF $h" "$h s.PRF" "$h $h"; do
+        rm -f merged.PRF
+        # shellcheck disable=SC2086 # two names
+        run "$PROFIL" --merge --force $pair -o merged.PRF
+        if [ "$rc" = 0 ]; then
+            run "$PROFIL" --report merged.PRF
+            is "$rc" 0 "$shape: --merge $pair: what it wrote reads back" || diag "$err"
+        else
+            is "$(lines "$err")$([ -e merged.PRF ] && echo ' written')" 1 \
+                "$shape: --merge $pair: refused in one line, nothing written" || diag "$err"
+        fi
+    done
+done
 
 done_testing

@@ -554,6 +554,161 @@ static void bomb_stacks(const char *path, uint64_t n, bool threads)
     file_end();
 }
 
+/* The program's module with one segment (file offsets 0x1000.. are addresses
+ * 0x1000..) and one function, "f", over all of it. */
+static void put_module_f(void)
+{
+    struct buf p = {0};
+    b_u32(&p, 1);
+    b_u32(&p, 0);
+    b_str(&p, "/bomb/prog");
+    b_u8(&p, 0);
+    b_u32(&p, 1);
+    b_u64(&p, 0x1000);
+    b_u64(&p, 0x10);
+    b_u64(&p, 0x1000);
+    b_u64(&p, 0x10);
+    b_u32(&p, 5);
+    b_u32(&p, 1);
+    b_u64(&p, 0x1000);
+    b_u64(&p, 0x1010);
+    b_u8(&p, 0);
+    b_str(&p, "f");
+    chunk("MODS", &p);
+    free(p.p);
+}
+
+/* One function calling itself N deep, a sample at every depth: N stacks of
+ * 1 to N frames, from a few bytes each (N (N + 1) / 2 frames in all); with
+ * ONE, its N samples all at the deepest (one stack of N frames); with
+ * LEAVES, a sample in each of LEAVES callees of the deepest call instead,
+ * each at a PC of its own (a broom: LEAVES stacks of N + 1 frames). */
+static void bomb_deep(const char *path, uint64_t n, bool one, uint64_t leaves)
+{
+    struct head h = base_head();
+    uint64_t samples = leaves > 0 ? leaves : n;
+    h.program = h.total = samples;
+    base_start(path, &h);
+    put_module_f();
+    struct buf p = {0};
+    b_u64(&p, 1);
+    b_u32(&p, 0);
+    b_u64(&p, 0x1008);
+    b_u64(&p, samples);
+    chunk("HITS", &p);
+    p.len = 0;
+    b_u64(&p, 100000000); /* one frame of 100 ms */
+    b_u64(&p, 1);
+    b_varint(&p, 0);       /* flags */
+    b_varint(&p, samples); /* program */
+    for (int i = 0; i < 4; i++)
+        b_varint(&p, 0); /* dos, io, high, lost */
+    b_varint(&p, 1);     /* one hit: the first, all the samples */
+    b_varint(&p, 0);
+    b_varint(&p, samples);
+    chunk("TIME", &p);
+    p.len = 0;
+    b_varint(&p, n + leaves); /* nodes: each the caller of the next, all at f+8 */
+    for (uint64_t i = 0; i < n; i++) {
+        b_varint(&p, i);
+        b_varint(&p, 0);
+        b_varint(&p, 0x1008);
+    }
+    for (uint64_t i = 0; i < leaves; i++) { /* the broom's leaves, under node N */
+        b_varint(&p, n);
+        b_varint(&p, 0);
+        b_varint(&p, 0x100000 + i);
+    }
+    b_varint(&p, 1); /* one frame with stacks: the first, a sample at each node */
+    b_varint(&p, 0);
+    if (leaves > 0) {
+        b_varint(&p, leaves);
+        b_varint(&p, n + 1);
+        b_varint(&p, 1);
+        for (uint64_t i = 1; i < leaves; i++) {
+            b_varint(&p, 1);
+            b_varint(&p, 1);
+        }
+    } else if (one) {
+        b_varint(&p, 1);
+        b_varint(&p, n);
+        b_varint(&p, n);
+    } else {
+        b_varint(&p, n);
+        for (uint64_t i = 0; i < n; i++) {
+            b_varint(&p, 1);
+            b_varint(&p, 1);
+        }
+    }
+    struct buf none = {0};
+    chunk_bomb("STCK", &p, &none, 0, NULL);
+    free(p.p);
+    put_meta("{\"program\":\"/bomb/prog\",\"driver\":\"perf\"}");
+    file_end();
+}
+
+/* One sample of f whose stack ends in a kernel frame at 2^64 - 1, the top
+ * of the address space: a reader names it with a symbol of one byte, whose
+ * end does not fit in 64 bits. */
+static void bomb_kernelframe(const char *path)
+{
+    struct head h = base_head();
+    h.program = h.total = 1;
+    base_start(path, &h);
+    struct buf p = {0};
+    b_u32(&p, 2);
+    b_u32(&p, 0);
+    b_str(&p, "/bomb/prog");
+    b_u8(&p, 0);
+    b_u32(&p, 1);
+    b_u64(&p, 0x1000);
+    b_u64(&p, 0x10);
+    b_u64(&p, 0x1000);
+    b_u64(&p, 0x10);
+    b_u32(&p, 5);
+    b_u32(&p, 1);
+    b_u64(&p, 0x1000);
+    b_u64(&p, 0x1010);
+    b_u8(&p, 0);
+    b_str(&p, "f");
+    b_module(&p, 4, "[kernel]");
+    chunk("MODS", &p);
+    p.len = 0;
+    b_u64(&p, 1);
+    b_u32(&p, 0);
+    b_u64(&p, 0x1008);
+    b_u64(&p, 1);
+    chunk("HITS", &p);
+    p.len = 0;
+    b_u64(&p, 100000000); /* one frame of 100 ms */
+    b_u64(&p, 1);
+    b_varint(&p, 0); /* flags */
+    b_varint(&p, 1); /* program */
+    for (int i = 0; i < 4; i++)
+        b_varint(&p, 0); /* dos, io, high, lost */
+    b_varint(&p, 1);     /* one hit: the first, one sample */
+    b_varint(&p, 0);
+    b_varint(&p, 1);
+    chunk("TIME", &p);
+    p.len = 0;
+    b_varint(&p, 2); /* f+8, then the kernel at 2^64 - 1 */
+    b_varint(&p, 0);
+    b_varint(&p, 0);
+    b_varint(&p, 0x1008);
+    b_varint(&p, 1);
+    b_varint(&p, 1);
+    b_varint(&p, UINT64_MAX);
+    b_varint(&p, 1); /* one frame with stacks: the first, one sample of node 2 */
+    b_varint(&p, 0);
+    b_varint(&p, 1);
+    b_varint(&p, 2);
+    b_varint(&p, 1);
+    chunk("STCK", &p);
+    free(p.p);
+    put_meta("{\"program\":\"/bomb/prog\",\"driver\":\"perf\"}");
+    file_end();
+}
+
 static void bomb_plain(const char *path)
 {
     struct head h = base_head();
@@ -625,13 +780,14 @@ static int measure(const char *path, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 3 || strcmp(argv[1], "--help") == 0) {
-        fprintf(stderr, "usage: mkbomb "
-                        "timeline|modules|meta|depth|buckets|places|hits|threads|unknown|"
-                        "stacks|stackthreads OUT [N]\n"
-                        "       mkbomb counters OUT [INTERVAL_US]; mkbomb dupbuck|plain OUT\n"
-                        "       mkbomb memsz|filesz ELF VALUE   (patches ELF in place)\n"
-                        "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, "
-                        "exit|signal N, CPU seconds)\n");
+        fprintf(stderr,
+                "usage: mkbomb "
+                "timeline|modules|meta|depth|buckets|places|hits|threads|unknown|"
+                "stacks|stackthreads|deep|deepone|broom OUT [N]\n"
+                "       mkbomb counters OUT [INTERVAL_US]; mkbomb dupbuck|kernelframe|plain OUT\n"
+                "       mkbomb memsz|filesz ELF VALUE   (patches ELF in place)\n"
+                "       mkbomb measure OUT CMD [ARG...]  (OUT: peak kB, seconds, "
+                "exit|signal N, CPU seconds)\n");
         return 2;
     }
     const char *kind = argv[1], *path = argv[2];
@@ -670,6 +826,12 @@ int main(int argc, char **argv)
         bomb_dupbuck(path);
     else if (strcmp(kind, "stacks") == 0 || strcmp(kind, "stackthreads") == 0)
         bomb_stacks(path, arg_n(argc, argv, 1000), strcmp(kind, "stackthreads") == 0);
+    else if (strcmp(kind, "deep") == 0 || strcmp(kind, "deepone") == 0)
+        bomb_deep(path, arg_n(argc, argv, 4096), strcmp(kind, "deepone") == 0, 0);
+    else if (strcmp(kind, "broom") == 0)
+        bomb_deep(path, 4095, false, arg_n(argc, argv, 100000));
+    else if (strcmp(kind, "kernelframe") == 0)
+        bomb_kernelframe(path);
     else if (strcmp(kind, "plain") == 0)
         bomb_plain(path);
     else
