@@ -3,7 +3,6 @@
 #include "session/debuginfo.h"
 #include "util/xmalloc.h"
 
-#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -37,38 +36,12 @@ static size_t debuginfo_ncache;
 static debuginfod_client *debuginfo_client;
 static bool debuginfo_server_failed; /* the servers could not be asked: ask no more */
 
-/* libdebuginfod, loaded when a server is first asked for a file: it brings
- * curl, GnuTLS, Kerberos and LDAP, 31 of the 44 libraries profil mapped,
- * which every run paid for at its start, fetching or not. */
-static struct {
-    void *lib;
-    debuginfod_client *(*begin)(void);
-    void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
-    void (*set_user_data)(debuginfod_client *, void *);
-    void *(*get_user_data)(debuginfod_client *);
-    int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
-} dfd;
-
-/* Load it; NULL, or why not. */
-static const char *debuginfo_load(void)
+/* The client's end, at profil's: what it holds goes with it. */
+static void debuginfo_client_end(void)
 {
-    if (dfd.lib != NULL)
-        return NULL;
-    void *lib = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL)
-        return "cannot load libdebuginfod.so.1 (install libdebuginfod1)";
-    *(void **)&dfd.begin = dlsym(lib, "debuginfod_begin");
-    *(void **)&dfd.set_progressfn = dlsym(lib, "debuginfod_set_progressfn");
-    *(void **)&dfd.set_user_data = dlsym(lib, "debuginfod_set_user_data");
-    *(void **)&dfd.get_user_data = dlsym(lib, "debuginfod_get_user_data");
-    *(void **)&dfd.find_debuginfo = dlsym(lib, "debuginfod_find_debuginfo");
-    if (dfd.begin == NULL || dfd.set_progressfn == NULL || dfd.set_user_data == NULL ||
-        dfd.get_user_data == NULL || dfd.find_debuginfo == NULL) {
-        dlclose(lib);
-        return "libdebuginfod.so.1 lacks the functions profil calls";
-    }
-    dfd.lib = lib;
-    return NULL;
+    if (debuginfo_client != NULL)
+        debuginfod_end(debuginfo_client);
+    debuginfo_client = NULL;
 }
 
 void debuginfo_set_progress(debuginfo_progress_fn *fn, void *arg, debuginfo_progress_fn **old_fn,
@@ -227,7 +200,7 @@ struct debuginfo_lookup {
  * server (no size yet), then the bytes of the chosen one. */
 static int debuginfo_on_progress(debuginfod_client *c, long done, long total)
 {
-    struct debuginfo_lookup *l = dfd.get_user_data(c);
+    struct debuginfo_lookup *l = debuginfod_get_user_data(c);
     if (l == NULL || debuginfo_hook == NULL)
         return 0;
     l->reported = true;
@@ -306,22 +279,22 @@ static int debuginfo_by_server(const struct debuginfo_query *q, struct debuginfo
         return -ENOENT;
     struct debuginfo_lookup l = {q->name, false};
     if (debuginfo_client == NULL) {
-        const char *why = debuginfo_load();
-        debuginfo_client = why == NULL ? dfd.begin() : NULL;
+        debuginfo_client = debuginfod_begin();
         if (debuginfo_client == NULL) {
             debuginfo_server_failed = true;
-            debuginfo_done(&l, false, 0, why != NULL ? why : "cannot start the debuginfod client");
+            debuginfo_done(&l, false, 0, "cannot start the debuginfod client");
             return -ENOENT;
         }
-        dfd.set_progressfn(debuginfo_client, debuginfo_on_progress);
+        debuginfod_set_progressfn(debuginfo_client, debuginfo_on_progress);
+        atexit(debuginfo_client_end);
     }
-    dfd.set_user_data(debuginfo_client, &l);
+    debuginfod_set_user_data(debuginfo_client, &l);
     char *path = NULL;
     bool set[sizeof debuginfo_limits / sizeof *debuginfo_limits];
     debuginfo_limits_set(set);
-    int fd = dfd.find_debuginfo(debuginfo_client, q->build_id, (int)q->build_id_len, &path);
+    int fd = debuginfod_find_debuginfo(debuginfo_client, q->build_id, (int)q->build_id_len, &path);
     debuginfo_limits_unset(set);
-    dfd.set_user_data(debuginfo_client, NULL);
+    debuginfod_set_user_data(debuginfo_client, NULL);
     if (fd < 0) {
         if (fd == -ENOENT) {
             if (l.reported)
