@@ -36,14 +36,6 @@ static size_t debuginfo_ncache;
 static debuginfod_client *debuginfo_client;
 static bool debuginfo_server_failed; /* the servers could not be asked: ask no more */
 
-/* The client's end, at profil's: what it holds goes with it. */
-static void debuginfo_client_end(void)
-{
-    if (debuginfo_client != NULL)
-        debuginfod_end(debuginfo_client);
-    debuginfo_client = NULL;
-}
-
 void debuginfo_set_progress(debuginfo_progress_fn *fn, void *arg, debuginfo_progress_fn **old_fn,
                             void **old_arg)
 {
@@ -286,7 +278,6 @@ static int debuginfo_by_server(const struct debuginfo_query *q, struct debuginfo
             return -ENOENT;
         }
         debuginfod_set_progressfn(debuginfo_client, debuginfo_on_progress);
-        atexit(debuginfo_client_end);
     }
     debuginfod_set_user_data(debuginfo_client, &l);
     char *path = NULL;

@@ -14,6 +14,14 @@ plan 27
 prog=sieve-stripped # strip(1) of tests/progs/sieve: same build id, no debuglink
 line="profil: downloading debug info for $prog from debuginfod: 100%"
 
+# Under the sanitizers, libdebuginfod leaks a stdio buffer now and then (its
+# dprintf into its cache, glibc's vdprintf; whether LeakSanitizer sees it
+# depends on what the stack still holds), which profil's suppressions name
+# by libdebuginfod's frame: with mallocs unwound fully the report has that
+# frame (the fast unwinder stops in libc).  Ignored without the sanitizers.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+export ASAN_OPTIONS
+
 # profile NAME [VAR=VALUE...]: run $prog at -b 1 -t 1000 with the environment
 # VAR=VALUE into $T/NAME.PRF, its JSON report into $J.
 profile() {
@@ -163,24 +171,33 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 bad=http://127.0.0.1:$(cat "$T/bad.port" 2>/dev/null)
+# Shorter runs, as the names are all these need.
+short() { # NAME VAR=VALUE...: profile, 300 rounds
+    _name=$1
+    shift
+    run env "$@" \
+        "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/$_name.PRF" "$PROGS/$prog" 300 </dev/null
+    "$PROFIL" --report --json "$T/$_name.PRF" >"$T/$_name.json" 2>/dev/null
+    J=$T/$_name.json
+}
 
 # What is no debug information is not kept in the cache to be read again.
-profile junk DEBUGINFOD_URLS="$bad/junk" DEBUGINFOD_CACHE_PATH="$T/cache.junk"
-is "$rc" 0 "junk: profil exits 0"
+short junk DEBUGINFOD_URLS="$bad/junk" DEBUGINFOD_CACHE_PATH="$T/cache.junk"
+is "$rc" 0 "junk: profil exits 0" || diag "$err"
 has "$err" "no debug info for $prog from debuginfod: the server's file is not ELF debug info" \
     "junk: one line says the server's file is no debug information"
 is "$(find "$T/cache.junk" -name debuginfo -type f 2>/dev/null | wc -l | tr -d ' ')" 0 \
     "junk: and it is removed from libdebuginfod's cache"
 # A file larger than DEBUGINFOD_MAXSIZE is not downloaded (profil's own
 # bound, 1 GiB, where the user set none).
-profile big DEBUGINFOD_URLS="$bad/big" DEBUGINFOD_CACHE_PATH="$T/cache.big" DEBUGINFOD_MAXSIZE=1000000
+short big DEBUGINFOD_URLS="$bad/big" DEBUGINFOD_CACHE_PATH="$T/cache.big" DEBUGINFOD_MAXSIZE=1000000
 has "$err" "no debug info for $prog from debuginfod: the file is larger than DEBUGINFOD_MAXSIZE allows (1000000 bytes)" \
     "big: over DEBUGINFOD_MAXSIZE: not downloaded, one line says why"
 # A server that never answers gives up at libdebuginfod's timeout (profil's
 # own, 10 s for the first 100 KB, where the user set none: shortened here).
-profile silent DEBUGINFOD_URLS="$bad/silent" DEBUGINFOD_CACHE_PATH="$T/cache.silent" \
+short silent DEBUGINFOD_URLS="$bad/silent" DEBUGINFOD_CACHE_PATH="$T/cache.silent" \
     DEBUGINFOD_TIMEOUT=1 DEBUGINFOD_RETRY_LIMIT=0
-is "$rc" 0 "silent: profil exits 0"
+is "$rc" 0 "silent: profil exits 0" || diag "$err"
 cmp_ok "$(jq -r .counters.program "$J")" ">" 0 "silent: the program is sampled"
 has "$err" "no debug info for $prog from debuginfod: no answer in time" \
     "silent: one line says the server did not answer in time"

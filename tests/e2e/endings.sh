@@ -102,7 +102,9 @@ else
     mkdir -p "$T/srv/buildid/$bid"
     mkfifo "$T/srv/buildid/$bid/debuginfo"
     echo earlier >"$T/early.PRF"
+    # (fast_unwind_on_malloc=0: see debuginfod.sh, libdebuginfod's leak)
     ptyrun -t 30 -k 1:^C -- env DEBUGINFOD_URLS="file://$T/srv" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0" \
         DEBUGINFOD_CACHE_PATH="$T/early-cache" "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/early.PRF" \
         "$T/sieve-stripped" 10
     is "$rc" 130 "early Ctrl-C: profil exits 130 (128 + SIGINT)"
