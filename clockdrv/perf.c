@@ -62,7 +62,9 @@
 /* How often the clock events get new periods, in periods (see perf_jitter).
  * A period held for long can fall in step with a program for all of it:
  * at 128, 3 of 40 runs of tests/progs/lockstep were 4 points off (sd 1.71
- * against a binomial 1.41); at 32, none (sd 1.06). */
+ * against a binomial 1.41); at 32, none (sd 1.06).  The change comes at the
+ * first drain after that, every 50 ms on a quiet ring; a timer for every
+ * 8 ms made no difference in 100 runs (docs/statistics.md). */
 #define PERF_JITTER_PERIODS 32
 
 /* The most the copier holds for the drain, all CPUs: beyond it the rings

@@ -218,7 +218,7 @@ static void debuginfo_done(struct debuginfo_lookup *l, bool found, long size, co
  * server's first 100 KB and as long as a download takes, for a file of any
  * size, which a silent or trickling server, or a 1.6 GB answer, made a run's
  * wait.  Set around each query only, so that no program profil starts
- * inherits them; NAMES the ones set, to unset after. */
+ * inherits them; SET[i] says which were set here, to unset after. */
 static const struct {
     const char *name, *value;
 } debuginfo_limits[] = {
