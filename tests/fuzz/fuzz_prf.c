@@ -7,6 +7,7 @@
 #include "session/prf.h"
 #include "session/report.h"
 #include "session/source.h"
+#include "session/calltree.h"
 #include "session/stacks.h"
 #include "tests/fuzz/fuzz.h"
 
