@@ -3,11 +3,11 @@
 #include "config.h"
 
 #include "session/annotate.h"
+#include "session/calltree.h"
 #include "session/export.h"
 #include "session/prf.h"
 #include "session/report.h"
 #include "session/source.h"
-#include "session/calltree.h"
 #include "session/stacks.h"
 #include "tests/fuzz/fuzz.h"
 
