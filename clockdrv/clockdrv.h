@@ -68,10 +68,6 @@ struct clockdrv;
 
 struct clockdrv_ops {
     const char *name;
-    /* Whether its samples wait in buffers while the front end is busy
-     * (perf's rings), so that reading debug information mid-run loses
-     * nothing; ptrace's ticks wait for the tracer instead, and come late. */
-    bool buffered;
     /* Whether the driver can run here for this user: 0, or -errno and *cause. */
     int (*probe)(const struct clockdrv_config *cfg, char **cause);
     /* Start the program under the clock, enabled from its exec.  The

@@ -2083,7 +2083,6 @@ static void clockdrv_perf_clock_on(struct clockdrv *base)
 
 const struct clockdrv_ops clockdrv_perf_ops = {
     .name = "perf",
-    .buffered = true,
     .probe = clockdrv_perf_probe,
     .start = clockdrv_perf_start,
     .attach = clockdrv_perf_attach,

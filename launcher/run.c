@@ -385,16 +385,12 @@ int launcher_run(struct session *s, const struct options *o, const char *path, c
     const struct clockdrv_ops *ops = run_driver(o, &cfg);
     if (ops == NULL)
         return 1;
-    /* Lines are looked up while samples arrive: for a driver whose ticks
-     * wait for the front end, open the debug information of the program and
-     * of its libraries before the clock starts, not in its first ticks (libc's
-     * takes 45 ms).  perf's rings keep the samples meanwhile: the program
-     * starts at once, and each file is read when a sample first needs it. */
-    if (!ops->buffered) {
-        lines_open(s, 0);
-        if (!o->no_stacks || !o->no_inline)
-            launcher_open_libraries(s, s->modules[0]->path);
-    }
+    /* Lines are looked up while samples arrive: open the debug information
+     * of the program and of its libraries before the clock starts, not in
+     * its first ticks. */
+    lines_open(s, 0);
+    if (!o->no_stacks || !o->no_inline)
+        launcher_open_libraries(s, s->modules[0]->path);
     bool screen = !o->no_tui && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
     bool attach = o->attach_pid > 0; /* no terminal to give: it has its own */
 
