@@ -204,9 +204,13 @@ tm resize-window -t s -x 80 -y 24
 ok "live: at 80 columns the header still says both" \
     wait_for '^ .*samples [0-9]+ .*only thread [0-9]+ \(beta\) in [0-9.]+-[0-9.]+ s' 3
 tm resize-window -t s -x 180 -y 40
+# q once the screen is back at 180 columns, y once it asks (in CI, q and y
+# sent together right after the resize left profil running for 20 s).
+wait_for 'only thread [0-9]+ \(beta\) in [0-9.]+-[0-9.]+ s \(Esc: all\)' 5 || diag "$(screen)"
 tm send-keys -t s q
+wait_for 'Stop it and quit\? \(y/n\)' 10 || diag "$(screen)"
 tm send-keys -t s y
-ok "live: q y stops the program and leaves" wait_for '^EXIT=' 20
+ok "live: q y stops the program and leaves" wait_for '^EXIT=' 20 || diag "$(screen)"
 # The file holds the whole run whatever the screen showed.
 cmp_ok "$(json "$T/live.PRF" '[.functions[] | select(.name == "work_alpha") | .samples] | add // 0')" ">" 0 \
     "live: the file saved while filtered keeps every thread's samples"
