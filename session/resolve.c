@@ -92,8 +92,9 @@ void session_load_module(struct module *m)
 /* The kernel's functions, the first time a kernel PC needs a name: its own
  * in [kernel], a loaded module's in a module of its own, [ext4].  Where the
  * addresses are hidden the whole kernel is one function, [kernel]. */
-static void session_load_kernel(struct session *s, struct module *k)
+static void session_load_kernel(struct session *s, uint32_t kid)
 {
+    struct module *k = s->modules[kid];
     k->loaded = true;
     FILE *f = fopen(s->kallsyms ? s->kallsyms : "/proc/kallsyms", "re");
     if (f == NULL) {
@@ -114,14 +115,6 @@ static void session_load_kernel(struct session *s, struct module *k)
     /* Each module's symbols in one merge, their names handed over, not
      * copied: one insertion and one copy each took 100,000 allocations and
      * a fifth of a short run's time.  Symbols of one owner come together. */
-    uint32_t kid = UINT32_MAX;
-    for (size_t i = 0; i < s->nmodules && kid == UINT32_MAX; i++)
-        if (s->modules[i] == k)
-            kid = (uint32_t)i;
-    if (kid == UINT32_MAX) { /* not one of the session's: nothing to name */
-        symbols_text_free(t, n);
-        return;
-    }
     uint32_t *mid = xcalloc(n, sizeof *mid);
     const char *last_owner = NULL;
     uint32_t last_id = kid;
@@ -171,7 +164,7 @@ static const struct symbol *session_kernel_symbol(struct session *s, uint32_t ke
 {
     struct module *k = s->modules[kernel];
     if (!k->loaded)
-        session_load_kernel(s, k);
+        session_load_kernel(s, kernel);
     else if (k->nsyms == 0) /* a file saved before kernel names: the kernel is one */
         module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
     /* A loaded module's functions first: a file's [kernel] may be only the
