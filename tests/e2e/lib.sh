@@ -210,6 +210,10 @@ ok() {
     else
         _tap 1 "$_d"
         diag "command failed: $*"
+        # A screen that did not come: what it showed instead.
+        case $1 in
+        wait_for | gone) diag "the screen's last lines:" "$(screen 2>&1 | grep -v '^ *$' | tail -n 8)" ;;
+        esac
         return 1
     fi
 }

@@ -144,7 +144,9 @@ J=$T/envloop.json
 "$PROFIL" --report --json "$T/envloop.PRF" >"$J" 2>/dev/null
 like "$(jq -r .interpreter "$J")" '/sh$' "#!/usr/bin/env sh: the interpreter is sh, found on PATH"
 cmp_ok "$(c program)" ">=" "$(calc "0.3 * $(c total)")" \
-    "#!/usr/bin/env sh: sh's code is the program area, not env's"
+    "#!/usr/bin/env sh: sh's code is the program area, not env's" ||
+    diag "$(jq -c '[.program, .counters, .lost_why?]' "$J")" \
+        "$(jq -r '.functions[:6][] | "\(.module) \(.name) \(.self)"' "$J")" "$err"
 run "$PROFIL" --no-tui --driver ptrace -b 1 -t 1000 -o "$T/loop-ptrace.PRF" bin/loop.sh -- </dev/null
 is "$rc" 0 "script, --driver ptrace: profil exits 0"
 J=$T/loop-ptrace.json
