@@ -34,6 +34,16 @@ void clockdrv_hush(struct clockdrv *d, pid_t tid, uint64_t since)
     d->ops->hush(d, tid, since == 0 || since > now ? now : since);
 }
 
+void clockdrv_release(struct clockdrv *d)
+{
+    if (!d->attached || d->ended)
+        return;
+    d->ops->release(d);
+    d->ended = d->released = true;
+    d->threads = 0;
+    clockdrv_unprioritize();
+}
+
 bool clockdrv_stop(struct clockdrv *d, int sig)
 {
     if (d->pid <= 0 || d->ended || d->attached)

@@ -92,6 +92,10 @@ struct clockdrv_ops {
      * this returns: the blocked time of that wait is profil's, not the
      * program's I/O (clockdrv_hush). */
     void (*hush)(struct clockdrv *d, pid_t tid, uint64_t since);
+    /* An attached process: let go of it now, as free() would, leaving it
+     * as it was; the driver is kept for what it knows, and drain is not
+     * called again (clockdrv_release). */
+    void (*release)(struct clockdrv *d);
     /* Kill the program if it still runs, reap it, release everything; an
      * attached process is let go of instead, running on as before. */
     void (*free)(struct clockdrv *d);
@@ -114,7 +118,7 @@ struct clockdrv {
     const struct clockdrv_ops *ops;
     pid_t pid;        /* the program */
     int fd;           /* readable when drain has work: poll it */
-    bool ended;       /* the program has ended and was reaped */
+    bool ended;       /* the program has ended and was reaped, or was released */
     int wstatus;      /* its wait status, once ended */
     uint32_t threads; /* threads alive now */
     uint32_t max_threads;
@@ -123,6 +127,7 @@ struct clockdrv {
     char *note;        /* owned: a remark for the user (e.g. kernel excluded), or NULL */
     bool attached;     /* started by attach: a process profil did not start */
     bool exit_unknown; /* ended, but not our child: wstatus is not known */
+    bool released;     /* attached, and let go of before it ended: it runs on */
 };
 
 /* The shortest interval at which profil runs at SCHED_FIFO. */
@@ -154,6 +159,12 @@ bool clockdrv_over_budget(uint64_t now, double share);
 bool clockdrv_stop(struct clockdrv *d, int sig);
 /* An attached process (d->attached) is never sent anything: clockdrv_stop
  * returns false at once, and its caller ends the session instead. */
+
+/* Let go of an attached process that still runs (--duration on the screen:
+ * the session ends, the screen stays): no clock, no tracing, the process
+ * as it was.  The driver then counts as ended (d->ended) and released;
+ * drain is not called again.  Nothing for a process profil started. */
+void clockdrv_release(struct clockdrv *d);
 
 /* clockdrv/attach.c: what both drivers need to attach to a running process. */
 

@@ -432,6 +432,27 @@ static void perf_period_given(struct perf_cpu *pc, uint64_t time, uint64_t perio
     pc->periods[pc->nperiods++] = (struct perf_period){time, period};
 }
 
+/* An attached process runs on: closing the events is all it takes (and the
+ * copier stopped first, which reads their rings). */
+static void clockdrv_perf_release(struct clockdrv *base)
+{
+    struct clockdrv_perf *d = (struct clockdrv_perf *)base;
+    perf_copier_stop(d);
+    for (size_t i = 0; i < d->nextra; i++)
+        close(d->extra[i]);
+    d->nextra = 0;
+    for (size_t i = 0; i < d->nside; i++)
+        close(d->side[i]);
+    d->nside = 0;
+    for (int i = 0; i < d->ncpus; i++) {
+        if (d->cpus[i].cs_fd >= 0)
+            close(d->cpus[i].cs_fd);
+        if (d->cpus[i].fd >= 0)
+            close(d->cpus[i].fd);
+        d->cpus[i].cs_fd = d->cpus[i].fd = -1;
+    }
+}
+
 static void clockdrv_perf_free(struct clockdrv *base)
 {
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
@@ -440,15 +461,10 @@ static void clockdrv_perf_free(struct clockdrv *base)
         waitpid(d->base.pid, &d->base.wstatus, 0);
     }
     clockdrv_unprioritize();
-    /* An attached process runs on: closing the events is all it takes. */
-    for (size_t i = 0; i < d->nextra; i++)
-        close(d->extra[i]);
+    clockdrv_perf_release(base);
     free(d->extra);
-    for (size_t i = 0; i < d->nside; i++)
-        close(d->side[i]);
     free(d->side);
     clockdrv_maps_free(d->maps, d->nmaps);
-    perf_copier_stop(d);
     if (d->copier_ep >= 0)
         close(d->copier_ep);
     if (d->copier_stop >= 0)
@@ -2090,5 +2106,6 @@ const struct clockdrv_ops clockdrv_perf_ops = {
     .clock_on = clockdrv_perf_clock_on,
     .clock_off = clockdrv_perf_clock_off,
     .hush = clockdrv_perf_hush,
+    .release = clockdrv_perf_release,
     .free = clockdrv_perf_free,
 };

@@ -629,9 +629,11 @@ static void clockdrv_ptrace_hush(struct clockdrv *base, pid_t tid, uint64_t sinc
  * detach needs a stopped tracee) and detached at its stop with the signal
  * it was stopped for, if any, so that none is swallowed; a thread in a
  * group-stop stays stopped, as the kernel re-establishes it. */
-static void clockdrv_ptrace_free(struct clockdrv *base)
+static void ptrace_let_go(struct clockdrv_ptrace *d)
 {
-    struct clockdrv_ptrace *d = (struct clockdrv_ptrace *)base;
+    if (d->let_go)
+        return;
+    d->let_go = true;
     d->emit = NULL;
     if (d->timerfd >= 0)
         ptrace_arm(d, false);
@@ -666,6 +668,17 @@ static void clockdrv_ptrace_free(struct clockdrv *base)
         if (d->threads[i].slot == SLOT_USED)
             ptrace_thread_close(&d->threads[i]);
     }
+}
+
+static void clockdrv_ptrace_release(struct clockdrv *base)
+{
+    ptrace_let_go((struct clockdrv_ptrace *)base);
+}
+
+static void clockdrv_ptrace_free(struct clockdrv *base)
+{
+    struct clockdrv_ptrace *d = (struct clockdrv_ptrace *)base;
+    ptrace_let_go(d);
     for (size_t i = 0; i < d->nprocs; i++) {
         free(d->procs[i]->maps);
         free(d->procs[i]);
@@ -850,5 +863,6 @@ const struct clockdrv_ops clockdrv_ptrace_ops = {
     .clock_on = clockdrv_ptrace_clock_on,
     .clock_off = clockdrv_ptrace_clock_off,
     .hush = clockdrv_ptrace_hush,
+    .release = clockdrv_ptrace_release,
     .free = clockdrv_ptrace_free,
 };

@@ -96,6 +96,7 @@ struct clockdrv_ptrace {
     uint64_t deadline;             /* the jittered timer's next expiry */
     size_t pending;                /* threads this tick interrupted whose stop has not come */
     bool freeing;                  /* letting go of everything */
+    bool let_go;                   /* ptrace_let_go has run: nothing traced */
     bool attach_maps;       /* attached: the first drain hands over the mappings there were */
     uint64_t leaderless_at; /* attached: when to look again whether it has ended */
     uint64_t tick;

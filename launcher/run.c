@@ -508,8 +508,8 @@ int launcher_run(struct session *s, const struct options *o, const char *path, c
             fprintf(stderr, "profil: %s\n", d->note);
     }
     s->max_threads = d->max_threads;
-    if (d->attached && (!d->ended || d->exit_unknown))
-        session_set_detached_end(s, d->ended);
+    if (d->attached && (!d->ended || d->exit_unknown || d->released))
+        session_set_detached_end(s, d->ended && !d->released);
     else
         session_set_exit(s, d->wstatus);
     if (screen && d->attached && !d->ended)

@@ -566,6 +566,51 @@ static void tui_replay_tick(struct tui *t, uint32_t delay_ms)
     t->frame_acc = t->frame_acc - (double)n;
 }
 
+/* The program has ended, or an attached process was let go of: record the
+ * end (the file saved next must say how it ended) and save. */
+static void tui_ended(struct tui *t)
+{
+    t->dirty = true;
+    if (t->d->released)
+        session_set_detached_end(t->s, false); /* it runs on */
+    else if (t->d->exit_unknown)
+        session_set_detached_end(t->s, true);
+    else
+        session_set_exit(t->s, t->d->wstatus);
+    t->s->max_threads = t->d->max_threads;
+    t->s->duration_s = (double)(clockdrv_now_ns() - t->s->start_ns) / 1e9;
+    if (t->stopping && t->stopped_by == NULL)
+        t->quit = true; /* the user asked profil to end */
+    else if (t->cfg->save != NULL && !t->saved_at_end) {
+        char *cause = NULL;
+        t->saved_at_end = true;
+        if (t->cfg->save(t->cfg->save_arg, t->s, &cause) < 0)
+            tui_save_failed(t, cause);
+        else if (t->d->released)
+            tui_status(t, "stopped by %s: let go of process %d, which runs on; saved. q to quit",
+                       t->stopped_by, (int)t->d->pid);
+        else if (t->stopped_by != NULL)
+            tui_status(t, "stopped by %s: saved. q to quit", t->stopped_by);
+        else
+            tui_status(t, "saved. q to quit"); /* the header says how it ended */
+        free(cause);
+    }
+}
+
+/* --duration or --until-settled on an attached process: what was gathered
+ * is taken, the process let go of, and the screen stays, as at an end. */
+static void tui_release(struct tui *t, const char *by)
+{
+    t->d->ops->drain(t->d, tui_emit, t->s);
+    if (t->d->ended) {
+        tui_ended(t); /* it ended on its own meanwhile */
+        return;
+    }
+    clockdrv_release(t->d);
+    t->stopped_by = by;
+    tui_ended(t);
+}
+
 /* Drain the driver; note what changed. */
 static void tui_drain(struct tui *t)
 {
@@ -578,7 +623,8 @@ static void tui_drain(struct tui *t)
             t->dirty = true;
         t->settled_for = settled;
         if (t->cfg->until_settled > 0 && settled >= t->cfg->until_settled && t->d->attached) {
-            t->quit = true; /* let go of it: the session is kept */
+            tui_release(t, "--until-settled");
+            return;
         } else if (t->cfg->until_settled > 0 && settled >= t->cfg->until_settled && !t->stopping) {
             clockdrv_stop(t->d, SIGTERM); /* as the TERM key would: the session is kept */
             t->stopping = true;
@@ -592,29 +638,8 @@ static void tui_drain(struct tui *t)
         t->seen_lost = t->s->c.lost;
         t->dirty = true;
     }
-    if (t->d->ended && !was_ended) {
-        t->dirty = true;
-        /* Record the end now: the file saved next must say how it ended. */
-        if (t->d->exit_unknown)
-            session_set_detached_end(t->s, true);
-        else
-            session_set_exit(t->s, t->d->wstatus);
-        t->s->max_threads = t->d->max_threads;
-        t->s->duration_s = (double)(clockdrv_now_ns() - t->s->start_ns) / 1e9;
-        if (t->stopping && t->stopped_by == NULL)
-            t->quit = true; /* the user asked profil to end */
-        else if (t->cfg->save != NULL && !t->saved_at_end) {
-            char *cause = NULL;
-            t->saved_at_end = true;
-            if (t->cfg->save(t->cfg->save_arg, t->s, &cause) < 0)
-                tui_save_failed(t, cause);
-            else if (t->stopped_by != NULL)
-                tui_status(t, "stopped by %s: saved. q to quit", t->stopped_by);
-            else
-                tui_status(t, "saved. q to quit"); /* the header says how it ended */
-            free(cause);
-        }
-    }
+    if (t->d->ended && !was_ended)
+        tui_ended(t);
 }
 
 /* The loop both the live screen and the replay run. */
@@ -755,7 +780,7 @@ static int tui_run(struct tui *t0, char **cause)
         if (t->cfg->duration > 0 && tui_live(t) && !t->stopping &&
             now - t->s->start_ns >= (uint64_t)(t->cfg->duration * 1e9)) {
             if (d->attached) {
-                t->quit = true; /* let go of it */
+                tui_release(t, "--duration");
             } else {
                 clockdrv_stop(d, SIGTERM); /* as --until-settled does */
                 t->stopping = true;
@@ -770,7 +795,9 @@ static int tui_run(struct tui *t0, char **cause)
             t->rate_at = now;
             t->dirty = true; /* the elapsed time and the rate moved */
         }
-        if (t->status[0] && now - t->status_at > 5000000000ull && !t->confirm_quit) {
+        /* A message set above, after NOW was read, is newer than NOW. */
+        if (t->status[0] && now > t->status_at && now - t->status_at > 5000000000ull &&
+            !t->confirm_quit) {
             t->status[0] = '\0';
             t->dirty = true;
         }

@@ -6,7 +6,7 @@
 # pending, its output going on.  The kernel's refusals are one line each.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 193
+plan 217
 
 ATTACHEES=""
 STRACE=""
@@ -380,6 +380,27 @@ has "$(tm capture-pane -p -S - -t s)" "SIGINT: detaching from process $P" \
     "Ctrl-C on --no-tui: profil says it detaches"
 ok "Ctrl-C on --no-tui: the session is saved" test -s "$T/cc.PRF"
 unharmed screen "Ctrl-C: after it"
+
+# --duration on the screen, attached: when the time is up the process is let
+# go of and runs on, and the screen stays, the session saved, until q, as at
+# an end (the screen closed at once, issue 24).
+for drv in ptrace perf; do
+    if [ "$drv" = perf ] && [ -n "$REFUSED" ]; then
+        skip -n 12 "screen, attached, perf, --duration: let go of, the screen stays" perf-refused "$REFUSED"
+        continue
+    fi
+    n="screen, attached, $drv, --duration"
+    tm send-keys -t s "clear; $PROFIL --driver $drv -b 1 -t 1000 --duration 1 -p $P -o dur-$drv.PRF; echo EXIT=\$?" Enter
+    ok "$n: the screen stays, and says the process runs on" \
+        wait_for "stopped by --duration: let go of process $P, which runs on; saved\. q to quit" 15
+    ok "$n: the session is saved before q" test -s "$T/dur-$drv.PRF"
+    unharmed screen "$n: before q"
+    tm send-keys -t s q
+    ok "$n: q leaves (exit 0)" wait_for '^EXIT=0' 10
+    is "$(json "$T/dur-$drv.PRF" '"\(.attached) \(.exit.status)"')" "true running" \
+        "$n: the file says attached, still running"
+    near "$(json "$T/dur-$drv.PRF" .meta.duration_s)" 1 0.5 "$n: the session lasted about 1 s"
+done
 
 # --duration on the screen, a program profil started: it is stopped, and the
 # screen stays, the session saved, until q, as at any end (it closed at
