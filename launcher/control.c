@@ -289,7 +289,7 @@ static int control_do(struct control *c, enum control_cmd cmd, const char *arg, 
             *failed = true;
         } else {
             snprintf(msg, size, "%s: snapshot saved (%llu samples)", who,
-                     (unsigned long long)session_file_counters(c->s).total);
+                     (unsigned long long)session_run_counters(c->s).total);
         }
         free(cause);
         return CONTROL_REDRAW | CONTROL_SAY;

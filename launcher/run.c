@@ -354,7 +354,7 @@ static int run_fallback(struct session *s, const char *name, char **where, char 
  * (may be NULL) at the end of the line. */
 static void run_say_written(const struct session *s, const char *where, const char *why)
 {
-    struct counters run = session_file_counters(s); /* a clear, a window, a filter kept them */
+    struct counters run = session_run_counters(s); /* a clear, a window, a filter kept them */
     if (run.lost > 0)
         fprintf(stderr, "profil: %llu samples (%llu lost, %.2f%% of the ticks) written to %s%s\n",
                 (unsigned long long)run.total, (unsigned long long)run.lost, report_lost_pct(&run),

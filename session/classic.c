@@ -78,6 +78,7 @@ struct session *classic_read(const uint8_t *data, size_t len, const char *name, 
     f->io = s->c.io;
     f->high = s->c.high;
     f->compact = true;
+    session_run_from_view(s);
     return s;
 }
 

@@ -49,6 +49,8 @@ void session_free_spaces(struct session *s);
 enum counter_kind { COUNT_PROGRAM, COUNT_DOS, COUNT_IO, COUNT_HIGH };
 enum counter_kind session_counter_of(const struct session *s, uint32_t module, uint64_t offset,
                                      size_t *bucket);
+/* Where a sample outside the program area counts, by its module's kind. */
+enum counter_kind session_module_counter(const struct session *s, uint32_t module);
 /* Add N to C's counter K and to its total, saturating. */
 void counters_add(struct counters *c, enum counter_kind k, uint64_t n);
 

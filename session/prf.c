@@ -1109,6 +1109,7 @@ struct session *prf_read_buffer(const uint8_t *data, size_t len, char **cause)
     }
     if (s->nframes > 0 && prf_check_timeline(s, &why) < 0)
         goto fail;
+    session_run_from_view(s); /* nothing filtered yet: what is shown is the run */
     xmalloc_for(was_for);
     return s;
 fail:

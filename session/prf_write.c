@@ -102,8 +102,6 @@ static void buf_str(struct buf *b, const char *s)
 }
 
 /* Append one chunk to OUT, compressed when that saves space. */
-static void prf_write_buffer_all(struct session *s, uint8_t **data, size_t *len);
-
 static void prf_put_chunk(struct buf *out, const char type[4], const struct buf *payload)
 {
     uint32_t flags = 0;
@@ -194,11 +192,10 @@ static void prf_write_lines(struct session *s, struct buf *out, struct buf *p)
     size_t nfuncs = s->nfuncs;
     for (size_t i = 0; i < s->hits_alloc; i++) {
         const struct hit *h = &s->hits[i];
-        int64_t real = h->module != UINT32_MAX && h->count + h->before_clear > 0
-                           ? session_resolve(s, h->module, h->offset)
-                           : -1;
+        int64_t real =
+            h->module != UINT32_MAX && h->run > 0 ? session_resolve(s, h->module, h->offset) : -1;
         if (real >= 0 && (size_t)real < nfuncs)
-            code[real] += h->count + h->before_clear;
+            code[real] += h->run;
     }
     for (size_t k = 0; k < PRF_ROWS_FUNCS; k++) {
         size_t best = nfuncs;
@@ -367,28 +364,9 @@ static void prf_write_threads(const struct session *s, struct buf *out, struct b
     prf_put_chunk(out, "THRD", p);
 }
 
+/* The file holds the recorded run (the run fields), whichever threads,
+ * time or clear the views show: nothing here reads or changes the view. */
 void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
-{
-    /* The file holds the whole run, whichever threads or time the views show. */
-    struct session_filter *filter = s->filter;
-    bool window = s->window;
-    size_t from = s->win_from, to = s->win_to;
-    if (filter != NULL || window) {
-        s->filter = NULL;
-        s->window = false;
-        session_filter_set(s, NULL);
-    }
-    prf_write_buffer_all(s, data, len);
-    s->window = window; /* the filter keeps the window where the frames let it */
-    s->win_from = from;
-    s->win_to = to;
-    if (filter != NULL)
-        session_filter_set(s, filter);
-    else if (window)
-        session_window_set(s, from, to);
-}
-
-static void prf_write_buffer_all(struct session *s, uint8_t **data, size_t *len)
 {
     session_rank(s); /* resolve every hit so its symbol is saved */
     for (size_t i = 1; i < s->nstacks; i++)
@@ -407,8 +385,8 @@ static void prf_write_buffer_all(struct session *s, uint8_t **data, size_t *len)
     buf_u32(&p, s->interval_us);
     buf_u32(&p, paragraphs);
     buf_u64(&p, nbuckets);
-    buf_u64(&p, s->prog_low);
-    buf_u64(&p, s->prog_high);
+    buf_u64(&p, s->prog_module == 0 ? s->prog_low : s->prog_low0); /* the run's area */
+    buf_u64(&p, s->prog_module == 0 ? s->prog_high : s->prog_high0);
     buf_u64(&p, run.program);
     buf_u64(&p, run.dos);
     buf_u64(&p, run.io);
@@ -479,7 +457,7 @@ static void prf_write_buffer_all(struct session *s, uint8_t **data, size_t *len)
     uint64_t *counts = xcalloc(s->nkeys + 1, sizeof *counts);
     for (size_t i = 0; i < s->hits_alloc; i++) {
         if (s->hits[i].module != UINT32_MAX && s->hits[i].id < s->nkeys)
-            counts[s->hits[i].id] = s->hits[i].count + s->hits[i].before_clear;
+            counts[s->hits[i].id] = s->hits[i].run;
     }
     buf_u64(&p, s->nkeys);
     for (size_t i = 0; i < s->nkeys; i++) {

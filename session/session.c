@@ -416,7 +416,7 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
             hit_table_grow(s);
             h = hit_slot(s->hits, s->hits_alloc, module, offset);
         }
-        *h = (struct hit){module, offset, 0, 0, -1, (uint32_t)s->nkeys};
+        *h = (struct hit){.module = module, .offset = offset, .func = -1, .id = (uint32_t)s->nkeys};
         s->hit_keys =
             xgrowarray(s->hit_keys, &s->hit_keys_alloc, s->nkeys + 1, sizeof *s->hit_keys);
         s->hit_keys[s->nkeys++] = (struct hit_key){module, offset};
@@ -424,6 +424,7 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
         s->funcs_dirty = true;
     }
     s->last_hit = h->id;
+    h->run = session_sat_add(h->run, count);
     if (s->view) {
         h->count = session_sat_add(h->count, count);
         s->totals_dirty = true;
@@ -435,19 +436,36 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
                    &s->cur_frame->compact, h->id, count);
 }
 
-/* The bucket of program offset OFF with buckets of PARAGRAPHS, NBUCKETS of them. */
-static bool session_bucket_at(const struct session *s, uint64_t off, uint32_t paragraphs,
-                              size_t nbuckets, size_t *bucket)
+/* The recorded run's program area: the program's own (module 0's, or the
+ * --range asked), whichever a filter shows. */
+static void session_run_area(const struct session *s, uint64_t *lo, uint64_t *hi)
+{
+    *lo = s->prog_module == 0 ? s->prog_low : s->prog_low0;
+    *hi = s->prog_module == 0 ? s->prog_high : s->prog_high0;
+}
+
+/* The bucket of offset OFF of module AREA's code when the area is
+ * [LO, HI) at PARAGRAPHS per bucket, NBUCKETS of them. */
+static bool session_area_bucket(const struct session *s, uint32_t area, uint64_t lo, uint64_t hi,
+                                uint64_t off, uint32_t paragraphs, size_t nbuckets, size_t *bucket)
 {
     uint64_t vaddr;
-    if (s->nmodules == 0 || !module_offset_to_vaddr(s->modules[s->prog_module], off, &vaddr) ||
-        vaddr < s->prog_low || vaddr >= s->prog_high)
+    if (s->nmodules == 0 || !module_offset_to_vaddr(s->modules[area], off, &vaddr) || vaddr < lo ||
+        vaddr >= hi)
         return false;
-    uint64_t b = (vaddr - s->prog_low) / (16 * (uint64_t)paragraphs);
+    uint64_t b = (vaddr - lo) / (16 * (uint64_t)paragraphs);
     if (b >= nbuckets)
         return false;
     *bucket = (size_t)b;
     return true;
+}
+
+/* The bucket of program offset OFF with buckets of PARAGRAPHS, NBUCKETS of them. */
+static bool session_bucket_at(const struct session *s, uint64_t off, uint32_t paragraphs,
+                              size_t nbuckets, size_t *bucket)
+{
+    return session_area_bucket(s, s->prog_module, s->prog_low, s->prog_high, off, paragraphs,
+                               nbuckets, bucket);
 }
 
 bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket)
@@ -463,14 +481,35 @@ enum counter_kind session_counter_of(const struct session *s, uint32_t module, u
 {
     if (module == s->prog_module) /* in the program's file but outside its code: high */
         return session_bucket_of(s, offset, bucket) ? COUNT_PROGRAM : COUNT_HIGH;
+    return session_module_counter(s, module);
+}
+
+/* Where a sample outside the program area counts, by its module's kind. */
+enum counter_kind session_module_counter(const struct session *s, uint32_t module)
+{
     switch (s->modules[module]->kind) {
-    case MODULE_PROGRAM: /* the first program, while the area is another process's */
+    case MODULE_PROGRAM: /* another program, or the first while the area is another's */
     case MODULE_LIBRARY:
     case MODULE_VDSO: return COUNT_DOS;
     case MODULE_KERNEL: return COUNT_IO;
     case MODULE_ANON: break;
     }
     return COUNT_HIGH;
+}
+
+/* Where the recorded run counts a sample at (MODULE, OFFSET): by the
+ * program's own area, whichever area the views show. */
+static enum counter_kind session_run_counter(const struct session *s, uint32_t module,
+                                             uint64_t offset, enum counter_kind shown)
+{
+    if (s->prog_module == 0)
+        return shown;
+    if (module != 0)
+        return session_module_counter(s, module);
+    uint64_t lo, hi;
+    size_t b;
+    session_run_area(s, &lo, &hi);
+    return session_area_bucket(s, 0, lo, hi, offset, 1, SIZE_MAX, &b) ? COUNT_PROGRAM : COUNT_HIGH;
 }
 
 void counters_add(struct counters *c, enum counter_kind k, uint64_t n)
@@ -490,6 +529,7 @@ static void session_count(struct session *s, uint32_t module, uint64_t offset, u
     /* The whole run's, for the timeline; the views' only when they show
      * the thread (session/threads.h). */
     counters_add(&s->delta, k, n);
+    counters_add(&s->run, session_run_counter(s, module, offset, k), n);
     if (s->view) {
         counters_add(&s->c, k, n);
         if (k == COUNT_PROGRAM)
@@ -585,6 +625,7 @@ void session_ingest(struct session *s, const struct event *ev)
             break;
         case SAMPLE_BLOCKED: /* no PC: I/O, and no hit */
             counters_add(&s->delta, COUNT_IO, ev->sample.count);
+            counters_add(&s->run, COUNT_IO, ev->sample.count);
             if (s->view)
                 counters_add(&s->c, COUNT_IO, ev->sample.count);
             break;
@@ -616,11 +657,13 @@ void session_ingest(struct session *s, const struct event *ev)
     case EVENT_COMM: threads_on_event(s, ev); break;
     case EVENT_LOST: /* no thread: the whole program's, filtered or not */
         s->delta.lost += ev->lost.count;
+        s->run.lost = session_sat_add(s->run.lost, ev->lost.count);
         if (!s->window)
             s->c.lost += ev->lost.count;
         break;
     case EVENT_PREEMPTED:
         s->delta.preempted += ev->lost.count;
+        s->run.preempted = session_sat_add(s->run.preempted, ev->lost.count);
         if (!s->window)
             s->c.preempted += ev->lost.count;
         break;
@@ -683,11 +726,12 @@ void session_reset(struct session *s)
 {
     memset(&s->c, 0, sizeof s->c);
     memset(&s->before_clear, 0, sizeof s->before_clear);
+    memset(&s->run, 0, sizeof s->run);
     free(s->buckets_before_clear);
     s->buckets_before_clear = NULL;
     memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
     for (size_t i = 0; i < s->hits_alloc; i++)
-        s->hits[i].count = s->hits[i].before_clear = 0;
+        s->hits[i].count = s->hits[i].before_clear = s->hits[i].run = 0;
     for (size_t i = 0; i < s->nfuncs; i++)
         s->funcs[i].samples = 0;
     session_stacks_reset(s);
@@ -695,6 +739,11 @@ void session_reset(struct session *s)
 }
 
 struct counters session_run_counters(const struct session *s)
+{
+    return s->run;
+}
+
+void session_run_from_view(struct session *s)
 {
     struct counters r = s->c;
     r.program += s->before_clear.program;
@@ -704,16 +753,22 @@ struct counters session_run_counters(const struct session *s)
     r.total += s->before_clear.total;
     r.lost += s->before_clear.lost;
     r.preempted += s->before_clear.preempted;
-    return r;
+    s->run = r;
+    for (size_t i = 0; i < s->hits_alloc; i++)
+        s->hits[i].run = s->hits[i].count + s->hits[i].before_clear;
 }
 
 uint64_t *session_run_buckets(const struct session *s, uint32_t paragraphs, size_t *n)
 {
     if (paragraphs == 0)
         paragraphs = s->bucket_paragraphs;
-    *n = session_bucket_count(s->prog_low, s->prog_high, paragraphs);
+    uint64_t lo, hi;
+    session_run_area(s, &lo, &hi);
+    *n = session_bucket_count(lo, hi, paragraphs);
     uint64_t *b = xcalloc(*n ? *n : 1, sizeof *b);
-    if (s->classic || (paragraphs == s->bucket_paragraphs && s->before_clear.program == 0)) {
+    /* The buckets shown, where they are the run's at that size. */
+    if (s->classic || (paragraphs == s->bucket_paragraphs && s->before_clear.program == 0 &&
+                       s->prog_module == 0 && s->filter == NULL && !s->window)) {
         for (size_t i = 0; i < *n && i < s->nbuckets; i++)
             b[i] = s->buckets[i] + (s->buckets_before_clear ? s->buckets_before_clear[i] : 0);
         return b;
@@ -721,10 +776,9 @@ uint64_t *session_run_buckets(const struct session *s, uint32_t paragraphs, size
     size_t k;
     for (size_t i = 0; i < s->hits_alloc; i++) {
         const struct hit *h = &s->hits[i];
-        uint64_t count = h->count + h->before_clear;
-        if (h->module == s->prog_module && count > 0 &&
-            session_bucket_at(s, h->offset, paragraphs, *n, &k))
-            b[k] += count;
+        if (h->module == 0 && h->run > 0 &&
+            session_area_bucket(s, 0, lo, hi, h->offset, paragraphs, *n, &k))
+            b[k] += h->run;
     }
     return b;
 }

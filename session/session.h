@@ -29,7 +29,8 @@ struct hit {
     uint32_t module;
     uint64_t offset;
     uint64_t count;        /* since the latest clear: what the views show */
-    uint64_t before_clear; /* counted before it: the whole run is count + before_clear */
+    uint64_t before_clear; /* counted before it: the view's whole run is count + before_clear */
+    uint64_t run;          /* the recorded run's: every thread, every moment, never cleared */
     int64_t func;          /* cached index into session.funcs, -1 unresolved, -2 none */
     uint32_t id;           /* stable: index into session.hit_keys, in order of first sight */
 };
@@ -182,6 +183,11 @@ struct session {
      * came before it is kept here, and the file gets the whole run. */
     struct counters c;
     struct counters before_clear;
+    /* The recorded run, whatever the views show: every thread, every
+     * moment, never cleared, classified by the program's own area (module
+     * 0's, or the --range asked), whichever area a filter shows.  What a
+     * saved file holds: saving never touches the view (issue 23). */
+    struct counters run;
     uint64_t *buckets_before_clear; /* owned; only a classic session has no hits to rebuild
                                      * its buckets from, so it keeps them here (else NULL) */
     bool legacy_clear; /* read from a 1.0 file, whose clears threw away what came before
@@ -330,12 +336,14 @@ void session_clear(struct session *s);
  * symbols (a replay starts from this). */
 void session_reset(struct session *s);
 
-/* The whole run's counters: what came before the clears and since. */
+/* The recorded run's counters (session.run): every thread, every moment,
+ * what came before the clears and since; what a saved file holds. */
 struct counters session_run_counters(const struct session *s);
 
-/* The counters a saved file holds: the whole run's, whichever threads or
- * time the views show (a thread filter or a window recounts the view's). */
-struct counters session_file_counters(const struct session *s);
+/* A session read whole (a file, a 1983 file): what the views show is the
+ * recorded run; take it as such (session.run and each hit's run).  A
+ * stack's samples in the run are its frames' (the timeline). */
+void session_run_from_view(struct session *s);
 
 /* The whole run's buckets at PARAGRAPHS per bucket, *N of them (rebuilt
  * from the hit table when that is not the size shown); the caller frees. */

@@ -69,17 +69,6 @@ static void window_add_frame(struct counters *c, const struct frame *f)
     c->preempted = session_sat_add(c->preempted, f->preempted);
 }
 
-struct counters session_file_counters(const struct session *s)
-{
-    if (!s->window && s->filter == NULL)
-        return session_run_counters(s);
-    struct counters r = {0}; /* the timeline holds every sample, of every thread */
-    for (size_t i = 0; i < s->nframes; i++)
-        window_add_frame(&r, &s->frames[i]);
-    r.total = session_sat_add(session_sat_add(r.program, r.dos), session_sat_add(r.io, r.high));
-    return r;
-}
-
 /* Count frame F's samples of the threads the filter keeps, from what it
  * says each thread added (lost and preempted ticks have no thread: the
  * whole program's, as under a filter alone). */

@@ -89,7 +89,7 @@ static void tui_save(struct tui *t)
     char *cause = NULL;
     if (t->cfg->save(t->cfg->save_arg, t->s, &cause) == 0)
         tui_status(t, "snapshot saved (%llu samples)",
-                   (unsigned long long)session_file_counters(t->s).total);
+                   (unsigned long long)session_run_counters(t->s).total);
     else
         tui_save_failed(t, cause);
     free(cause);
