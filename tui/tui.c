@@ -571,6 +571,7 @@ static void tui_replay_tick(struct tui *t, uint32_t delay_ms)
 static void tui_ended(struct tui *t)
 {
     t->dirty = true;
+    t->confirm_quit = false; /* "Stop it and quit?": nothing runs to stop now */
     if (t->d->released)
         session_set_detached_end(t->s, false); /* it runs on */
     else if (t->d->exit_unknown)
