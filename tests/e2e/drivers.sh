@@ -3,7 +3,9 @@
 # gives (shares, I/O, DOS, high, threads, forks, static and stripped
 # binaries), lets signals and job control reach the program, lets go of
 # what outlives the program, and works for an unprivileged user, as does
-# --driver auto.  It loads both CPUs on purpose: under make -j it runs alone.
+# --driver auto.  It loads both CPUs on purpose: under make -j the sections
+# that do, or measure shares and lost ticks, run alone, first (E2E_ALONE);
+# after lib.sh's together, the others run beside the suite's other tests.
 E2E_ALONE=1
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
@@ -52,6 +54,10 @@ run "$PROFIL" --driver bogus "$PROGS/shares"
 is "$rc" 2 "--driver bogus is a usage error"
 has "$err" "auto, perf, ptrace" "--driver bogus: the message lists the drivers"
 
+# ---------------------------------------------------------------------------
+# Alone from here to the sleeper: shares, lost ticks, loads on both CPUs,
+# the kernel's share, the CPU time paused.  First, and from the start: had
+# it to wait for another test to end, a CPU would stand idle meanwhile.
 # ---------------------------------------------------------------------------
 # 50/30/20: the split of a CPU-bound program.  (~2 s)
 # The split is checked at 250 us: at 1000 us the ticks beat against shares'
@@ -181,6 +187,100 @@ is "$rc" 0 "fds: profil exits 0"
 has "$err" "file descriptors" "fds: profil says it ran out of file descriptors"
 near "$(calc "$(c total) + $(c lost)")" "$(calc "${cpu:-0} * 1000")" "$(calc "${cpu:-0} * 50")" \
     "fds: samples + lost ticks within 5 % of getrusage's CPU time"
+# ---------------------------------------------------------------------------
+# A program that calls the kernel every few microseconds (chatty: 10 us of
+# work, then a system call): an unbiased sampler finds about the kernel's
+# share of its CPU time outside its own code (at the call: [vdso], libc, the
+# kernel).  Where a driver's interrupt reaches a running thread late, at its
+# next system call (ptrace on some virtual machines: 55 us here), it finds
+# far more there, and profil must say so.  Far more, for the test: 15 points
+# over the kernel's share and 2.5 times it (profil's own bound is 10 points
+# and twice: room for the two measures to differ).  (~4 s)
+for drv in ptrace perf; do
+    if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
+        skip -n 3 "chatty, perf: the samples at the system calls" perf-refused "$(perf_refused)"
+        continue
+    fi
+    run "$PROFIL" --no-tui --driver "$drv" --clock cpu -b 1 -t 1000 -o "$T/chatty-$drv.PRF" "$PROGS/chatty" 1.5 </dev/null
+    is "$rc" 0 "chatty, $drv: profil exits 0" || diag "$err"
+    kernel=$(printf '%s\n' "$out" | sed -n 's/^chatty: .*kernel \([0-9.]*\)%$/\1/p')
+    outside=$("$PROFIL" --report --json "$T/chatty-$drv.PRF" | jq -r '100 - 100 * .counters.program / ([.counters.total, 1] | max)')
+    said=no
+    case $err in *"on its way back from a system call"*) said=yes ;; esac
+    diag "chatty, $drv: kernel ${kernel:-?} % of the CPU time, ${outside:-?} % of the samples outside work(); bias said: $said"
+    cmp_ok "${outside:-x}" ">" 0 "chatty, $drv: some samples at the system calls"
+    gross=x
+    [ -n "$kernel" ] && gross=$(calc "${outside:-100} >= $kernel + 15 && ${outside:-100} >= 2.5 * $kernel")
+    if [ "$gross" = 0 ] || { [ "$gross" = 1 ] && [ "$said" = yes ]; }; then
+        _tap 0 "chatty, $drv: the samples at the system calls are the kernel's share, or profil says they are not"
+    else
+        _tap 1 "chatty, $drv: the samples at the system calls are the kernel's share, or profil says they are not"
+        diag "gross: $gross; $err"
+    fi
+done
+
+# ---------------------------------------------------------------------------
+# Pausing the clock (p on the live screen): what the program runs meanwhile
+# is in no sample, with either driver.  The test reads the program's CPU time
+# at the pause and at the resume from its schedstat.  (~8 s)
+use_tmux
+trap 'loads_stop; tm kill-server 2>/dev/null; cd /; rm -rf "$T"' EXIT
+# task_cpu PID: the CPU seconds of all PID's threads, by their schedstat.
+task_cpu() {
+    cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f\n", s / 1e9 }'
+}
+tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
+cp "$PROGS/spinners" "$T/pausespin"
+for drv in ptrace perf; do
+    if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
+        skip -n 3 "pause, perf: the paused CPU time is in no sample" perf-refused "$(perf_refused)"
+        continue
+    fi
+    tm send-keys -t s "clear; $PROFIL --driver $drv --clock cpu -b 1 -t 1000 -o $T/pause-$drv.PRF \
+-a 'threads 1 4000 >$T/pause-$drv.out' $T/pausespin; echo EXIT=\$?" Enter
+    wait_for ' running *$' 10
+    sleep 0.4
+    kid=$(pgrep -f "^$T/pausespin" | head -n 1)
+    # The pause and the resume happen somewhere between the key and the
+    # screen that shows them: the program's CPU time is read on both sides
+    # of each, so the paused time lies between the inner and the outer pair
+    # (under load the screen may show a change 0.1-0.3 s after the key).
+    # (Up to 10 s for the screen to show each, and 4 s of the program's CPU
+    # time: under the sanitizers, as a user, beside another test, the resume
+    # once showed after the program's end, and the outer reading was lost.)
+    a1=$(task_cpu "$kid")
+    tm send-keys -t s p
+    wait_for 'paused *$' 10
+    a2=$(task_cpu "$kid")
+    sleep 1.5
+    b1=$(task_cpu "$kid")
+    tm send-keys -t s p
+    wait_for 'running *$' 10
+    b2=$(task_cpu "$kid")
+    wait_for 'Program terminated normally *$' 30
+    tm send-keys -t s q
+    wait_for '^EXIT=' 5
+    J=$T/pause-$drv.json
+    "$PROFIL" --report --json "$T/pause-$drv.PRF" >"$J" 2>/dev/null
+    cpu=$(sed -n 's/^spinners: cpu \([0-9.]*\) s$/\1/p' "$T/pause-$drv.out")
+    paused=$(calc "${b1:-0} - ${a2:-0}")
+    paused_most=$(calc "${b2:-0} - ${a1:-0}")
+    diag "pause, $drv: $(jq -c .counters "$J"), cpu ${cpu:-?} s, ${paused}-${paused_most} s of it paused"
+    cmp_ok "$paused" ">" 0.5 "pause, $drv: the program ran while the clock was paused"
+    # Within 5 % (+ 0.1 s) of the CPU time not paused, which lies between
+    # the CPU time less the most it was paused and less the least.
+    mid=x half=x
+    if [ -n "$cpu" ]; then
+        lo=$(calc "($cpu - $paused_most) * 1000 - ($cpu * 50 + 100)")
+        hi=$(calc "($cpu - $paused) * 1000 + ($cpu * 50 + 100)")
+        mid=$(calc "($lo + $hi) / 2") half=$(calc "($hi - $lo) / 2")
+    fi
+    near "$(c total)" "$mid" "$half" \
+        "pause, $drv: samples x interval within 5 % (+ 0.1 s) of the CPU time not paused"
+    cmp_ok "$(c lost)" "<" 50 "pause, $drv: the paused time is not lost ticks either"
+done
+tm kill-server 2>/dev/null
+together
 
 # ---------------------------------------------------------------------------
 # Asleep: I/O with the wall clock, nearly nothing with the cpu clock.  (~1 s)
@@ -309,99 +409,6 @@ else
     diag "no process for bg='$bg'"
 fi
 
-# ---------------------------------------------------------------------------
-# A program that calls the kernel every few microseconds (chatty: 10 us of
-# work, then a system call): an unbiased sampler finds about the kernel's
-# share of its CPU time outside its own code (at the call: [vdso], libc, the
-# kernel).  Where a driver's interrupt reaches a running thread late, at its
-# next system call (ptrace on some virtual machines: 55 us here), it finds
-# far more there, and profil must say so.  Far more, for the test: 15 points
-# over the kernel's share and 2.5 times it (profil's own bound is 10 points
-# and twice: room for the two measures to differ).  (~4 s)
-for drv in ptrace perf; do
-    if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip -n 3 "chatty, perf: the samples at the system calls" perf-refused "$(perf_refused)"
-        continue
-    fi
-    run "$PROFIL" --no-tui --driver "$drv" --clock cpu -b 1 -t 1000 -o "$T/chatty-$drv.PRF" "$PROGS/chatty" 1.5 </dev/null
-    is "$rc" 0 "chatty, $drv: profil exits 0" || diag "$err"
-    kernel=$(printf '%s\n' "$out" | sed -n 's/^chatty: .*kernel \([0-9.]*\)%$/\1/p')
-    outside=$("$PROFIL" --report --json "$T/chatty-$drv.PRF" | jq -r '100 - 100 * .counters.program / ([.counters.total, 1] | max)')
-    said=no
-    case $err in *"on its way back from a system call"*) said=yes ;; esac
-    diag "chatty, $drv: kernel ${kernel:-?} % of the CPU time, ${outside:-?} % of the samples outside work(); bias said: $said"
-    cmp_ok "${outside:-x}" ">" 0 "chatty, $drv: some samples at the system calls"
-    gross=x
-    [ -n "$kernel" ] && gross=$(calc "${outside:-100} >= $kernel + 15 && ${outside:-100} >= 2.5 * $kernel")
-    if [ "$gross" = 0 ] || { [ "$gross" = 1 ] && [ "$said" = yes ]; }; then
-        _tap 0 "chatty, $drv: the samples at the system calls are the kernel's share, or profil says they are not"
-    else
-        _tap 1 "chatty, $drv: the samples at the system calls are the kernel's share, or profil says they are not"
-        diag "gross: $gross; $err"
-    fi
-done
-
-# ---------------------------------------------------------------------------
-# Pausing the clock (p on the live screen): what the program runs meanwhile
-# is in no sample, with either driver.  The test reads the program's CPU time
-# at the pause and at the resume from its schedstat.  (~8 s)
-use_tmux
-trap 'loads_stop; tm kill-server 2>/dev/null; cd /; rm -rf "$T"' EXIT
-# task_cpu PID: the CPU seconds of all PID's threads, by their schedstat.
-task_cpu() {
-    cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.6f\n", s / 1e9 }'
-}
-tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
-cp "$PROGS/spinners" "$T/pausespin"
-for drv in ptrace perf; do
-    if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-        skip -n 3 "pause, perf: the paused CPU time is in no sample" perf-refused "$(perf_refused)"
-        continue
-    fi
-    tm send-keys -t s "clear; $PROFIL --driver $drv --clock cpu -b 1 -t 1000 -o $T/pause-$drv.PRF \
--a 'threads 1 4000 >$T/pause-$drv.out' $T/pausespin; echo EXIT=\$?" Enter
-    wait_for ' running *$' 10
-    sleep 0.4
-    kid=$(pgrep -f "^$T/pausespin" | head -n 1)
-    # The pause and the resume happen somewhere between the key and the
-    # screen that shows them: the program's CPU time is read on both sides
-    # of each, so the paused time lies between the inner and the outer pair
-    # (under load the screen may show a change 0.1-0.3 s after the key).
-    # (Up to 10 s for the screen to show each, and 4 s of the program's CPU
-    # time: under the sanitizers, as a user, beside another test, the resume
-    # once showed after the program's end, and the outer reading was lost.)
-    a1=$(task_cpu "$kid")
-    tm send-keys -t s p
-    wait_for 'paused *$' 10
-    a2=$(task_cpu "$kid")
-    sleep 1.5
-    b1=$(task_cpu "$kid")
-    tm send-keys -t s p
-    wait_for 'running *$' 10
-    b2=$(task_cpu "$kid")
-    wait_for 'Program terminated normally *$' 30
-    tm send-keys -t s q
-    wait_for '^EXIT=' 5
-    J=$T/pause-$drv.json
-    "$PROFIL" --report --json "$T/pause-$drv.PRF" >"$J" 2>/dev/null
-    cpu=$(sed -n 's/^spinners: cpu \([0-9.]*\) s$/\1/p' "$T/pause-$drv.out")
-    paused=$(calc "${b1:-0} - ${a2:-0}")
-    paused_most=$(calc "${b2:-0} - ${a1:-0}")
-    diag "pause, $drv: $(jq -c .counters "$J"), cpu ${cpu:-?} s, ${paused}-${paused_most} s of it paused"
-    cmp_ok "$paused" ">" 0.5 "pause, $drv: the program ran while the clock was paused"
-    # Within 5 % (+ 0.1 s) of the CPU time not paused, which lies between
-    # the CPU time less the most it was paused and less the least.
-    mid=x half=x
-    if [ -n "$cpu" ]; then
-        lo=$(calc "($cpu - $paused_most) * 1000 - ($cpu * 50 + 100)")
-        hi=$(calc "($cpu - $paused) * 1000 + ($cpu * 50 + 100)")
-        mid=$(calc "($lo + $hi) / 2") half=$(calc "($hi - $lo) / 2")
-    fi
-    near "$(c total)" "$mid" "$half" \
-        "pause, $drv: samples x interval within 5 % (+ 0.1 s) of the CPU time not paused"
-    cmp_ok "$(c lost)" "<" 50 "pause, $drv: the paused time is not lost ticks either"
-done
-tm kill-server 2>/dev/null
 
 # ---------------------------------------------------------------------------
 # An unprivileged user: auto picks whatever the kernel allows; ptrace works.
