@@ -448,6 +448,14 @@ void session_window_set(struct session *s, size_t from, size_t to);
  * thread's when the frames do not say). */
 uint64_t session_frames_samples(const struct session *s, size_t from, size_t to);
 
+/* What ran when (the Timeline's lanes): the functions with the most own
+ * samples in frames [FROM, TO) of the threads shown, up to MAX (at most 64)
+ * of them, most first, as indexes into s->funcs in FUNCS; COUNTS[k * (TO -
+ * FROM) + i] their samples in frame FROM + i (the caller gives room for MAX
+ * * (TO - FROM)).  Returns how many functions. */
+size_t session_frame_funcs(struct session *s, size_t from, size_t to, size_t max, size_t *funcs,
+                           uint64_t *counts);
+
 /* --range SPEC (MIPS monitor's lowpc and highpc): the program area is
  * LOW-HIGH (the executable's own addresses, as the histogram shows them)
  * or the code of the program's function of that name, within its code;

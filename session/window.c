@@ -133,6 +133,77 @@ static void window_count(struct session *s, size_t from, size_t to)
     session_view_finish(s);
 }
 
+/* Add frame F's samples of the threads shown to SUM[OF[hit id]] (OF: a
+ * hit id's slot in SUM, or -1 for none). */
+static void frame_funcs_add(const struct session *s, const struct frame *f, const int64_t *of,
+                            uint64_t *sum)
+{
+    if (s->filter == NULL || !s->frame_threads) {
+        for (uint32_t k = 0; k < f->nhits; k++) {
+            if (f->hits[k].id < s->nkeys && of[f->hits[k].id] >= 0)
+                sum[of[f->hits[k].id]] += f->hits[k].count;
+        }
+        return;
+    }
+    for (uint32_t k = 0; k < f->nthits; k++) {
+        const struct frame_tid *e = &f->thits[k];
+        if (e->key < s->nkeys && of[e->key] >= 0 && threads_shown(s, e->tid))
+            sum[of[e->key]] += e->count;
+    }
+}
+
+size_t session_frame_funcs(struct session *s, size_t from, size_t to, size_t max, size_t *funcs,
+                           uint64_t *counts)
+{
+    if (to > s->nframes)
+        to = s->nframes;
+    if (from >= to || max == 0)
+        return 0;
+    if (max > 64)
+        max = 64;
+    session_rank(s); /* every hit's function */
+    int64_t *of = xmalloc((s->nkeys + 1) * sizeof *of);
+    for (size_t id = 0; id < s->nkeys; id++) {
+        const struct hit *h = session_hit_by_id(s, (uint32_t)id);
+        of[id] = h != NULL && h->func >= 0 && (size_t)h->func < s->nfuncs ? h->func : -1;
+    }
+    uint64_t *sum = xcalloc(s->nfuncs + 1, sizeof *sum);
+    for (size_t i = from; i < to; i++)
+        frame_funcs_add(s, &s->frames[i], of, sum);
+    size_t n = 0;
+    for (; n < max; n++) { /* a few: a pass each */
+        size_t best = s->nfuncs;
+        for (size_t i = 0; i < s->nfuncs; i++) {
+            if (sum[i] > 0 && (best == s->nfuncs || sum[i] > sum[best]))
+                best = i;
+        }
+        if (best == s->nfuncs)
+            break;
+        funcs[n] = best;
+        sum[best] = 0;
+    }
+    /* Then each frame by lane: a hit id's slot is its function's lane. */
+    size_t span = to - from;
+    int64_t *lane = xmalloc((s->nfuncs + 1) * sizeof *lane);
+    for (size_t i = 0; i < s->nfuncs; i++)
+        lane[i] = -1;
+    for (size_t k = 0; k < n; k++)
+        lane[funcs[k]] = (int64_t)k;
+    for (size_t id = 0; id < s->nkeys; id++)
+        of[id] = of[id] >= 0 ? lane[of[id]] : -1;
+    uint64_t one[64];
+    for (size_t i = from; i < to; i++) {
+        memset(one, 0, sizeof one);
+        frame_funcs_add(s, &s->frames[i], of, one);
+        for (size_t k = 0; k < n; k++)
+            counts[k * span + (i - from)] = one[k];
+    }
+    free(lane);
+    free(sum);
+    free(of);
+    return n;
+}
+
 uint64_t session_frames_samples(const struct session *s, size_t from, size_t to)
 {
     uint64_t sum = 0;

@@ -30,7 +30,8 @@ static const char *const help_lines[] = {
     "               (past the first: the Functions);  b  its buckets",
     "  Timeline     Left Right  the cursor, a frame;  PgUp PgDn  scroll;  Home  the start;  "
     "End  the newest;  { }  a time window from, to the cursor: every view shows it "
-    "(Esc: the whole run)",
+    "(Esc: the whole run);  below the chart, a lane for each function that ran most: "
+    "what ran when (. : + # a quarter, a half, three quarters of the frame, more)",
     "  Flame (6)    arrows h j k l  move between frames;  Enter  zoom into one;",
     "               Backspace  zoom back out;  /  highlight frames and show their",
     "               share;  n N  the next match;  r  inverted (callers under)",

@@ -1,11 +1,16 @@
 /* The timeline: samples per 100 ms frame over the run, stacked by where they
- * counted (Program, DOS, I/O, high), newest on the right. */
+ * counted (Program, DOS, I/O, high), newest on the right; below, a lane for
+ * each of the functions that ran most in the frames shown: what ran when. */
 #include "config.h"
 
 #include "util/xmalloc.h"
 #include "views/view.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* Lanes: at most this many, and only where the chart keeps 6 rows. */
+#define TIMELINE_LANES 5
 
 struct timeline {
     size_t end;    /* last frame shown + 1; 0 follows the live end */
@@ -28,17 +33,17 @@ static void timeline_destroy(void *state)
  * a line down the column above its samples and the text on the top row, as far as the next
  * mark shown. */
 static void timeline_draw_marks(WINDOW *win, const struct session *s, size_t first, size_t end,
-                                int w, int h)
+                                int w, int h, int margin)
 {
     for (size_t i = 0; i < s->nmarks; i++) {
         double f = s->marks[i].t_s * 1e9 / (double)SESSION_FRAME_NS;
         if (f < (double)first || f >= (double)end)
             continue;
-        int x = 7 + (int)((size_t)f - first), room = w - x - 1;
+        int x = margin + (int)((size_t)f - first), room = w - x - 1;
         for (size_t k = i + 1; k < s->nmarks; k++) {
             double g = s->marks[k].t_s * 1e9 / (double)SESSION_FRAME_NS;
-            if (g >= (double)first && g < (double)end && (int)((size_t)g - first) + 7 > x) {
-                room = (int)((size_t)g - first) + 7 - x - 1;
+            if (g >= (double)first && g < (double)end && (int)((size_t)g - first) + margin > x) {
+                room = (int)((size_t)g - first) + margin - x - 1;
                 break;
             }
         }
@@ -54,6 +59,43 @@ static void timeline_draw_marks(WINDOW *win, const struct session *s, size_t fir
     }
 }
 
+/* The lanes: for each function, a row whose cells say how much of each
+ * frame's samples it took (. under a quarter, : under a half, + under three
+ * quarters, # more), its name in the margin; rows TOP.., frames FIRST..END. */
+static void timeline_draw_lanes(WINDOW *win, struct view_ctx *ctx, size_t first, size_t end,
+                                int top, int lanes, int margin)
+{
+    struct session *s = ctx->query;
+    size_t span = end - first, funcs[TIMELINE_LANES];
+    uint64_t *counts = xcalloc((size_t)lanes * span + 1, sizeof *counts);
+    size_t n = session_frame_funcs(s, first, end, (size_t)lanes, funcs, counts);
+    uint64_t *total = xcalloc(span + 1, sizeof *total);
+    for (size_t i = 0; i < span; i++)
+        total[i] = session_frames_samples(s, first + i, first + i + 1);
+    for (size_t k = 0; k < n; k++) {
+        const struct func *fn = &s->funcs[funcs[k]];
+        int y = top + (int)k;
+        draw_text(win, y, 0, margin - 1, fn->name);
+        int pair = fn->module == s->prog_module                    ? PAIR_PROGRAM
+                   : s->modules[fn->module]->kind == MODULE_KERNEL ? PAIR_IO
+                                                                   : PAIR_DOS;
+        for (size_t i = 0; i < span; i++) {
+            uint64_t c = counts[k * span + i];
+            if (c == 0 || total[i] == 0)
+                continue;
+            double share = (double)c / (double)total[i];
+            chtype ch = share < 0.25 ? '.' : share < 0.5 ? ':' : share < 0.75 ? '+' : '#';
+            if (ctx->colors)
+                wattron(win, COLOR_PAIR(pair) | A_BOLD);
+            mvwaddch(win, y, margin + (int)i, ch);
+            if (ctx->colors)
+                wattroff(win, COLOR_PAIR(pair) | A_BOLD);
+        }
+    }
+    free(total);
+    free(counts);
+}
+
 static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 {
     struct timeline *t = state;
@@ -62,7 +104,17 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     size_t end = t->end ? t->end : s->nframes;
     if (end > s->nframes)
         end = s->nframes;
-    int cols = w - 7;
+    /* The lanes below the chart where it keeps 6 rows, names in a wider margin. */
+    int lanes = (h - 7) / 2;
+    if (lanes > TIMELINE_LANES)
+        lanes = TIMELINE_LANES;
+    if (lanes < 0 || s->classic || w < 40)
+        lanes = 0;
+    int margin = lanes > 0 ? (w / 5 < 7 ? 7 : w / 5 > 22 ? 22 : w / 5) : 7;
+    int lanes_top = h - lanes + 1;
+    if (lanes > 0)
+        h -= lanes + 1; /* the chart's rows, a blank one between */
+    int cols = w - margin;
     t->width = cols;
     size_t first = end > (size_t)(cols > 0 ? cols : 0) ? end - (size_t)cols : 0;
     uint64_t max = 1;
@@ -89,8 +141,8 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     draw_title(win, "Timeline", info, ctx->focused, ctx->colors);
     if (h <= 0 || cols <= 0)
         return;
-    mvwprintw(win, 1, 0, "%6llu", (unsigned long long)max);
-    mvwprintw(win, h, 0, "%6d", 0);
+    mvwprintw(win, 1, margin - 7, "%6llu", (unsigned long long)max);
+    mvwprintw(win, h, margin - 7, "%6d", 0);
     static const struct {
         int pair;
         chtype mono;
@@ -98,7 +150,7 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     for (size_t i = first; i < end; i++) {
         const struct frame *f = &s->frames[i];
         uint64_t v[4] = {f->program, f->dos, f->io, f->high};
-        int x = 7 + (int)(i - first), y = h;
+        int x = margin + (int)(i - first), y = h;
         /* Stack the four kinds bottom up, each rounded on its own cumulative edge. */
         uint64_t acc = 0;
         int done = 0;
@@ -116,13 +168,15 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             }
         }
     }
-    timeline_draw_marks(win, s, first, end, w, h);
+    timeline_draw_marks(win, s, first, end, w, h, margin);
+    if (lanes > 0 && end > first)
+        timeline_draw_lanes(win, ctx, first, end, lanes_top, lanes, margin);
     /* The cursor ({ and } take its frame) and the window, on the bottom row. */
     for (size_t i = first; i < end; i++) {
         bool in = (s->window && i >= s->win_from && i < s->win_to) ||
                   (t->mark && i >= t->mark - 1 && i <= cur);
         if (i == cur || in) {
-            int x = 7 + (int)(i - first);
+            int x = margin + (int)(i - first);
             chtype c = mvwinch(win, h, x);
             mvwaddch(win, h, x,
                      (c & A_CHARTEXT) | (i == cur && ctx->focused ? A_REVERSE : A_UNDERLINE));

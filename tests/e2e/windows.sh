@@ -5,7 +5,7 @@
 # live (the Timeline view's { and }) and in a replay.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 51
+plan 55
 
 # works FILE [OPTION...]: the work routines of the report, "name samples" a line.
 works() {
@@ -149,5 +149,27 @@ ok "replay: at the end, the ranking shows work_beta" wait_for "${rank}work_beta 
 unlike "$(screen)" "${rank}work_alpha " "replay: and not work_alpha"
 tm send-keys -t s q
 ok "replay: q leaves" wait_for '^EXIT=0' 10
+
+# What ran when (issue 24, 3): below the Timeline's chart, a lane for each
+# function that ran most, its name in the margin (130 columns: 26 wide).
+# lane_span NAME: the first and last columns of NAME's lane that hold more
+# than half of a frame's samples (+ or #), counted from the margin.
+lane_span() {
+    screen | awk -v n="$1" 'index($0, n " ") == 1 {
+        s = substr($0, 27); f = 0; l = 0
+        for (i = 1; i <= length(s); i++) if (substr(s, i, 1) ~ /[#+]/) { if (!f) f = i; l = i }
+        print f, l }'
+}
+tm send-keys -t s "clear; $PROFIL ph.PRF; echo EXIT=\$?" Enter
+ok "lanes: the replay comes up" wait_for 'replay' 10
+tm send-keys -t s G 3
+ok "lanes: the Timeline has a lane for work_alpha and one for work_beta" \
+    wait_for '^work_beta  +[.:+#]' 5
+alpha=$(lane_span work_alpha) beta=$(lane_span work_beta)
+diag "lanes: work_alpha ${alpha:-none}, work_beta ${beta:-none}"
+is "$(echo "${alpha:-0 0} ${beta:-0 0}" | awk '{ print ($1 > 0 && $3 > 0 && $1 < $3 && $2 <= $3 && $2 < $4) ? "first" : "no" }')" \
+    first "lanes: work_alpha ran first, work_beta after it"
+tm send-keys -t s q
+ok "lanes: q leaves" wait_for '^EXIT=0' 10
 
 done_testing
