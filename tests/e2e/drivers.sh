@@ -56,8 +56,9 @@ has "$err" "auto, perf, ptrace" "--driver bogus: the message lists the drivers"
 
 # ---------------------------------------------------------------------------
 # Alone from here to the sleeper: shares, lost ticks, loads on both CPUs,
-# the kernel's share, the CPU time paused.  First, and from the start: had
-# it to wait for another test to end, a CPU would stand idle meanwhile.
+# the kernel's share, the CPU time paused, perf_event_paranoid changed and
+# SCHED_FIFO taken.  First, and from the start: had it to wait for another
+# test to end, a CPU would stand idle meanwhile.
 # ---------------------------------------------------------------------------
 # 50/30/20: the split of a CPU-bound program.  (~2 s)
 # The split is checked at 250 us: at 1000 us the ticks beat against shares'
@@ -280,6 +281,118 @@ for drv in ptrace perf; do
     cmp_ok "$(c lost)" "<" 50 "pause, $drv: the paused time is not lost ticks either"
 done
 tm kill-server 2>/dev/null
+
+# ---------------------------------------------------------------------------
+# An unprivileged user: auto picks whatever the kernel allows; ptrace works.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+    chmod 755 "$T"
+    mkdir "$T/user" && chmod 777 "$T/user"
+    cp "$PROFIL" "$T/user/profil"
+    cp "$PROGS/shares" "$T/user/shares"
+    for drv in auto ptrace; do
+        (cd "$T/user" && setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups \
+            ./profil --no-tui --driver $drv -b 1 -t 250 -o "$T/user/$drv.PRF" ./shares --) \
+            </dev/null >"$T/.out" 2>"$T/.err"
+        rc=$?
+        is "$rc" 0 "nobody, --driver $drv: profil exits 0"
+        J=$T/user/$drv.json
+        "$PROFIL" --report --json "$T/user/$drv.PRF" >"$J" 2>/dev/null
+        is "$(stat -c %U "$T/user/$drv.PRF" 2>/dev/null)" nobody "nobody, --driver $drv: the file is nobody's"
+        set -- $(shares3 work_a work_b work_c)
+        near "${1:-x}" 50 3 "nobody, --driver $drv: work_a has 50 % of the three (+/- 3)"
+        diag "nobody, --driver $drv: $(grep 'sampling every' "$T/.err")"
+    done
+    is "$(jq -r .driver "$T/user/ptrace.json")" ptrace "nobody, --driver ptrace: driver ptrace"
+else
+    skip -n 7 "nobody: profil exits 0 and profiles" needs-root "needs root, setpriv and a user nobody"
+fi
+
+# kernel.perf_event_paranoid 3 (Debian's default): a user without
+# CAP_PERFMON may not use perf.  --driver perf says which setting, in one
+# line; auto goes on with ptrace; -p with perf says it too.
+PARANOID=/proc/sys/kernel/perf_event_paranoid
+if [ -d "$T/user" ] && [ -w "$PARANOID" ] && [ -z "$(perf_refused)" ]; then
+    old_paranoid=$(cat "$PARANOID")
+    echo 3 >"$PARANOID"
+    as_nobody() { (cd "$T/user" && setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups "$@") \
+        </dev/null >"$T/.out" 2>"$T/.err"; rc=$?; }
+    as_nobody ./profil --no-tui --driver perf -b 1 -t 1000 -o "$T/user/p3.PRF" ./shares 5
+    p3_rc=$rc p3_err=$(cat "$T/.err")
+    as_nobody ./profil --no-tui --driver auto -b 1 -t 1000 -o "$T/user/a3.PRF" ./shares 5
+    a3_rc=$rc a3_err=$(cat "$T/.err")
+    (cd "$T/user" && exec setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups ./shares 400) \
+        >/dev/null 2>&1 &
+    NP=$!
+    sleep 0.2
+    as_nobody ./profil --no-tui --driver perf -b 1 -t 1000 -p "$NP" -o "$T/user/p3a.PRF"
+    p3a_rc=$rc p3a_err=$(cat "$T/.err")
+    kill "$NP" 2>/dev/null
+    wait "$NP" 2>/dev/null
+    echo "$old_paranoid" >"$PARANOID"
+    if [ "$p3_rc" = 0 ] && printf '%s\n' "$p3_err" | grep -q 'with the perf driver'; then
+        # Debian's kernels refuse perf to users at 3; mainline reads 3 as 2.
+        skip -n 7 "paranoid 3: perf refused in one line" paranoid3-allows-perf "this kernel lets users use perf at perf_event_paranoid 3 (a mainline kernel: only Debian's refuse at 3)"
+    else
+        is "$p3_rc" 1 "paranoid 3, nobody, --driver perf: profil exits 1"
+        like "$p3_err" 'perf_event_paranoid is 3; it must be 2 or less, or profil needs CAP_PERFMON' \
+            "paranoid 3, nobody, --driver perf: the message names the setting and the capability"
+        is "$(printf '%s\n' "$p3_err" | wc -l)" 1 "paranoid 3, nobody, --driver perf: in one line"
+        is "$a3_rc" 0 "paranoid 3, nobody, --driver auto: profil exits 0"
+        like "$a3_err" 'sampling every 1000 us with the ptrace driver' "paranoid 3, nobody, --driver auto: ptrace samples"
+        is "$p3a_rc" 1 "paranoid 3, nobody, -p with perf: profil exits 1"
+        like "$p3a_err" 'perf_event_paranoid is 3; it must be 2 or less, or profil needs CAP_PERFMON' \
+            "paranoid 3, nobody, -p with perf: the message names the setting and the capability"
+    fi
+    diag "paranoid 3: $p3_err | $p3a_err"
+else
+    skip -n 7 "paranoid 3: perf refused in one line" needs-root "needs root, setpriv, a user nobody and perf"
+fi
+
+# SCHED_FIFO: profil takes it while the program runs, with either driver, where it may, and
+# gives it back once the program has ended, while the screen stays; not at
+# all for an interval under 200 us.  Where root may raise RLIMIT_RTPRIO, the
+# run is user nobody's, who may not clear SCHED_FLAG_RESET_ON_FORK again.
+# policy_of PID: its scheduling policy, as chrt -p says it.
+policy_of() { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling policy: //p'; }
+if { [ "$(id -u)" -eq 0 ] || [ "$(ulimit -r 2>/dev/null || echo 0)" != 0 ]; } &&
+    command -v chrt >/dev/null 2>&1; then
+    who=$(id -un)
+    wrap=""
+    if [ -d "$T/user" ] && prlimit --rtprio=1:1 true 2>/dev/null; then
+        who=nobody
+        wrap="prlimit --rtprio=1:1 setpriv --reuid=nobody --regid=$(id -gn nobody) --clear-groups"
+        mkdir -p "$T/fifo" && chmod 777 "$T/fifo"
+    fi
+    cp "$PROGS/spinners" "$T/fifospin"
+    tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
+    for drv in ptrace perf; do
+        if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
+            skip -n 4 "fifo, perf: given back once the program has ended" perf-refused "$(perf_refused)"
+            continue
+        fi
+        for iv in 1000 100; do
+            tm send-keys -t s "clear; cd $T; $wrap $PROFIL --driver $drv -b 1 -t $iv \
+-o $T/fifo$iv.PRF $T/fifospin threads 1 1500; echo EXIT=\$?" Enter
+            wait_for ' running *$' 10
+            sleep 0.2
+            me=$(pgrep -f "^$PROFIL --driver $drv -b 1 -t $iv -o $T/" | head -n 1)
+            running=$(policy_of "$me")
+            wait_for 'Program terminated normally *$' 30
+            ended=$(policy_of "$me")
+            tm send-keys -t s q
+            wait_for '^EXIT=' 5
+            if [ "$iv" = 1000 ]; then
+                is "$running" "SCHED_FIFO|SCHED_RESET_ON_FORK" "fifo, $drv, $who, $iv us: FIFO while the program runs"
+            else
+                is "$running" SCHED_OTHER "fifo, $drv, $who, $iv us: no FIFO under 200 us"
+            fi
+            like "$ended" '^SCHED_OTHER' "fifo, $drv, $who, $iv us: normal policy once the program has ended"
+        done
+    done
+    tm kill-server 2>/dev/null
+else
+    skip -n 8 "fifo: given back once the program has ended" needs-root "needs root or RLIMIT_RTPRIO, and chrt"
+fi
 together
 
 # ---------------------------------------------------------------------------
@@ -410,116 +523,5 @@ else
 fi
 
 
-# ---------------------------------------------------------------------------
-# An unprivileged user: auto picks whatever the kernel allows; ptrace works.
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
-    chmod 755 "$T"
-    mkdir "$T/user" && chmod 777 "$T/user"
-    cp "$PROFIL" "$T/user/profil"
-    cp "$PROGS/shares" "$T/user/shares"
-    for drv in auto ptrace; do
-        (cd "$T/user" && setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups \
-            ./profil --no-tui --driver $drv -b 1 -t 250 -o "$T/user/$drv.PRF" ./shares --) \
-            </dev/null >"$T/.out" 2>"$T/.err"
-        rc=$?
-        is "$rc" 0 "nobody, --driver $drv: profil exits 0"
-        J=$T/user/$drv.json
-        "$PROFIL" --report --json "$T/user/$drv.PRF" >"$J" 2>/dev/null
-        is "$(stat -c %U "$T/user/$drv.PRF" 2>/dev/null)" nobody "nobody, --driver $drv: the file is nobody's"
-        set -- $(shares3 work_a work_b work_c)
-        near "${1:-x}" 50 3 "nobody, --driver $drv: work_a has 50 % of the three (+/- 3)"
-        diag "nobody, --driver $drv: $(grep 'sampling every' "$T/.err")"
-    done
-    is "$(jq -r .driver "$T/user/ptrace.json")" ptrace "nobody, --driver ptrace: driver ptrace"
-else
-    skip -n 7 "nobody: profil exits 0 and profiles" needs-root "needs root, setpriv and a user nobody"
-fi
-
-# kernel.perf_event_paranoid 3 (Debian's default): a user without
-# CAP_PERFMON may not use perf.  --driver perf says which setting, in one
-# line; auto goes on with ptrace; -p with perf says it too.
-PARANOID=/proc/sys/kernel/perf_event_paranoid
-if [ -d "$T/user" ] && [ -w "$PARANOID" ] && [ -z "$(perf_refused)" ]; then
-    old_paranoid=$(cat "$PARANOID")
-    echo 3 >"$PARANOID"
-    as_nobody() { (cd "$T/user" && setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups "$@") \
-        </dev/null >"$T/.out" 2>"$T/.err"; rc=$?; }
-    as_nobody ./profil --no-tui --driver perf -b 1 -t 1000 -o "$T/user/p3.PRF" ./shares 5
-    p3_rc=$rc p3_err=$(cat "$T/.err")
-    as_nobody ./profil --no-tui --driver auto -b 1 -t 1000 -o "$T/user/a3.PRF" ./shares 5
-    a3_rc=$rc a3_err=$(cat "$T/.err")
-    (cd "$T/user" && exec setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups ./shares 400) \
-        >/dev/null 2>&1 &
-    NP=$!
-    sleep 0.2
-    as_nobody ./profil --no-tui --driver perf -b 1 -t 1000 -p "$NP" -o "$T/user/p3a.PRF"
-    p3a_rc=$rc p3a_err=$(cat "$T/.err")
-    kill "$NP" 2>/dev/null
-    wait "$NP" 2>/dev/null
-    echo "$old_paranoid" >"$PARANOID"
-    if [ "$p3_rc" = 0 ] && printf '%s\n' "$p3_err" | grep -q 'with the perf driver'; then
-        # Debian's kernels refuse perf to users at 3; mainline reads 3 as 2.
-        skip -n 7 "paranoid 3: perf refused in one line" paranoid3-allows-perf "this kernel lets users use perf at perf_event_paranoid 3 (a mainline kernel: only Debian's refuse at 3)"
-    else
-        is "$p3_rc" 1 "paranoid 3, nobody, --driver perf: profil exits 1"
-        like "$p3_err" 'perf_event_paranoid is 3; it must be 2 or less, or profil needs CAP_PERFMON' \
-            "paranoid 3, nobody, --driver perf: the message names the setting and the capability"
-        is "$(printf '%s\n' "$p3_err" | wc -l)" 1 "paranoid 3, nobody, --driver perf: in one line"
-        is "$a3_rc" 0 "paranoid 3, nobody, --driver auto: profil exits 0"
-        like "$a3_err" 'sampling every 1000 us with the ptrace driver' "paranoid 3, nobody, --driver auto: ptrace samples"
-        is "$p3a_rc" 1 "paranoid 3, nobody, -p with perf: profil exits 1"
-        like "$p3a_err" 'perf_event_paranoid is 3; it must be 2 or less, or profil needs CAP_PERFMON' \
-            "paranoid 3, nobody, -p with perf: the message names the setting and the capability"
-    fi
-    diag "paranoid 3: $p3_err | $p3a_err"
-else
-    skip -n 7 "paranoid 3: perf refused in one line" needs-root "needs root, setpriv, a user nobody and perf"
-fi
-
-# SCHED_FIFO: profil takes it while the program runs, with either driver, where it may, and
-# gives it back once the program has ended, while the screen stays; not at
-# all for an interval under 200 us.  Where root may raise RLIMIT_RTPRIO, the
-# run is user nobody's, who may not clear SCHED_FLAG_RESET_ON_FORK again.
-# policy_of PID: its scheduling policy, as chrt -p says it.
-policy_of() { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling policy: //p'; }
-if { [ "$(id -u)" -eq 0 ] || [ "$(ulimit -r 2>/dev/null || echo 0)" != 0 ]; } &&
-    command -v chrt >/dev/null 2>&1; then
-    who=$(id -un)
-    wrap=""
-    if [ -d "$T/user" ] && prlimit --rtprio=1:1 true 2>/dev/null; then
-        who=nobody
-        wrap="prlimit --rtprio=1:1 setpriv --reuid=nobody --regid=$(id -gn nobody) --clear-groups"
-        mkdir -p "$T/fifo" && chmod 777 "$T/fifo"
-    fi
-    cp "$PROGS/spinners" "$T/fifospin"
-    tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh"
-    for drv in ptrace perf; do
-        if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
-            skip -n 4 "fifo, perf: given back once the program has ended" perf-refused "$(perf_refused)"
-            continue
-        fi
-        for iv in 1000 100; do
-            tm send-keys -t s "clear; cd $T; $wrap $PROFIL --driver $drv -b 1 -t $iv \
--o $T/fifo$iv.PRF $T/fifospin threads 1 1500; echo EXIT=\$?" Enter
-            wait_for ' running *$' 10
-            sleep 0.2
-            me=$(pgrep -f "^$PROFIL --driver $drv -b 1 -t $iv -o $T/" | head -n 1)
-            running=$(policy_of "$me")
-            wait_for 'Program terminated normally *$' 30
-            ended=$(policy_of "$me")
-            tm send-keys -t s q
-            wait_for '^EXIT=' 5
-            if [ "$iv" = 1000 ]; then
-                is "$running" "SCHED_FIFO|SCHED_RESET_ON_FORK" "fifo, $drv, $who, $iv us: FIFO while the program runs"
-            else
-                is "$running" SCHED_OTHER "fifo, $drv, $who, $iv us: no FIFO under 200 us"
-            fi
-            like "$ended" '^SCHED_OTHER' "fifo, $drv, $who, $iv us: normal policy once the program has ended"
-        done
-    done
-    tm kill-server 2>/dev/null
-else
-    skip -n 8 "fifo: given back once the program has ended" needs-root "needs root or RLIMIT_RTPRIO, and chrt"
-fi
 
 done_testing
