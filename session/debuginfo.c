@@ -302,12 +302,14 @@ static int debuginfo_by_server(const struct debuginfo_query *q, struct debuginfo
         }
         /* A server that cannot be reached would cost each module its timeout. */
         debuginfo_server_failed = true;
+        /* The limits in effect: the user's, or ours. */
+        const char *first = getenv("DEBUGINFOD_TIMEOUT"), *all = getenv("DEBUGINFOD_MAXTIME");
         char *why =
             fd == -ETIME
-                ? xasprintf("no answer in time (DEBUGINFOD_TIMEOUT: " DEBUGINFO_TIMEOUT_S
-                            " s for the first 100 KB, DEBUGINFOD_MAXTIME: " DEBUGINFO_MAXTIME_S
-                            " s in all, unless set) (%s)",
-                            urls)
+                ? xasprintf("no answer in time (DEBUGINFOD_TIMEOUT: %s s for the first 100 KB, "
+                            "DEBUGINFOD_MAXTIME: %s s in all) (%s)",
+                            first != NULL && first[0] != '\0' ? first : DEBUGINFO_TIMEOUT_S,
+                            all != NULL && all[0] != '\0' ? all : DEBUGINFO_MAXTIME_S, urls)
                 : xasprintf("%s (%s)", strerror(-fd), urls);
         debuginfo_done(&l, false, 0, why);
         free(why);

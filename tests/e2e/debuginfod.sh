@@ -9,7 +9,7 @@
 # answer costs one line at most, and the names fall back.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 27
+plan 28
 
 prog=sieve-stripped # strip(1) of tests/progs/sieve: same build id, no debuglink
 line="profil: downloading debug info for $prog from debuginfod: 100%"
@@ -201,6 +201,8 @@ is "$rc" 0 "silent: profil exits 0" || diag "$err"
 cmp_ok "$(jq -r .counters.program "$J")" ">" 0 "silent: the program is sampled"
 has "$err" "no debug info for $prog from debuginfod: no answer in time" \
     "silent: one line says the server did not answer in time"
+has "$err" "(DEBUGINFOD_TIMEOUT: 1 s for the first 100 KB, DEBUGINFOD_MAXTIME: 60 s in all)" \
+    "silent: and the limits in effect, the user's where set"
 stop_server
 
 done_testing
