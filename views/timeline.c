@@ -66,6 +66,8 @@ static void timeline_draw_lanes(WINDOW *win, struct view_ctx *ctx, size_t first,
                                 int top, int lanes, int margin)
 {
     struct session *s = ctx->query;
+    if (s == NULL)
+        return; /* no session to query: no lanes */
     size_t span = end - first, funcs[TIMELINE_LANES];
     uint64_t *counts = xcalloc((size_t)lanes * span + 1, sizeof *counts);
     size_t n = session_frame_funcs(s, first, end, (size_t)lanes, funcs, counts);

@@ -479,6 +479,7 @@ static void test_titles(WINDOW *win)
     view_output_ops.destroy(o);
     outbuf_free(ob);
     void *t = view_timeline_ops.create();
+    ctx.query = s; /* the lanes query it */
     ctx.mode = VIEW_LIVE;
     draw(&view_timeline_ops, t, win, &ctx);
     ok(window_has(win, "(live)"), "the timeline follows a live program");
