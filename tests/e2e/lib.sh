@@ -28,9 +28,8 @@ export PROFIL PTYRUN PROGS
 # Under make -j, a test that loads the machine on purpose or measures what
 # load disturbs (jitter.sh: a program in step with the clock) sets
 # E2E_ALONE=1 before sourcing this, and runs alone: every test holds a
-# shared lock for its life, such a test an exclusive one (one that needs it
-# for its first sections only, drivers.sh, calls together after them; alone
-# takes it again).  Ten minutes at most: a process a
+# shared lock for its life, such a test an exclusive one.  Ten minutes at
+# most: a process a
 # test left behind may hold the lock (fd 9).  Not less: the longest test
 # holds it over two minutes under the sanitizers (stacks.sh: 122 s as an
 # ordinary user), and jitter.sh, waiting for it, gave up at two.
@@ -52,24 +51,6 @@ if ! flock -x -w 600 8 || ! flock "$_lib_lock" -w 600 9; then
 fi
 flock -u 8
 _lib_waited=$SECONDS
-
-# alone, together: a test that loads the machine or measures what load
-# disturbs in some sections only (drivers.sh) holds the lock shared like
-# any other, and for itself around those sections: alone lets go of it,
-# takes the gate (no test starts after that) and waits until every other
-# test has let go; together gives it back.  Nothing is held while waiting
-# for the gate, so two tests asking at once do not wait for each other.
-alone() {
-    _w=$SECONDS
-    flock -u 9
-    if ! flock -x -w 600 8 || ! flock -x -w 600 9; then
-        echo "Bail out! waited 600 s to run alone: a process an earlier test left behind holds $PROGS/../e2e.lock"
-        exit 1
-    fi
-    flock -u 8
-    _lib_waited=$((_lib_waited + SECONDS - _w))
-}
-together() { flock -s 9; }
 
 # PROFIL's three prompts, verbatim (note the trailing blanks).
 P_BUCKET='Number of paragraphs (16 bytes) per bucket [1]? '
