@@ -33,9 +33,9 @@ static double started(void)
     buf[n] = '\0';
     char *p = strrchr(buf, ')'); /* the name may hold blanks */
     unsigned long long ticks = 0;
-    /* After the name: state, then fields 4 to 21, then starttime (22). */
-    if (p == NULL || sscanf(p + 1, " %*c%*[^\n]") < 0)
+    if (p == NULL)
         return t;
+    /* After the name (field 2): the state, fields 4 to 21, starttime (22). */
     int field = 2;
     for (char *q = p + 1; *q != '\0' && field < 22; q++) {
         if (*q == ' ' && q[1] != ' ')
