@@ -4,7 +4,7 @@
 # binaries), lets signals and job control reach the program, lets go of
 # what outlives the program, and works for an unprivileged user, as does
 # --driver auto.  It loads both CPUs on purpose: under make -j it runs alone
-# (E2E_ALONE), first, with the unit tests, which take no lock, beside it.
+# (E2E_ALONE), after the unit tests.
 # (Its last sections, beside the other tests, made their ptrace shares and
 # their screens late: lines.sh's 75 % line read 71 % in the sanitizers.)
 E2E_ALONE=1
