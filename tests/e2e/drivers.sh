@@ -5,8 +5,6 @@
 # what outlives the program, and works for an unprivileged user, as does
 # --driver auto.  It loads both CPUs on purpose: under make -j it runs alone
 # (E2E_ALONE), after the unit tests.
-# (Its last sections, beside the other tests, made their ptrace shares and
-# their screens late: lines.sh's 75 % line read 71 % in the sanitizers.)
 E2E_ALONE=1
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
