@@ -129,11 +129,14 @@ for driver in perf ptrace; do
 done
 
 # Many processes: the end-of-run report lists the 20 with the most samples
-# and says how many more; --report lists them all.
-printf '#!/bin/sh\ni=0\nwhile [ $i -lt 40 ]; do /bin/true; i=$((i + 1)); done\n' >"$T/many.sh"
+# and says how many more; --report lists them all.  Each of the 40 runs for
+# ~10 ms, so that every one has samples (the report leaves out processes
+# with none: /bin/true's 0.5 ms left 1-20 of 40 with a sample at 1 ms).
+printf '#!/bin/sh\ni=0\nwhile [ $i -lt 40 ]; do "%s" 10 >/dev/null; i=$((i + 1)); done\n' \
+    "$PROGS/sieve" >"$T/many.sh"
 chmod +x "$T/many.sh"
 run "$PROFIL" --no-tui -b 1 -t 1000 -a '' -o "$T/many.PRF" "$T/many.sh" </dev/null
-is "$rc" 0 "many: a shell running /bin/true 40 times"
+is "$rc" 0 "many: a shell running sieve 40 times"
 is "$(json "$T/many.PRF" '.processes | length')" 41 "many: 41 processes in the session"
 rows=$(printf '%s\n' "$out" | sed -n '/^PID  *TID/,/^On CPU/p' | grep -c '^[0-9]')
 is "$rows" 20 "many: the end-of-run report lists 20 of the 41 processes"
