@@ -17,6 +17,7 @@
 struct launch {
     const char *path;       /* the executable */
     char *const *argv;      /* argv[0] included, NULL-terminated */
+    char *const *envp;      /* its environment, NULL-terminated; NULL: profil's */
     const char *stdin_path; /* redirections from the parameters, or NULL */
     const char *stdout_path;
     bool stdout_append;

@@ -88,7 +88,7 @@ spawn_child(int go_fd, int err_fd, const struct launch *l, pid_t parent)
                              STAGE_STDOUT);
     if (l->stderr_path != NULL)
         spawn_child_redirect(err_fd, l->stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 2, STAGE_STDERR);
-    execv(l->path, l->argv);
+    execve(l->path, l->argv, l->envp != NULL ? l->envp : environ);
     spawn_child_fail(err_fd, STAGE_EXEC);
 }
 

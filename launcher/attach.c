@@ -8,6 +8,7 @@
 #include "clockdrv/clockdrv.h"
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
+#include "session/debuginfo.h"
 #include "session/module.h"
 #include "session/prf.h"
 #include "session/quote.h"
@@ -142,6 +143,7 @@ int launcher_attach(struct options *o)
         o->interval = INTERVAL_DEFAULT;
     launcher_catch_early_signals(true);
     clockdrv_prioritize(o->interval >= CLOCKDRV_FIFO_US); /* the interval asked */
+    debuginfo_background(true); /* sampling starts at once: names come when they can */
     s = session_new(path, o->bucket, o->interval, &cause);
     if (s == NULL || (o->range != NULL && session_set_range(s, o->range, &cause) < 0)) {
         fprintf(stderr, "profil: %s\n", quote(cause));

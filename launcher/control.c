@@ -34,6 +34,7 @@ struct control {
     size_t len;
     bool skipping; /* the rest of a line too long to be a command */
     int listen_fd;
+    char env[96]; /* PROFIL_CONTROL=@NAME, once the socket is made */
     struct control_conn conns[CONTROL_MAX_CONNS];
     struct clockdrv *d;
     struct session *s;
@@ -198,10 +199,13 @@ static int control_listen(struct control *c, char **cause)
         *cause = xasprintf("cannot make the program's control socket: %s", strerror(errno));
         return -1;
     }
-    char value[80];
-    snprintf(value, sizeof value, "@%s", name);
-    setenv(CONTROL_ENV, value, 1);
+    snprintf(c->env, sizeof c->env, "%s=@%s", CONTROL_ENV, name);
     return 0;
+}
+
+const char *control_env(const struct control *c)
+{
+    return c != NULL && c->env[0] != '\0' ? c->env : NULL;
 }
 
 struct control *control_open(const char *spec, char **cause)
@@ -476,10 +480,8 @@ void control_free(struct control *c)
         return;
     control_fifo_close(&c->in);
     control_fifo_close(&c->ack);
-    if (c->listen_fd >= 0) {
+    if (c->listen_fd >= 0)
         close(c->listen_fd);
-        unsetenv(CONTROL_ENV);
-    }
     for (size_t i = 0; i < CONTROL_MAX_CONNS; i++) {
         if (c->conns[i].fd >= 0)
             close(c->conns[i].fd);

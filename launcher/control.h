@@ -54,9 +54,13 @@ struct control;
 
 /* Open the channels: SPEC's FIFO (made, mode 0600, when missing) and its
  * ACK FIFO when SPEC is FIFO,ACK (NULL: none), and the program's socket,
- * named in this process's environment for the program to inherit.  NULL
- * with *CAUSE (owned) when SPEC's cannot be opened. */
+ * which control_env names for the program's environment.  NULL with *CAUSE
+ * (owned) when SPEC's cannot be opened. */
 struct control *control_open(const char *spec, char **cause);
+
+/* PROFIL_CONTROL=@SOCKET, for the program's environment; NULL when there is
+ * no socket (or no C). */
+const char *control_env(const struct control *c);
 
 /* What the commands act on: the clock, the session, and SAVE (as the
  * screen's s key saves) for snapshot. */
@@ -72,8 +76,7 @@ size_t control_fds(struct control *c, struct pollfd *pfd, size_t max);
  * CONTROL_REDRAW and CONTROL_SAY bits. */
 int control_ready(struct control *c, const struct pollfd *pfd, size_t n, char *msg, size_t size);
 
-/* Close everything, remove the FIFOs profil made, and take PROFIL_CONTROL
- * out of the environment.  NULL is fine. */
+/* Close everything and remove the FIFOs profil made.  NULL is fine. */
 void control_free(struct control *c);
 
 #endif

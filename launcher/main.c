@@ -718,6 +718,7 @@ int main(int argc, char **argv)
         goto out;
     }
     launcher_catch_early_signals(true);
+    debuginfo_background(true); /* the program starts at once: names come when they can */
     s = session_new(interp ? interp : path, o.bucket, o.interval, &cause);
     if (s == NULL || (o.range != NULL && session_set_range(s, o.range, &cause) < 0)) {
         fprintf(stderr, "profil: %s\n", quote(cause));

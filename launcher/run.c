@@ -98,6 +98,72 @@ static const struct clockdrv_ops *run_driver(const struct options *o,
     return ops;
 }
 
+/* The end of a run waits for the debug files still on its way, so that
+ * the file has their names, unless the user will not: Ctrl-C, Ctrl-\\,
+ * TERM or HUP save the session without them.  A wait of more than a second
+ * is said, with how to end it. */
+static volatile sig_atomic_t run_wait_signal;
+
+static void run_wait_handler(int sig)
+{
+    run_wait_signal = sig;
+}
+
+static bool run_wait_given_up(void *arg)
+{
+    uint64_t *since = arg;
+    if (*since != 0 && clockdrv_now_ns() - *since > 1000000000ull) {
+        fprintf(stderr, "profil: waiting for debug info from debuginfod (Ctrl-C: save without "
+                        "it)\n");
+        *since = 0;
+    }
+    return run_wait_signal != 0;
+}
+
+static void run_wait_debuginfo(struct session *s)
+{
+    if (debuginfo_pending() == 0)
+        return;
+    static const int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+    struct sigaction sa = {.sa_handler = run_wait_handler}, old[4];
+    sigemptyset(&sa.sa_mask);
+    sigset_t set, was;
+    sigemptyset(&set);
+    for (size_t i = 0; i < 4; i++) {
+        sigaction(sigs[i], &sa, &old[i]);
+        sigaddset(&set, sigs[i]);
+    }
+    sigprocmask(SIG_UNBLOCK, &set, &was);
+    run_wait_signal = 0;
+    uint64_t since = clockdrv_now_ns();
+    if (!session_debuginfo_wait(s, run_wait_given_up, &since))
+        fprintf(stderr, "profil: %s: saving without the debug info still on its way\n",
+                session_signal_name((int)run_wait_signal));
+    sigprocmask(SIG_SETMASK, &was, NULL);
+    for (size_t i = 0; i < 4; i++)
+        sigaction(sigs[i], &old[i], NULL);
+}
+
+/* The program's environment: profil's, without the limits profil set for
+ * libdebuginfod (debuginfo_env_ours), with PROFIL_CONTROL naming its control
+ * socket.  The strings are borrowed. */
+static char **run_environ(const struct control *ctl)
+{
+    const char *own = control_env(ctl);
+    size_t n = 0, len = strlen(CONTROL_ENV);
+    for (char **e = environ; *e != NULL; e++)
+        n++;
+    char **env = xcalloc(n + 2, sizeof *env), **o = env;
+    for (char **e = environ; *e != NULL; e++) {
+        bool control = strncmp(*e, CONTROL_ENV, len) == 0 && (*e)[len] == '=';
+        if (!debuginfo_env_ours(*e) && !(control && own != NULL))
+            *o++ = *e;
+    }
+    if (own != NULL)
+        *o++ = (char *)own;
+    return env;
+}
+
 /* Plain mode: the program keeps this terminal; Ctrl-C and Ctrl-\\ are for it,
  * as they were under PROFIL (OWN_SESSION: it has none of ours, its input
  * being no terminal, and profil passes them on); a TERM or HUP sent to
@@ -166,6 +232,7 @@ static void run_plain_loop(struct session *s, struct clockdrv *d, const struct o
         }
         if (d->ops->drain(d, run_emit, s) == 1 || detach)
             break;
+        session_debuginfo_poll(s); /* debug files fetched meanwhile, and what is said of them */
         uint64_t now = clockdrv_now_ns();
         if (o->duration > 0 && !timed_out && now - s->start_ns >= (uint64_t)(o->duration * 1e9)) {
             timed_out = true;
@@ -406,6 +473,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path, c
                        .stderr_path = a->stderr_path,
                        .tty_fd = -1};
     int master = -1, slave = -1, status = 1;
+    char **envp = NULL;
     struct run_save rs = {path, NULL, NULL, false};
     char *cause = NULL, *title = NULL, *note = NULL;
     /* --control's FIFO, and the program's own channel (PROFIL_CONTROL, in
@@ -419,6 +487,8 @@ int launcher_run(struct session *s, const struct options *o, const char *path, c
         if (o->control != NULL)
             goto out;
     }
+    envp = run_environ(ctl);
+    l.envp = envp;
     if (screen && !attach) {
         struct winsize ws;
         if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0)
@@ -516,6 +586,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path, c
         s->duration_s = (double)(clockdrv_now_ns() - s->start_ns) / 1e9; /* q: detached */
     d->ops->free(d);
 
+    run_wait_debuginfo(s);
     char msg[160];
     printf("%s\n", report_termination(s, msg, sizeof msg));
     fflush(stdout);
@@ -559,5 +630,6 @@ out:
     free(rs.name);
     free(rs.taken);
     free(argv);
+    free(envp);
     return status;
 }

@@ -62,8 +62,32 @@ void debuginfo_set_progress(debuginfo_progress_fn *fn, void *arg, debuginfo_prog
  * DIR is copied. */
 void debuginfo_set_root(const char *dir);
 
-/* Open Q's separate debug file into *F: 0, or -ENOENT when there is none. */
+/* Open Q's separate debug file into *F: 0, -ENOENT when there is none, or
+ * -EINPROGRESS when a server is being asked in the background. */
 int debuginfo_find(const struct debuginfo_query *q, struct debuginfo_file *f);
+
+/* Whether to ask the servers in the background from now on (a live run):
+ * debuginfo_find then answers -EINPROGRESS for a build id only a server may
+ * have, and a worker thread asks; debuginfo_poll takes its answers, after
+ * which debuginfo_find answers from them.  Otherwise a server is asked
+ * while debuginfo_find waits.  Called before any other thread that reads
+ * the environment starts: the worker's first question sets libdebuginfod's
+ * limits in profil's environment, once (debuginfo_env_ours). */
+void debuginfo_background(bool on);
+/* Questions in the background not yet answered by debuginfo_poll. */
+size_t debuginfo_pending(void);
+/* Take the worker's answers: the hook hears of its progress and outcomes
+ * here, on the caller's thread.  Returns how many questions were answered. */
+size_t debuginfo_poll(void);
+/* Poll until every question is answered (each bounded by libdebuginfod's
+ * limits, see debuginfo.c; a file:// URL has none), or GIVE_UP (asked every
+ * 100 ms; NULL: never) says the user will not wait: then what is still
+ * asked is taken as not found, no server is asked again, and false. */
+bool debuginfo_wait(bool (*give_up)(void *arg), void *arg);
+/* Whether ENTRY, a NAME=VALUE of the environment, is a limit profil put
+ * there for libdebuginfod: a program profil starts is given its
+ * environment without those. */
+bool debuginfo_env_ours(const char *entry);
 
 /* Close what debuginfo_find opened. */
 void debuginfo_file_close(struct debuginfo_file *f);

@@ -66,6 +66,7 @@ struct lines_dwarf {
     Dwfl_Module *mod;
     Dwarf_Addr bias;
     bool has_dwarf;
+    bool pending;         /* its debug file is being fetched: nothing is kept of it */
     char *why;            /* owned: why there are no lines, or NULL */
     struct lines_cu *cus; /* sorted by key */
     size_t ncus;
@@ -189,6 +190,9 @@ void lines_add_loc(struct session *s, const struct srcloc *loc, const struct inl
     }
 }
 
+/* Set by lines_find_debuginfo when the debug file is being fetched. */
+static bool lines_fetching;
+
 /* Dwfl asks here for a separate debug file: profil's own search (build id,
  * debuglink, debuginfod), so that lines and names come from the same file. */
 static int lines_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
@@ -203,7 +207,10 @@ static int lines_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *m
     struct debuginfo_query q = {
         file_name, base_name, len > 0 ? bits : NULL, len > 0 ? (size_t)len : 0, debuglink, crc};
     struct debuginfo_file f;
-    if (debuginfo_find(&q, &f) != 0)
+    int r = debuginfo_find(&q, &f);
+    if (r == -EINPROGRESS)
+        lines_fetching = true;
+    if (r != 0)
         return -1;
     int fd = dup(f.fd);
     if (fd >= 0)
@@ -259,10 +266,15 @@ static struct lines_dwarf *lines_dwarf(struct session *s, uint32_t module)
         d->mod = NULL;
         return d;
     }
+    lines_fetching = false;
     if (dwfl_module_getdwarf(d->mod, &d->bias) == NULL) {
-        d->why = xasprintf("%s: no debug information (install its -dbg or -dbgsym package, or "
-                           "set DEBUGINFOD_URLS)",
-                           m->path);
+        d->pending = lines_fetching;
+        d->why = d->pending ? xasprintf("%s: its debug information is being downloaded from "
+                                        "debuginfod",
+                                        m->path)
+                            : xasprintf("%s: no debug information (install its -dbg or -dbgsym "
+                                        "package, or set DEBUGINFOD_URLS)",
+                                        m->path);
         return d;
     }
     d->has_dwarf = true;
@@ -741,6 +753,8 @@ const struct srcloc *lines_lookup(struct session *s, uint32_t module, uint64_t o
     if (!l->from_file) {
         session_load_module(m);
         struct lines_dwarf *d = lines_dwarf(s, module);
+        if (d->pending)
+            return NULL; /* not kept: asked again once it has come */
         if (d->has_dwarf && module_offset_to_vaddr(m, offset, &vaddr))
             lines_read(s, d, vaddr, &loc, chain);
     }
@@ -993,6 +1007,36 @@ bool lines_embed_text(struct session *s, uint32_t file, const char **text, size_
     return true;
 }
 
+static void lines_dwarf_free(struct lines_dwarf *d)
+{
+    if (d == NULL)
+        return;
+    for (size_t k = 0; k < d->ncus; k++) {
+        for (size_t j = 0; j < d->cus[k].nfns; j++) {
+            free(d->cus[k].fns[j].sc);
+            free(d->cus[k].fns[j].r);
+        }
+        free(d->cus[k].fns);
+        free(d->cus[k].r);
+    }
+    free(d->cus);
+    if (d->dwfl != NULL)
+        dwfl_end(d->dwfl);
+    free(d->why);
+    free(d);
+}
+
+void lines_forget_pending(struct session *s)
+{
+    struct lines *l = s->lines;
+    for (size_t i = 0; l != NULL && i < l->ndwarf; i++) {
+        if (l->dwarf[i] != NULL && l->dwarf[i]->pending) {
+            lines_dwarf_free(l->dwarf[i]);
+            l->dwarf[i] = NULL;
+        }
+    }
+}
+
 void lines_free(struct session *s)
 {
     struct lines *l = s->lines;
@@ -1011,24 +1055,8 @@ void lines_free(struct session *s)
     for (size_t i = 0; i < l->ninl_funcs; i++)
         free(l->inl_funcs[i].raw);
     free(l->inl_funcs);
-    for (size_t i = 0; i < l->ndwarf; i++) {
-        struct lines_dwarf *d = l->dwarf[i];
-        if (d == NULL)
-            continue;
-        for (size_t k = 0; k < d->ncus; k++) {
-            for (size_t j = 0; j < d->cus[k].nfns; j++) {
-                free(d->cus[k].fns[j].sc);
-                free(d->cus[k].fns[j].r);
-            }
-            free(d->cus[k].fns);
-            free(d->cus[k].r);
-        }
-        free(d->cus);
-        if (d->dwfl != NULL)
-            dwfl_end(d->dwfl);
-        free(d->why);
-        free(d);
-    }
+    for (size_t i = 0; i < l->ndwarf; i++)
+        lines_dwarf_free(l->dwarf[i]);
     free(l->dwarf);
     free(l);
     s->lines = NULL;

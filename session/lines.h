@@ -109,6 +109,11 @@ void lines_note_rows(struct session *s, int64_t f);
 /* Where function F is declared: false when unknown. */
 bool lines_func_place(struct session *s, int64_t f, uint32_t *file, uint32_t *line);
 
+/* Forget what is known of the modules whose debug file was being fetched
+ * (debuginfo_background): the next lookup opens it again, and finds it if
+ * it came. */
+void lines_forget_pending(struct session *s);
+
 /* Why module MODULE has no lines (its debug information was not found or
  * unreadable), or NULL. */
 const char *lines_module_why(struct session *s, uint32_t module);

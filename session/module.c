@@ -405,12 +405,12 @@ static void module_settle_symbols(struct module *m, struct raw_sym *raw, size_t 
 
 /* A stripped image may have a separate debug file: by build id, by
  * .gnu_debuglink, or from a debuginfod server (session/debuginfo.c). */
-static bool module_open_debug_file(const struct module *m, Elf *elf, struct debuginfo_file *f)
+static int module_open_debug_file(const struct module *m, Elf *elf, struct debuginfo_file *f)
 {
     GElf_Word crc = 0;
     const char *link = dwelf_elf_gnu_debuglink(elf, &crc);
     struct debuginfo_query q = {m->path, m->name, m->build_id, m->build_id_len, link, crc};
-    return debuginfo_find(&q, f) == 0;
+    return debuginfo_find(&q, f);
 }
 
 /* Name each PLT entry after its target where no symbol names it already. */
@@ -447,6 +447,26 @@ static void module_read_fdes(struct module *m, Elf *elf)
     m->nfdes = k;
 }
 
+/* The symbols of the image ELF, or of its debug file where it has none of
+ * its own (.symtab): its .dynsym names only what it exports. */
+static void module_load_symbols(struct module *m, Elf *elf)
+{
+    struct raw_sym *raw = NULL;
+    size_t nraw = 0;
+    struct debuginfo_file debug = {-1, NULL, NULL};
+    int r = -ENOENT;
+    if (module_scan_symbols(m, elf, false, &raw, &nraw) == 0 &&
+        (r = module_open_debug_file(m, elf, &debug)) == 0)
+        module_scan_symbols(m, debug.elf, false, &raw, &nraw);
+    m->debug_pending = r == -EINPROGRESS;
+    if (nraw == 0)
+        module_scan_symbols(m, elf, true, &raw, &nraw);
+    module_settle_symbols(m, raw, nraw);
+    free(raw);
+    debuginfo_file_close(&debug);
+    module_add_plt(m, elf);
+}
+
 /* Everything module_load and module_load_memory share once an Elf is open. */
 static int module_load_elf(struct module *m, Elf *elf, char **cause)
 {
@@ -480,20 +500,17 @@ static int module_load_elf(struct module *m, Elf *elf, char **cause)
         memcpy(m->build_id, id, m->build_id_len);
     }
 
-    struct raw_sym *raw = NULL;
-    size_t nraw = 0;
-    struct debuginfo_file debug = {-1, NULL, NULL};
-    if (module_scan_symbols(m, elf, false, &raw, &nraw) == 0 &&
-        module_open_debug_file(m, elf, &debug))
-        module_scan_symbols(m, debug.elf, false, &raw, &nraw);
-    if (nraw == 0)
-        module_scan_symbols(m, elf, true, &raw, &nraw);
-    module_settle_symbols(m, raw, nraw);
-    free(raw);
-    debuginfo_file_close(&debug);
-    module_add_plt(m, elf);
+    module_load_symbols(m, elf);
     module_read_fdes(m, elf);
     return 0;
+}
+
+void module_reload_symbols(struct module *m)
+{
+    if (m->elf == NULL || !m->debug_pending)
+        return;
+    module_clear_symbols(m);
+    module_load_symbols(m, m->elf->elf);
 }
 
 int module_load(struct module *m, char **cause)

@@ -44,10 +44,11 @@ struct symbols_range;
 struct module {
     uint32_t id;
     enum module_kind kind;
-    char *path;       /* owned: the file as the kernel named it */
-    const char *name; /* borrowed from path: its last component */
-    bool loaded;      /* module_load has run (successfully or not) */
-    char *load_error; /* owned; why symbols are missing, or NULL */
+    char *path;         /* owned: the file as the kernel named it */
+    const char *name;   /* borrowed from path: its last component */
+    bool loaded;        /* module_load has run (successfully or not) */
+    bool debug_pending; /* its debug file is being fetched: names only once it is here */
+    char *load_error;   /* owned; why symbols are missing, or NULL */
     struct segment *segs;
     size_t nsegs;
     struct symbol *syms; /* sorted by start, non-overlapping starts */
@@ -70,6 +71,11 @@ void module_free(struct module *m);
 /* Read segments, build id and symbols from the file at m->path.  Returns 0 or
  * a negative errno with *cause set to an owned one-line explanation. */
 int module_load(struct module *m, char **cause);
+
+/* Read the symbols again, now that a debug file being fetched has come (or
+ * has not: then from the image): M stays debug_pending while it is still
+ * being fetched. */
+void module_reload_symbols(struct module *m);
 
 /* The same from an image in memory (the vDSO); IMAGE must outlive M. */
 int module_load_memory(struct module *m, const void *image, size_t size, char **cause);

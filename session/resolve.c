@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "session/internal.h"
+#include "session/debuginfo.h"
 #include "session/lines.h"
 #include "session/symbols.h"
 #include "util/xmalloc.h"
@@ -87,6 +88,40 @@ void session_load_module(struct module *m)
     else
         module_load(m, &cause);
     free(cause);
+}
+
+/* What a debug file that came while the program ran changes: the symbols
+ * of the modules that waited for it, the lines of those that did, and so
+ * every function not yet named. */
+static void session_debuginfo_arrived(struct session *s)
+{
+    for (size_t i = 0; i < s->nmodules; i++)
+        module_reload_symbols(s->modules[i]);
+    lines_forget_pending(s);
+    /* Every frame named again: naming climbs a stack only while its frames
+     * are unnamed, and stops under a named one (a library's, say) above
+     * which the program's may wait. */
+    for (size_t id = 1; id < s->nstacks; id++)
+        s->stacks[id].func = -1;
+    s->funcs_dirty = true;
+    s->totals_dirty = true;
+}
+
+bool session_debuginfo_poll(struct session *s)
+{
+    if (debuginfo_poll() == 0)
+        return false;
+    session_debuginfo_arrived(s);
+    return true;
+}
+
+bool session_debuginfo_wait(struct session *s, bool (*give_up)(void *arg), void *arg)
+{
+    if (debuginfo_pending() == 0)
+        return true;
+    bool all = debuginfo_wait(give_up, arg);
+    session_debuginfo_arrived(s);
+    return all;
 }
 
 /* The kernel's functions, the first time a kernel PC needs a name: its own
@@ -283,6 +318,8 @@ int64_t session_resolve(struct session *s, uint32_t module, uint64_t offset)
         sym = session_kernel_symbol(s, module, offset, &named);
     } else {
         session_load_module(m);
+        if (m->debug_pending) /* named once its debug file is here */
+            return -1;
         sym = module_resolve(m, offset);
     }
     if (sym != NULL)
@@ -324,6 +361,8 @@ static int64_t session_resolve_known(struct session *s, uint32_t module, uint64_
         sym = session_kernel_symbol(s, module, offset, &named);
     } else {
         session_load_module(m);
+        if (m->debug_pending)
+            return -1; /* unresolved, tried again (session_debuginfo_poll) */
         long k = module_find_symbol(m, offset);
         sym = k >= 0 ? &m->syms[k] : NULL;
     }

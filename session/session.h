@@ -381,6 +381,16 @@ int session_rebucket(struct session *s, uint32_t paragraphs);
 /* Bring the function table up to date with the hit table. */
 void session_rank(struct session *s);
 
+/* A live run asks debuginfod in the background (debuginfo_background): a
+ * module whose debug file is on its way leaves its PCs unnamed until it
+ * comes.  Poll: take what came, and true when the names may have changed
+ * (ranked again at the next session_rank).  Wait: for all of it, as the
+ * run ends, so that the file has the names, unless GIVE_UP (asked every
+ * 100 ms, may be NULL) says the user will not: then false, and what did
+ * not come is named from the images alone. */
+bool session_debuginfo_poll(struct session *s);
+bool session_debuginfo_wait(struct session *s, bool (*give_up)(void *arg), void *arg);
+
 /* Samples that fell in a function of some module: PROF's "accounted". */
 uint64_t session_accounted(const struct session *s);
 

@@ -566,6 +566,22 @@ static void tui_replay_tick(struct tui *t, uint32_t delay_ms)
     t->frame_acc = t->frame_acc - (double)n;
 }
 
+/* While the end of the run waits for debug files: q (or Ctrl-C, Esc) saves
+ * without them. */
+static bool tui_wait_given_up(void *arg)
+{
+    struct tui *t = arg;
+    int ch;
+    while ((ch = getch()) != ERR) {
+        if (ch == 'q' || ch == 'Q' || ch == 3 || ch == 27)
+            return true;
+    }
+    tui_status(t, "waiting for debug info from debuginfod before saving (q: save without it)");
+    tui_draw_status(t);
+    refresh();
+    return false;
+}
+
 /* The program has ended, or an attached process was let go of: record the
  * end (the file saved next must say how it ended) and save. */
 static void tui_ended(struct tui *t)
@@ -585,15 +601,19 @@ static void tui_ended(struct tui *t)
     else if (t->cfg->save != NULL && !t->saved_at_end) {
         char *cause = NULL;
         t->saved_at_end = true;
+        /* The file gets the names of what is still being fetched, unless q. */
+        const char *saved = session_debuginfo_wait(t->s, tui_wait_given_up, t)
+                                ? "saved"
+                                : "saved without the debug info still on its way";
         if (t->cfg->save(t->cfg->save_arg, t->s, &cause) < 0)
             tui_save_failed(t, cause);
         else if (t->d->released)
-            tui_status(t, "stopped by %s: let go of process %d, which runs on; saved. q to quit",
-                       t->stopped_by, (int)t->d->pid);
+            tui_status(t, "stopped by %s: let go of process %d, which runs on; %s. q to quit",
+                       t->stopped_by, (int)t->d->pid, saved);
         else if (t->stopped_by != NULL)
-            tui_status(t, "stopped by %s: saved. q to quit", t->stopped_by);
+            tui_status(t, "stopped by %s: %s. q to quit", t->stopped_by, saved);
         else
-            tui_status(t, "saved. q to quit"); /* the header says how it ended */
+            tui_status(t, "%s. q to quit", saved); /* the header says how it ended */
         free(cause);
     }
 }
@@ -761,6 +781,8 @@ static int tui_run(struct tui *t0, char **cause)
         }
         if (d != NULL && (tick || (i_drv >= 0 && (pfd[i_drv].revents & POLLIN))))
             tui_drain(t);
+        if (d != NULL && tick && session_debuginfo_poll(t->s))
+            t->dirty = true; /* a debug file came: names */
         if (t->replay != NULL && tick)
             tui_replay_tick(t, delay);
         if (n_watch > 0) {

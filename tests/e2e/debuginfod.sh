@@ -9,7 +9,7 @@
 # answer costs one line at most, and the names fall back.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 28
+plan 37
 
 prog=sieve-stripped # strip(1) of tests/progs/sieve: same build id, no debuglink
 line="profil: downloading debug info for $prog from debuginfod: 100%"
@@ -81,8 +81,8 @@ if [ -z "$why" ]; then
 fi
 if [ -n "$why" ]; then
     _i=1
-    while [ "$_i" -le 27 ]; do # the 27 checks below
-        fail "debuginfod: a stripped program gets its names from the server ($_i of 27)" "$why"
+    while [ "$_i" -le 36 ]; do # the 36 checks below
+        fail "debuginfod: a stripped program gets its names from the server ($_i of 36)" "$why"
         _i=$((_i + 1))
     done
     done_testing
@@ -203,6 +203,42 @@ has "$err" "no debug info for $prog from debuginfod: no answer in time" \
     "silent: one line says the server did not answer in time"
 has "$err" "(DEBUGINFOD_TIMEOUT: 1 s for the first 100 KB, DEBUGINFOD_MAXTIME: 60 s in all)" \
     "silent: and the limits in effect, the user's where set"
+
+# The program starts at once, whatever the server does: the servers are
+# asked in the background, the run's end waits for the answer, and the file
+# has the names it brought.  (Asked before the start, a server that does
+# not answer held the program back for DEBUGINFOD_TIMEOUT, here 5 s.)  The
+# program is a script: sh's debug file is asked for first, then $prog's.
+printf '#!/bin/sh\ndate +%%s.%%N >"%s/started"\nexec "%s" 300\n' "$T" "$PROGS/$prog" >"$T/start.sh"
+chmod +x "$T/start.sh"
+t0=$(date +%s.%N)
+run env DEBUGINFOD_URLS="$bad/silent" DEBUGINFOD_CACHE_PATH="$T/cache.start" \
+    DEBUGINFOD_TIMEOUT=5 DEBUGINFOD_RETRY_LIMIT=0 \
+    "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/start.PRF" "$T/start.sh" </dev/null
+t1=$(date +%s.%N)
+is "$rc" 0 "start: profil exits 0" || diag "$err"
+waited=$(calc "$(cat "$T/started" 2>/dev/null || echo 99) - $t0")
+diag "start: the program started $waited s after profil; the run took $(calc "$t1 - $t0") s"
+cmp_ok "$waited" "<" 3 "start: the program starts at once (under 3 s), not after the server's 5 s"
+cmp_ok "$(calc "$t1 - $t0")" ">=" 5 "start: the run ends once the server's time is up"
+is "$(count_of "$err" "no answer in time")" 1 "start: one line says the server did not answer"
+"$PROFIL" --report --json "$T/start.PRF" >"$T/start.json" 2>/dev/null
+cmp_ok "$(jq -r --arg m "$prog" '[.functions[] | select(.module == $m)] | length' "$T/start.json")" ">" 0 \
+    "start: $prog's routines are in the file, named as without the server"
+
+# The live screen says what is being fetched while the program runs.
+use_tmux
+trap 'tm kill-server 2>/dev/null; stop_server; cd /; rm -rf "$T"' EXIT
+tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' sh"
+tm send-keys -t s "cd '$T'; DEBUGINFOD_URLS='$bad/silent' DEBUGINFOD_CACHE_PATH='$T/cache.tui' DEBUGINFOD_TIMEOUT=4 DEBUGINFOD_RETRY_LIMIT=0 $PROFIL -b 1 -t 1000 -o tui.PRF '$PROGS/$prog' 100000; echo EXIT=\$?" Enter
+ok "screen: the status line says debug info is being fetched, while the program runs" \
+    wait_for "downloading debug info for $prog from debuginfod" 10
+has "$(screen)" " running" "screen: and the program is running"
+ok "screen: then that the server did not answer" \
+    wait_for "no debug info for $prog from debuginfod: no answer in time" 15
+tm send-keys -t s q
+tm send-keys -t s y
+ok "screen: q y ends it" wait_for "EXIT=" 15
 stop_server
 
 done_testing

@@ -3,7 +3,7 @@
 # exit status, Ctrl-C caught or not, SIGTERM sent to profil; the session is
 # written every time.  And the program's stdin is its own.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 40
+plan 49
 
 # ---------------------------------------------------------------------------
 # SIGSEGV after ~0.3 s of doomed_work.
@@ -77,42 +77,81 @@ is "$(json "$T/catch2.PRF" '"\(.exit.status) \(.exit.code)"')" "terminated 0" \
 cmp_ok "$(json "$T/catch2.PRF" .meta.duration_s)" "<" 2.5 "live: Ctrl-C caught: the program stopped early"
 
 # ---------------------------------------------------------------------------
-# Ctrl-C before the program starts, while profil waits for its debug
-# information: a debuginfod "server" (a file:// URL) whose file is a FIFO
-# nobody writes holds profil there for good, so a Ctrl-C at 1 s falls there.
-# It says nothing was run and exits 130; the file an earlier run left is not
-# touched.  The program is a copy of sieve-stripped given a build id of its
-# own, drawn here: no debug file of it can be installed on the machine, so
-# profil has to ask the server (the build makes sieve-stripped with a build
-# id; one without is a failure of the build).
-bid_of() { readelf -n "$1" 2>/dev/null | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1; }
-old_bid=$(bid_of "$PROGS/sieve-stripped")
-if [ -z "$old_bid" ]; then
+# Ctrl-C before the program starts: it says nothing was run and exits 130;
+# the file an earlier run left is not touched.  What holds profil there is
+# the program's loader listing its libraries (`LOADER --list PROGRAM`, for
+# their debug information; given up after 2 s): a copy of sieve-stripped
+# whose PT_INTERP names, in the same number of bytes, a script that sleeps,
+# so a Ctrl-C at 1 s falls there.  (The program itself could not run.)
+interp=$(readelf -l "$PROGS/sieve-stripped" 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)\]/\1/p')
+sleeper=/tmp/pe$(printf "%0$((${#interp} - 7))d" $$)
+if [ -z "$interp" ] || [ "${#sleeper}" -ne "${#interp}" ]; then
     for _i in 1 2 3 4 5; do
-        fail "early Ctrl-C ($_i of 5)" "$PROGS/sieve-stripped has no build id: the build makes it with one"
+        fail "early Ctrl-C ($_i of 5)" "$PROGS/sieve-stripped has no PT_INTERP of 8 bytes or more: '$interp'"
     done
 else
-    bid=$(od -An -tx1 -N $((${#old_bid} / 2)) /dev/urandom | tr -d ' \n')
-    perl -0777 -pe 'BEGIN { $o = pack("H*", shift); $n = pack("H*", shift) } s/\Q$o\E/$n/g' \
-        "$old_bid" "$bid" <"$PROGS/sieve-stripped" >"$T/sieve-stripped" && chmod +x "$T/sieve-stripped"
-    if [ "$(bid_of "$T/sieve-stripped")" != "$bid" ] || [ -n "$(debug_file_of "$T/sieve-stripped")" ]; then
-        echo "Bail out! could not give a copy of sieve-stripped the build id $bid, of which no debug file is installed"
-        exit 1
-    fi
-    mkdir -p "$T/srv/buildid/$bid"
-    mkfifo "$T/srv/buildid/$bid/debuginfo"
+    printf '#!/bin/sh\nsleep 5\n' >"$sleeper" && chmod +x "$sleeper"
+    perl -0777 -pe 'BEGIN { $o = shift; $n = shift } s/\Q$o\E/$n/' "$interp" "$sleeper" \
+        <"$PROGS/sieve-stripped" >"$T/sieve-stripped" && chmod +x "$T/sieve-stripped"
     echo earlier >"$T/early.PRF"
-    # (fast_unwind_on_malloc=0: see debuginfod.sh, libdebuginfod's leak)
-    ptyrun -t 30 -k 1:^C -- env DEBUGINFOD_URLS="file://$T/srv" \
-        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0" \
-        DEBUGINFOD_CACHE_PATH="$T/early-cache" "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/early.PRF" \
-        "$T/sieve-stripped" 10
+    ptyrun -t 30 -k 1:^C -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/early.PRF" "$T/sieve-stripped" 10
+    rm -f "$sleeper"
     is "$rc" 130 "early Ctrl-C: profil exits 130 (128 + SIGINT)"
     like "$out" '^profil: interrupted before the program started: nothing was run$' \
         "early Ctrl-C: says that nothing was run"
     hasnt "$out" "sieve:" "early Ctrl-C: the program did not run"
     is "$(cat "$T/early.PRF")" earlier "early Ctrl-C: the earlier file is untouched"
     ok "early Ctrl-C: no .old made" test ! -e "$T/early.PRF.old"
+fi
+
+# Ctrl-C while the end of the run waits for a debug file: the program ran
+# at once (debuginfod is asked in the background); its end waits for the
+# answer, so that the file has the names, and Ctrl-C saves without them.
+# The "server" is a file:// URL whose file is a FIFO nobody writes, which
+# no timeout ends.  The program is a copy of sieve-stripped given a build id
+# of its own, drawn here: no debug file of it can be installed on the
+# machine, so profil has to ask the server.
+bid_of() { readelf -n "$1" 2>/dev/null | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1; }
+old_bid=$(bid_of "$PROGS/sieve-stripped")
+if [ -z "$old_bid" ]; then
+    for _i in 1 2 3 4 5 6 7 8 9; do
+        fail "late Ctrl-C ($_i of 9)" "$PROGS/sieve-stripped has no build id: the build makes it with one"
+    done
+else
+    bid=$(od -An -tx1 -N $((${#old_bid} / 2)) /dev/urandom | tr -d ' \n')
+    perl -0777 -pe 'BEGIN { $o = pack("H*", shift); $n = pack("H*", shift) } s/\Q$o\E/$n/g' \
+        "$old_bid" "$bid" <"$PROGS/sieve-stripped" >"$T/sieve-late" && chmod +x "$T/sieve-late"
+    if [ "$(bid_of "$T/sieve-late")" != "$bid" ] || [ -n "$(debug_file_of "$T/sieve-late")" ]; then
+        echo "Bail out! could not give a copy of sieve-stripped the build id $bid, of which no debug file is installed"
+        exit 1
+    fi
+    mkdir -p "$T/srv/buildid/$bid"
+    mkfifo "$T/srv/buildid/$bid/debuginfo"
+    # (fast_unwind_on_malloc=0: see debuginfod.sh, libdebuginfod's leak)
+    ptyrun -t 30 -k 2.5:^C -- env DEBUGINFOD_URLS="file://$T/srv" \
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0" \
+        DEBUGINFOD_CACHE_PATH="$T/late-cache" "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/late.PRF" \
+        "$T/sieve-late" 10
+    is "$rc" 0 "late Ctrl-C: profil exits 0, the program's status" || diag "$out"
+    like "$out" '^sieve:' "late Ctrl-C: the program ran, without waiting for the server"
+    like "$out" '^profil: waiting for debug info from debuginfod \(Ctrl-C: save without it\)' \
+        "late Ctrl-C: the wait is said, with how to end it"
+    like "$out" '^(\^C)?profil: SIGINT: saving without the debug info still on its way$' \
+        "late Ctrl-C: Ctrl-C saves without it (after the terminal's ^C)"
+    ok "late Ctrl-C: the session is written" test -s "$T/late.PRF"
+    like "$(json "$T/late.PRF" '.functions[0].name')" '^sieve-late\+0x[0-9a-f]+$' \
+        "late Ctrl-C: named from the program alone"
+    # On the live screen the status line says so, and q saves without it.
+    use_tmux
+    tm -f /dev/null new-session -d -s s -x 120 -y 40 "env PS1='$ ' sh"
+    tm send-keys -t s "cd '$T'; DEBUGINFOD_URLS='file://$T/srv' DEBUGINFOD_CACHE_PATH='$T/late-cache2' ASAN_OPTIONS='${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0' $PROFIL -b 1 -t 1000 -o late2.PRF '$T/sieve-late' 10; echo EXIT=\$?" Enter
+    ok "late, live: the status line says the end waits for debug info, and how to end it" \
+        wait_for 'waiting for debug info from debuginfod before saving \(q: save without it\)' 20
+    tm send-keys -t s q
+    ok "late, live: q saves without it" \
+        wait_for 'saved without the debug info still on its way\. q to quit' 10
+    tm send-keys -t s q
+    ok "late, live: q then quits" wait_for "EXIT=0" 10
 fi
 
 # ---------------------------------------------------------------------------

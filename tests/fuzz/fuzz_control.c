@@ -51,9 +51,11 @@ static int fuzz_control_ready(struct control *c)
 }
 
 /* Connect to the program's channel as libprofilctl does: -1 when it cannot. */
-static int fuzz_control_connect(void)
+static int fuzz_control_connect(const struct control *c)
 {
-    const char *name = getenv(CONTROL_ENV);
+    const char *name = control_env(c);
+    if (name != NULL)
+        name += strlen(CONTROL_ENV "=");
     struct sockaddr_un sun = {.sun_family = AF_UNIX};
     if (name == NULL || name[0] != '@' || strlen(name) > sizeof sun.sun_path)
         return -1;
@@ -98,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     close(w);
 
     /* The program's socket: each line one message, each answered. */
-    int k = fuzz_control_connect();
+    int k = fuzz_control_connect(c);
     if (k < 0)
         abort();
     said += fuzz_control_ready(c); /* the connection is accepted */

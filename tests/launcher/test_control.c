@@ -130,8 +130,10 @@ static void test_fifo(void)
     struct stat st;
     ok(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode) && (st.st_mode & 0777) == 0600,
        "profil made the FIFO, mode 0600");
-    ok(getenv(CONTROL_ENV) != NULL && getenv(CONTROL_ENV)[0] == '@',
-       "the program's channel is in the environment");
+    ok(control_env(c) != NULL && strncmp(control_env(c), CONTROL_ENV "=@", 16) == 0,
+       "the program's channel is named for its environment: %s",
+       control_env(c) ? control_env(c) : "(none)");
+    ok(getenv(CONTROL_ENV) == NULL, "profil's own environment is left alone");
     struct session *s = session_new_empty();
     control_bind(c, NULL, s, NULL, NULL);
     int w = open(fifo, O_WRONLY | O_NONBLOCK),
@@ -162,7 +164,7 @@ static void test_fifo(void)
     close(a);
     control_free(c);
     ok(access(fifo, F_OK) < 0, "the FIFO profil made is gone");
-    ok(getenv(CONTROL_ENV) == NULL, "and the environment forgets the channel");
+    ok(control_env(NULL) == NULL, "no control, no channel");
     session_free(s);
     unlink(reg);
     rmdir(dir);
@@ -173,7 +175,7 @@ static void test_fifo(void)
 
 int main(void)
 {
-    plan(57);
+    plan(58);
     test_parse();
     test_marks();
     test_fifo();
