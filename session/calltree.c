@@ -41,36 +41,77 @@ static int link_cmp(const void *a, const void *b)
     return x->func < y->func ? -1 : x->func > y->func;
 }
 
+/* session_links' walk: KEY[id] is the function node ID links to F (its
+ * caller's when ID is F's, its own when its caller is F), or KEY_NONE; the
+ * functions are indexed from 1, so that -1 (unnamed, or no caller, or no
+ * callee: F running) is 0.  MARK counts a key's nodes on the path, SUM its
+ * samples, once each. */
+#define KEY_NONE UINT32_MAX
+struct links_walk {
+    const struct stack_tree *t;
+    uint32_t *key;
+    uint32_t *mark;
+    uint64_t *sum;
+    uint64_t *leaf; /* by node: samples ending in F there, for callees */
+};
+
+static void links_enter(void *arg, uint32_t id)
+{
+    struct links_walk *w = arg;
+    uint32_t k = w->key[id];
+    if (k != KEY_NONE && w->mark[k]++ == 0)
+        w->sum[k] = session_sat_add(w->sum[k], w->t->under[id]);
+    /* A sample that ends here, in F, has no callee: -1, unless the path
+     * gave it -1 already (an unnamed callee above). */
+    if (w->leaf != NULL && w->leaf[id] > 0 && w->mark[0] == 0)
+        w->sum[0] = session_sat_add(w->sum[0], w->leaf[id]);
+}
+
+static void links_leave(void *arg, uint32_t id)
+{
+    struct links_walk *w = arg;
+    if (w->key[id] != KEY_NONE)
+        w->mark[w->key[id]]--;
+}
+
 static struct func_link *session_links(struct session *s, int64_t f, bool callers, size_t *n)
 {
     session_totals(s);
     struct func_link *links = NULL;
     *n = 0;
-    int64_t *seen = NULL;
-    size_t seen_alloc = 0;
-    for (size_t id = 1; id < s->nstacks; id++) {
-        uint64_t c = s->stack_count[id];
-        if (c == 0)
-            continue;
-        if (s->stacks[id].depth + 1 > seen_alloc) {
-            seen_alloc = s->stacks[id].depth + 1;
-            seen = xreallocarray(seen, seen_alloc, sizeof *seen);
-        }
-        size_t nseen = 0;
-        int64_t callee = -1; /* the frame below this one: none at the leaf */
-        for (uint32_t j = (uint32_t)id; j != 0; j = s->stacks[j].parent) {
-            int64_t fj = s->stacks[j].func;
-            if (fj == f && fj >= 0) {
-                int64_t other = callee;
-                if (callers) {
-                    uint32_t p = s->stacks[j].parent;
-                    other = p != 0 ? s->stacks[p].func : -1;
-                }
-                link_add(&links, n, other, c, seen, &nseen);
-            }
-            callee = fj;
-        }
+    size_t ns = s->nstacks, nk = s->nfuncs + 1;
+    struct stack_tree t;
+    stack_tree_make(s, &t);
+    struct links_walk w = {&t, xcalloc(ns + 1, sizeof *w.key), xcalloc(nk, sizeof *w.mark),
+                           xcalloc(nk, sizeof *w.sum),
+                           callers ? NULL : xcalloc(ns + 1, sizeof *w.leaf)};
+    for (size_t id = 0; id <= ns; id++)
+        w.key[id] = KEY_NONE;
+    for (size_t id = 1; id < ns && f >= 0; id++) {
+        const struct stack_node *nd = &s->stacks[id];
+        int64_t pf = nd->parent != 0 && nd->parent < id ? s->stacks[nd->parent].func : -1;
+        int64_t key = -2;
+        if (callers && nd->func == f)
+            key = pf;
+        else if (!callers && nd->parent != 0 && pf == f)
+            key = nd->func;
+        if (key >= -1 && key < (int64_t)s->nfuncs)
+            w.key[id] = (uint32_t)(key + 1);
+        if (!callers && nd->func == f)
+            w.leaf[id] = s->stack_count[id];
     }
+    stack_tree_walk(s, &t, links_enter, links_leave, &w);
+    for (size_t k = 0; k < nk; k++) {
+        if (w.sum[k] == 0)
+            continue;
+        links = xreallocarray(links, *n + 1, sizeof *links);
+        links[(*n)++] = (struct func_link){(int64_t)k - 1, w.sum[k]};
+    }
+    stack_tree_free(&t);
+    free(w.key);
+    free(w.mark);
+    free(w.sum);
+    free(w.leaf);
     /* F's own samples that carry no stack: F running, caller unknown. */
     if (f >= 0 && (size_t)f < s->nfuncs && !callers) {
         uint64_t leaf = 0;
@@ -84,7 +125,6 @@ static struct func_link *session_links(struct session *s, int64_t f, bool caller
             link_add(&links, n, -1, s->funcs[f].samples - leaf, seen1, &nn);
         }
     }
-    free(seen);
     if (*n > 1)
         qsort(links, *n, sizeof *links, link_cmp);
     return links;

@@ -1065,7 +1065,7 @@ void lines_free(struct session *s)
 /* A table of line counts, open addressing on (file, line). */
 struct lines_tally {
     struct line_count *e;
-    uint32_t *mark; /* the sample that last counted the entry in its Total */
+    uint32_t *mark; /* lines_tally_stacks': the nodes of its path holding the entry */
     size_t n;
     size_t alloc; /* a power of two */
 };
@@ -1116,34 +1116,63 @@ static int lines_count_cmp(const void *a, const void *b)
     return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* Add the Totals a stack gives: every line on it that is in F (any when F
- * is negative), once for the sample. */
+/* lines_tally_stacks' walk: each node's line (FILE 0: none or not in F);
+ * the tally's MARK counts the nodes of the path that hold an entry's line. */
+struct lines_walk {
+    struct lines_tally *t;
+    const struct stack_tree *tree;
+    uint32_t *file, *line;
+};
+
+static void lines_walk_enter(void *arg, uint32_t id)
+{
+    struct lines_walk *w = arg;
+    if (w->file[id] == 0)
+        return;
+    size_t k = lines_tally_slot(w->t, w->file[id], w->line[id]);
+    if (w->t->mark[k]++ == 0)
+        w->t->e[k].total = session_sat_add(w->t->e[k].total, w->tree->under[id]);
+}
+
+static void lines_walk_leave(void *arg, uint32_t id)
+{
+    struct lines_walk *w = arg;
+    if (w->file[id] != 0)
+        w->t->mark[lines_tally_slot(w->t, w->file[id], w->line[id])]--;
+}
+
+/* Add the Totals the stacks give: every line on a stack that is in F (any
+ * when F is negative), once for each of its samples (stack_tree_walk; each
+ * stack walked to its root was 409 million steps for a broom of 100,000
+ * stacks 4,096 deep, 5.4 s for --report --lines). */
 static void lines_tally_stacks(struct session *s, struct lines_tally *t, int64_t f)
 {
-    uint32_t gen = 0;
-    for (size_t id = 1; id < s->nstacks; id++) {
-        uint64_t c = s->stack_count[id];
-        if (c == 0)
+    size_t n = s->nstacks;
+    struct stack_tree tree;
+    stack_tree_make(s, &tree);
+    /* The line of each node with samples under it, its entry made now: the
+     * table grows no more during the walk. */
+    struct lines_walk w = {t, &tree, xcalloc(n + 1, sizeof *w.file),
+                           xcalloc(n + 1, sizeof *w.line)};
+    for (size_t id = 1; id < n; id++) {
+        if (tree.under[id] == 0)
             continue;
-        gen++;
-        for (uint32_t j = (uint32_t)id; j != 0; j = s->stacks[j].parent) {
-            const struct stack_node *n = &s->stacks[j];
-            int64_t nf = session_stack_func(s, j);
-            if (nf < 0 || (f >= 0 && nf != f))
-                continue;
-            const struct srcloc *loc = lines_lookup(s, n->module, n->offset);
-            uint32_t file, line;
-            lines_level_place(s, loc, n->level, &file, &line);
-            if (file == 0)
-                continue;
-            uint32_t *mark;
-            struct line_count *e = lines_tally_get(t, file, line, nf, &mark);
-            if (*mark != gen) {
-                *mark = gen;
-                e->total += c;
-            }
-        }
+        int64_t nf = session_stack_func(s, (uint32_t)id);
+        if (nf < 0 || (f >= 0 && nf != f))
+            continue;
+        const struct stack_node *nd = &s->stacks[id];
+        lines_level_place(s, lines_lookup(s, nd->module, nd->offset), nd->level, &w.file[id],
+                          &w.line[id]);
+        uint32_t *mark;
+        if (w.file[id] != 0)
+            lines_tally_get(t, w.file[id], w.line[id], nf, &mark);
     }
+    for (size_t i = 0; i < t->alloc; i++)
+        t->mark[i] = 0;
+    stack_tree_walk(s, &tree, lines_walk_enter, lines_walk_leave, &w);
+    stack_tree_free(&tree);
+    free(w.file);
+    free(w.line);
 }
 
 struct line_count *lines_counts(struct session *s, int64_t f, size_t *n)

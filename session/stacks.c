@@ -353,6 +353,85 @@ static void stack_inline_totals(struct session *s)
     }
 }
 
+void stack_tree_make(const struct session *s, struct stack_tree *t)
+{
+    size_t n = s->nstacks;
+    t->under = xcalloc(n + 1, sizeof *t->under);
+    t->child = xcalloc(n + 1, sizeof *t->child);
+    t->next = xcalloc(n + 1, sizeof *t->next);
+    for (size_t id = 1; id < n; id++)
+        t->under[id] = s->stack_count[id];
+    for (size_t id = n; id-- > 1;) { /* parents come before their children */
+        uint32_t p = s->stacks[id].parent;
+        if (p < id) {
+            t->under[p] = session_sat_add(t->under[p], t->under[id]);
+            t->next[id] = t->child[p];
+            t->child[p] = (uint32_t)id;
+        }
+    }
+}
+
+void stack_tree_free(struct stack_tree *t)
+{
+    free(t->under);
+    free(t->child);
+    free(t->next);
+}
+
+void stack_tree_walk(const struct session *s, const struct stack_tree *t,
+                     void (*enter)(void *arg, uint32_t id), void (*leave)(void *arg, uint32_t id),
+                     void *arg)
+{
+    uint32_t j = t->child[0];
+    while (j != 0 && t->under[j] == 0)
+        j = t->next[j];
+    while (j != 0) {
+        enter(arg, j);
+        uint32_t c = t->child[j];
+        while (c != 0 && t->under[c] == 0)
+            c = t->next[c];
+        if (c != 0) {
+            j = c;
+            continue;
+        }
+        /* Leave J and every ancestor whose children are done. */
+        while (j != 0) {
+            leave(arg, j);
+            uint32_t sib = t->next[j];
+            while (sib != 0 && t->under[sib] == 0)
+                sib = t->next[sib];
+            if (sib != 0) {
+                j = sib;
+                break;
+            }
+            j = s->stacks[j].parent;
+        }
+    }
+}
+
+/* session_totals' walk: a function's Total grows where it first comes on
+ * the path; MARK counts its nodes on the path. */
+struct totals_walk {
+    struct session *s;
+    const struct stack_tree *t;
+};
+
+static void totals_enter(void *arg, uint32_t id)
+{
+    struct totals_walk *w = arg;
+    int64_t f = w->s->stacks[id].func;
+    if (f >= 0 && f < (int64_t)w->s->nfuncs && w->s->funcs[f].mark++ == 0)
+        w->s->funcs[f].total = session_sat_add(w->s->funcs[f].total, w->t->under[id]);
+}
+
+static void totals_leave(void *arg, uint32_t id)
+{
+    struct totals_walk *w = arg;
+    int64_t f = w->s->stacks[id].func;
+    if (f >= 0 && f < (int64_t)w->s->nfuncs)
+        w->s->funcs[f].mark--;
+}
+
 void session_totals(struct session *s)
 {
     session_rank(s);
@@ -369,52 +448,18 @@ void session_totals(struct session *s)
     }
     /* A function's Total is, over the nodes of the stack table where it is
      * outermost on the path (once per sample, however deep the recursion),
-     * the samples of the stacks under them: a walk of the table, not of
-     * every stack to its root (a 4,096-deep broom of 100,000 stacks was
-     * 400 million steps). */
-    size_t n = s->nstacks;
-    uint64_t *under = xcalloc(n + 1, sizeof *under);
-    uint32_t *child = xcalloc(n + 1, sizeof *child), *next = xcalloc(n + 1, sizeof *next);
-    for (size_t id = 1; id < n; id++) {
+     * the samples of the stacks under them (stack_tree_walk). */
+    for (size_t id = 1; id < s->nstacks; id++) {
         uint64_t c = s->stack_count[id];
-        under[id] = c;
         int64_t lf = s->stacks[id].func;
         if (c > 0 && lf >= 0)
             leaf[lf] = session_sat_add(leaf[lf], c);
     }
-    for (size_t id = n; id-- > 1;) { /* parents come before their children */
-        uint32_t p = s->stacks[id].parent;
-        if (p < id) {
-            under[p] = session_sat_add(under[p], under[id]);
-            next[id] = child[p];
-            child[p] = (uint32_t)id;
-        }
-    }
-    /* Depth first from the root: MARK counts a function's nodes on the path. */
-    uint32_t j = child[0];
-    while (j != 0) {
-        int64_t f = s->stacks[j].func;
-        if (f >= 0 && f < (int64_t)s->nfuncs && s->funcs[f].mark++ == 0)
-            s->funcs[f].total = session_sat_add(s->funcs[f].total, under[j]);
-        if (child[j] != 0) {
-            j = child[j];
-            continue;
-        }
-        /* Leave J and every ancestor whose children are done. */
-        while (j != 0) {
-            f = s->stacks[j].func;
-            if (f >= 0 && f < (int64_t)s->nfuncs)
-                s->funcs[f].mark--;
-            if (next[j] != 0) {
-                j = next[j];
-                break;
-            }
-            j = s->stacks[j].parent;
-        }
-    }
-    free(under);
-    free(child);
-    free(next);
+    struct stack_tree t;
+    stack_tree_make(s, &t);
+    struct totals_walk w = {s, &t};
+    stack_tree_walk(s, &t, totals_enter, totals_leave, &w);
+    stack_tree_free(&t);
     for (size_t i = 0; i < s->nfuncs; i++) {
         struct func *fn = &s->funcs[i];
         if (fn->samples > leaf[i])
