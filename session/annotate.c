@@ -99,36 +99,81 @@ static bool annotate_interrupt(const struct session *s, int64_t f, int64_t calle
            s->modules[s->funcs[f].module]->kind != MODULE_KERNEL;
 }
 
-/* The callees of F's lines: for every stack, the frame below each of F's. */
+/* A call out of F: the line of F's frame, the callee, and the samples of
+ * the stacks through that call (an edge of the stack table). */
+struct annotate_call {
+    uint32_t file, line;
+    int64_t callee;
+    uint64_t samples;
+    size_t order; /* the edge's place in the table: ties go to the first */
+};
+
+static int annotate_call_cmp(const void *x, const void *y)
+{
+    const struct annotate_call *a = x, *b = y;
+    if (a->file != b->file)
+        return a->file < b->file ? -1 : 1;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    if (a->callee != b->callee)
+        return a->callee < b->callee ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* The callee of each of F's lines: of the functions F's frames there call,
+ * the one with the most samples under the line (ties: the first in the
+ * stack table).  One pass over the table's edges, whose samples are those
+ * of the stacks under them (stack_tree_make): every stack walked to its
+ * root took 6 s for a broom of 100,000 stacks 4,096 deep. */
 static void annotate_callees(struct session *s, int64_t f, struct annotate_build *b)
 {
-    for (size_t id = 1; id < s->nstacks; id++) {
-        uint64_t c = s->stack_count[id];
-        if (c == 0)
+    struct stack_tree t;
+    stack_tree_make(s, &t);
+    struct annotate_call *c = NULL;
+    size_t n = 0, alloc = 0;
+    for (size_t k = 1; k < s->nstacks; k++) {
+        uint32_t j = s->stacks[k].parent;
+        if (t.under[k] == 0 || j == 0 || j >= k || session_stack_func(s, j) != f)
             continue;
-        uint32_t below = 0;
-        for (uint32_t j = (uint32_t)id; j != 0; below = j, j = s->stacks[j].parent) {
-            if (below == 0 || session_stack_func(s, j) != f)
-                continue;
-            int64_t callee = session_stack_func(s, below);
-            if (callee < 0 || callee == f || annotate_interrupt(s, f, callee))
-                continue;
-            const struct stack_node *n = &s->stacks[j];
-            uint32_t file, line;
-            lines_level_place(s, lines_lookup(s, n->module, n->offset), n->level, &file, &line);
-            if (file == 0)
-                continue;
-            struct annotate_tally *t = annotate_tally(b, file, line);
-            /* The callee with the most samples under the line wins; ties
-             * keep the first seen. */
-            if (t->callee == callee) {
-                t->callee_count += c;
-            } else if (c > t->callee_count) {
-                t->callee = callee;
-                t->callee_count = c;
-            }
-        }
+        int64_t callee = session_stack_func(s, (uint32_t)k);
+        if (callee < 0 || callee == f || annotate_interrupt(s, f, callee))
+            continue;
+        const struct stack_node *nd = &s->stacks[j];
+        uint32_t file, line;
+        lines_level_place(s, lines_lookup(s, nd->module, nd->offset), nd->level, &file, &line);
+        if (file == 0)
+            continue;
+        c = xgrowarray(c, &alloc, n + 1, sizeof *c);
+        c[n] = (struct annotate_call){file, line, callee, t.under[k], n};
+        n++;
     }
+    stack_tree_free(&t);
+    if (n > 1)
+        qsort(c, n, sizeof *c, annotate_call_cmp);
+    for (size_t a = 0; a < n;) {
+        int64_t who = -1;
+        uint64_t best = 0;
+        size_t best_order = SIZE_MAX, z = a;
+        while (z < n && c[z].file == c[a].file && c[z].line == c[a].line) {
+            uint64_t sum = 0;
+            size_t first = c[z].order, y = z;
+            for (; y < n && c[y].file == c[z].file && c[y].line == c[z].line &&
+                   c[y].callee == c[z].callee;
+                 y++)
+                sum = session_sat_add(sum, c[y].samples);
+            if (sum > best || (sum == best && first < best_order)) {
+                who = c[z].callee;
+                best = sum;
+                best_order = first;
+            }
+            z = y;
+        }
+        struct annotate_tally *tl = annotate_tally(b, c[a].file, c[a].line);
+        tl->callee = who;
+        tl->callee_count = best;
+        a = z;
+    }
+    free(c);
 }
 
 static void annotate_row(struct annotation *a, size_t *alloc, struct annotate_row r)
