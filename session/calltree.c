@@ -13,26 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Add C samples for FUNC to LINKS, once per sample: SEEN lists the
- * functions this sample already added. */
-static void link_add(struct func_link **links, size_t *n, int64_t func, uint64_t c, int64_t *seen,
-                     size_t *nseen)
-{
-    for (size_t i = 0; i < *nseen; i++) {
-        if (seen[i] == func)
-            return;
-    }
-    seen[(*nseen)++] = func;
-    for (size_t i = 0; i < *n; i++) {
-        if ((*links)[i].func == func) {
-            (*links)[i].samples += c;
-            return;
-        }
-    }
-    *links = xreallocarray(*links, *n + 1, sizeof **links);
-    (*links)[(*n)++] = (struct func_link){func, c};
-}
-
 static int link_cmp(const void *a, const void *b)
 {
     const struct func_link *x = a, *y = b;
@@ -101,6 +81,9 @@ static struct func_link *session_links(struct session *s, int64_t f, bool caller
             w.leaf[id] = s->stack_count[id];
     }
     stack_tree_walk(s, &t, links_enter, links_leave, &w);
+    /* F's own samples that carry no stack: F running, no callee known. */
+    if (f >= 0 && (size_t)f < s->nfuncs && !callers && s->funcs[f].samples > w.sum[0])
+        w.sum[0] = s->funcs[f].samples;
     for (size_t k = 0; k < nk; k++) {
         if (w.sum[k] == 0)
             continue;
@@ -112,19 +95,6 @@ static struct func_link *session_links(struct session *s, int64_t f, bool caller
     free(w.mark);
     free(w.sum);
     free(w.leaf);
-    /* F's own samples that carry no stack: F running, caller unknown. */
-    if (f >= 0 && (size_t)f < s->nfuncs && !callers) {
-        uint64_t leaf = 0;
-        for (size_t i = 0; i < *n; i++) {
-            if (links[i].func == -1)
-                leaf = links[i].samples;
-        }
-        if (s->funcs[f].samples > leaf) {
-            int64_t seen1[1];
-            size_t nn = 0;
-            link_add(&links, n, -1, s->funcs[f].samples - leaf, seen1, &nn);
-        }
-    }
     if (*n > 1)
         qsort(links, *n, sizeof *links, link_cmp);
     return links;

@@ -229,6 +229,22 @@ static struct {
         .work = PTHREAD_COND_INITIALIZER,
         .done = PTHREAD_COND_INITIALIZER};
 
+/* Put J at the end of *LIST (oldest first); with bg.lock held. */
+static void debuginfo_job_append(struct debuginfo_job **list, struct debuginfo_job *j)
+{
+    while (*list != NULL)
+        list = &(*list)->next;
+    *list = j;
+}
+
+static void debuginfo_job_free(struct debuginfo_job *j)
+{
+    free(j->a.path);
+    free(j->a.error);
+    free(j->name);
+    free(j);
+}
+
 /* libdebuginfod's progress callback: first the polls while it waits for a
  * server (no size yet), then the bytes of the chosen one. */
 static int debuginfo_on_progress(debuginfod_client *c, long done, long total)
@@ -438,10 +454,7 @@ static void *debuginfo_worker(void *arg)
             debuginfo_ask(urls, j->id, j->len, j->name, true, &j->a);
         failed |= j->a.server_failed;
         pthread_mutex_lock(&bg.lock);
-        struct debuginfo_job **at = &bg.finished;
-        while (*at != NULL)
-            at = &(*at)->next;
-        *at = j;
+        debuginfo_job_append(&bg.finished, j);
         pthread_cond_signal(&bg.done);
         pthread_mutex_unlock(&bg.lock);
     }
@@ -481,10 +494,7 @@ static bool debuginfo_enqueue(const struct debuginfo_query *q)
     memcpy(j->id, q->build_id, j->len);
     j->name = xstrdup(q->name);
     pthread_mutex_lock(&bg.lock);
-    struct debuginfo_job **at = &bg.queue;
-    while (*at != NULL)
-        at = &(*at)->next;
-    *at = j;
+    debuginfo_job_append(&bg.queue, j);
     pthread_cond_signal(&bg.work);
     pthread_mutex_unlock(&bg.lock);
     bg.pending++;
@@ -529,14 +539,11 @@ size_t debuginfo_poll(void)
     while (list != NULL) {
         struct debuginfo_job *j = list;
         list = j->next;
-        struct debuginfo_cached *c = bg.gave_up ? NULL : debuginfo_cached_id(j->id, j->len);
         if (bg.gave_up) { /* too late: said nothing of */
-            free(j->a.path);
-            free(j->a.error);
-            free(j->name);
-            free(j);
+            debuginfo_job_free(j);
             continue;
         }
+        struct debuginfo_cached *c = debuginfo_cached_id(j->id, j->len);
         if (c != NULL) {
             free(c->path);
             c->path = j->a.path;
@@ -546,10 +553,7 @@ size_t debuginfo_poll(void)
         if (j->a.server_failed)
             debuginfo_server_failed = true;
         debuginfo_say(j->name, &j->a);
-        free(j->a.path);
-        free(j->a.error);
-        free(j->name);
-        free(j);
+        debuginfo_job_free(j);
         bg.pending--;
         n++;
     }

@@ -378,18 +378,22 @@ void stack_tree_free(struct stack_tree *t)
     free(t->next);
 }
 
+/* ID, or the first of its next siblings with samples under it; 0 if none. */
+static uint32_t stack_tree_sampled(const struct stack_tree *t, uint32_t id)
+{
+    while (id != 0 && t->under[id] == 0)
+        id = t->next[id];
+    return id;
+}
+
 void stack_tree_walk(const struct session *s, const struct stack_tree *t,
                      void (*enter)(void *arg, uint32_t id), void (*leave)(void *arg, uint32_t id),
                      void *arg)
 {
-    uint32_t j = t->child[0];
-    while (j != 0 && t->under[j] == 0)
-        j = t->next[j];
+    uint32_t j = stack_tree_sampled(t, t->child[0]);
     while (j != 0) {
         enter(arg, j);
-        uint32_t c = t->child[j];
-        while (c != 0 && t->under[c] == 0)
-            c = t->next[c];
+        uint32_t c = stack_tree_sampled(t, t->child[j]);
         if (c != 0) {
             j = c;
             continue;
@@ -397,9 +401,7 @@ void stack_tree_walk(const struct session *s, const struct stack_tree *t,
         /* Leave J and every ancestor whose children are done. */
         while (j != 0) {
             leave(arg, j);
-            uint32_t sib = t->next[j];
-            while (sib != 0 && t->under[sib] == 0)
-                sib = t->next[sib];
+            uint32_t sib = stack_tree_sampled(t, t->next[j]);
             if (sib != 0) {
                 j = sib;
                 break;
