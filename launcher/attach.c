@@ -8,10 +8,10 @@
 #include "clockdrv/clockdrv.h"
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
-#include "session/debuginfo.h"
-#include "session/module.h"
-#include "session/prf.h"
-#include "session/quote.h"
+#include "elf/debuginfo.h"
+#include "elf/module.h"
+#include "prf/prf.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>

@@ -7,10 +7,10 @@
 
 #include "launcher/launcher.h"
 #include "session/lines.h"
-#include "session/prf.h"
-#include "session/quote.h"
-#include "session/report.h"
-#include "session/source.h"
+#include "prf/prf.h"
+#include "util/quote.h"
+#include "report/report.h"
+#include "elf/source.h"
 #include "util/xmalloc.h"
 
 #include <dirent.h>

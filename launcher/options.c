@@ -2,8 +2,8 @@
 
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
-#include "session/source.h"
-#include "session/settle.h"
+#include "elf/source.h"
+#include "analysis/settle.h"
 
 #include <getopt.h>
 #include <stdbool.h>

@@ -1,7 +1,7 @@
 #include "config.h"
 
 #include "launcher/prompt.h"
-#include "session/quote.h"
+#include "util/quote.h"
 #include "util/files.h"
 #include "util/xmalloc.h"
 

@@ -7,7 +7,7 @@
 
 #include "session/internal.h"
 #include "session/threads.h"
-#include "session/unwind.h"
+#include "elf/unwind.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>

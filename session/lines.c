@@ -1,11 +1,11 @@
 #include "config.h"
 
-#include "session/debuginfo.h"
+#include "elf/debuginfo.h"
 #include "session/internal.h"
 #include "session/lines.h"
-#include "session/source.h"
+#include "elf/source.h"
 #include "session/stacks.h"
-#include "session/symbols.h"
+#include "elf/symbols.h"
 #include "util/xmalloc.h"
 
 #include <dwarf.h>

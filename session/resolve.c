@@ -6,9 +6,9 @@
 #include "config.h"
 
 #include "session/internal.h"
-#include "session/debuginfo.h"
+#include "elf/debuginfo.h"
 #include "session/lines.h"
-#include "session/symbols.h"
+#include "elf/symbols.h"
 #include "util/xmalloc.h"
 
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 #include "session/limits.h"
 #include "session/lines.h"
 #include "session/stacks.h"
-#include "session/stats.h"
+#include "util/stats.h"
 #include "session/threads.h"
 #include "util/xmalloc.h"
 

@@ -7,7 +7,7 @@
 #define PROFIL_SESSION_H
 
 #include "clockdrv/event.h"
-#include "session/module.h"
+#include "elf/module.h"
 
 #include <stdbool.h>
 #include <stddef.h>

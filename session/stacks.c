@@ -3,7 +3,7 @@
 #include "session/internal.h"
 #include "session/lines.h"
 #include "session/stacks.h"
-#include "session/unwind.h"
+#include "elf/unwind.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>

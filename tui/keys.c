@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "session/replay.h"
+#include "prf/replay.h"
 #include "session/session.h"
 #include "session/threads.h"
 #include "tui/keys.h"

@@ -3,7 +3,7 @@
  * replay's place, and what each view is given to draw with. */
 #include "config.h"
 
-#include "session/replay.h"
+#include "prf/replay.h"
 #include "session/threads.h"
 #include "tui/state.h"
 

@@ -8,7 +8,7 @@
 
 #include "clockdrv/clockdrv.h"
 #include "session/session.h"
-#include "session/settle.h"
+#include "analysis/settle.h"
 #include "tui/tui_config.h"
 #include "views/view.h"
 

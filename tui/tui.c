@@ -6,9 +6,9 @@
  */
 #include "config.h"
 
-#include "session/debuginfo.h"
-#include "session/replay.h"
-#include "session/report.h"
+#include "elf/debuginfo.h"
+#include "prf/replay.h"
+#include "report/report.h"
 #include "session/stacks.h"
 #include "session/threads.h"
 #include "tui/screen.h"

@@ -4,8 +4,8 @@
  * it came; the first Backspace past the start leaves for the Functions. */
 #include "config.h"
 
-#include "session/calltree.h"
-#include "session/report.h"
+#include "analysis/calltree.h"
+#include "report/report.h"
 #include "util/pct.h"
 #include "util/ticks.h"
 #include "util/xmalloc.h"

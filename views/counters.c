@@ -1,7 +1,7 @@
 /* The counters in detail: PROFIL's four, their share, and the session's facts. */
 #include "config.h"
 
-#include "session/report.h"
+#include "report/report.h"
 #include "util/pct.h"
 #include "util/ticks.h"
 #include "views/view.h"

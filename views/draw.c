@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "session/quote.h"
+#include "util/quote.h"
 #include "views/view.h"
 
 #include <langinfo.h>
@@ -14,7 +14,7 @@ bool draw_utf8(void)
 }
 
 /* The bytes of the character at P, and whether it shows as itself: what
- * session/quote.c calls safe, and outside a UTF-8 locale only ASCII.  Any
+ * util/quote.c calls safe, and outside a UTF-8 locale only ASCII.  Any
  * other byte is one character of its own, drawn as '?'. */
 static size_t draw_char(const char *p, bool utf8, bool *shown)
 {

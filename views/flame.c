@@ -7,7 +7,7 @@
  * are kept as paths of functions, which outlive the tree they were made in. */
 #include "config.h"
 
-#include "session/calltree.h"
+#include "analysis/calltree.h"
 #include "util/pct.h"
 #include "util/xmalloc.h"
 #include "views/view.h"

@@ -5,9 +5,9 @@
  * samples with the routine anywhere on the stack. */
 #include "config.h"
 
-#include "session/diff.h"
-#include "session/report.h"
-#include "session/stats.h"
+#include "analysis/diff.h"
+#include "report/report.h"
+#include "util/stats.h"
 #include "util/pct.h"
 #include "util/ticks.h"
 #include "util/xmalloc.h"

@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include "session/hitorder.h"
-#include "session/stats.h"
+#include "util/stats.h"
 #include "util/pct.h"
 #include "util/xmalloc.h"
 #include "views/view.h"

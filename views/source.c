@@ -2,15 +2,15 @@
  * browser shows it: Self, its shares, Multics' stars and (with stacks) the
  * line's Total, then the line; d interleaves the instructions.  ] and [ step
  * through the lines in order of heat, Enter follows the call a line makes,
- * Backspace comes back.  The rows are session/annotate.c's, rebuilt at most
+ * Backspace comes back.  The rows are report/annotate.c's, rebuilt at most
  * every half second while the program runs; the selection stays on its line
  * or instruction across rebuilds. */
 #include "config.h"
 
-#include "session/annotate.h"
-#include "session/disasm.h"
+#include "report/annotate.h"
+#include "elf/disasm.h"
 #include "session/lines.h"
-#include "session/report.h"
+#include "report/report.h"
 #include "session/stacks.h"
 #include "util/pct.h"
 #include "util/ticks.h"

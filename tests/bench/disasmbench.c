@@ -14,8 +14,8 @@
  * a tab and the name of the function holding it. */
 #include "config.h"
 
-#include "session/disasm.h"
-#include "session/module.h"
+#include "elf/disasm.h"
+#include "elf/module.h"
 
 #include <inttypes.h>
 #include <stdbool.h>

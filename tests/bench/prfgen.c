@@ -4,7 +4,7 @@
  * Usage: prfgen PROGRAM SECONDS RATE OUT.PRF */
 #include "config.h"
 
-#include "session/prf.h"
+#include "prf/prf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,9 +13,9 @@
  * same: 1 when the replay's end state has the file's counters. */
 #include "config.h"
 
-#include "session/prf.h"
-#include "session/replay.h"
-#include "session/report.h"
+#include "prf/prf.h"
+#include "prf/replay.h"
+#include "report/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>

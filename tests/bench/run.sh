@@ -15,7 +15,7 @@
 #   BENCH_SECONDS     length of one run of a workload (default 1)
 #   BENCH_ONLY        some of: overhead sleeper loaded frontend scale stacks
 #                     unwind nosyms (default: all)
-#   MKBOMB            tests/session/mkbomb (nosyms' file, and its measures)
+#   MKBOMB            tests/prf/mkbomb (nosyms' file, and its measures)
 #   BENCH_GEN         where generated programs are cached (default: a
 #                     directory in $TMPDIR named after gen.sh's checksum)
 #   BENCH_KEEP=1      keep the raw data and say where it is
@@ -27,7 +27,7 @@ SRC=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$SRC/../.." && pwd)
 : "${PROFIL:=$TOP/profil}" "${PROGS:=$TOP/tests/progs}" "${BENCH_BIN:=$TOP/tests/bench}"
 : "${CC:=cc}" "${BENCH_RUNS:=5}" "${BENCH_SECONDS:=1}" "${BENCH_ONLY:=overhead sleeper loaded frontend scale stacks unwind nosyms}"
-: "${MKBOMB:=$TOP/tests/session/mkbomb}"
+: "${MKBOMB:=$TOP/tests/prf/mkbomb}"
 RUNS=$BENCH_RUNS
 RUNSTAT=$BENCH_BIN/runstat
 SHARES=$BENCH_BIN/shares-timed
@@ -646,7 +646,7 @@ stacks() {
 
 # --- 8: symbols made up ---------------------------------------------------------
 
-# nosyms: profil --report of a 1 MB file (tests/session/mkbomb hits) whose
+# nosyms: profil --report of a 1 MB file (tests/prf/mkbomb hits) whose
 # 600,000 PCs lie in a library with no symbols and no segments, so that each
 # makes its own function up: issue 16's quadratic insertion (it did not
 # finish in 120 s).  Lines of $D/nosyms: round seconds peak_kB exit.

@@ -4,11 +4,11 @@
 # refused in one line, within 200 MB and 10 s; hits without symbols rank in
 # n log n; a program whose code segment claims terabytes gets buckets for
 # what its file holds; counts near 2^64 saturate; a text file is no 1983
-# file.  The files are made here by tests/session/mkbomb (valid, checksummed).
+# file.  The files are made here by tests/prf/mkbomb (valid, checksummed).
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 plan 119
 
-: "${MKBOMB:=$PROGS/../session/mkbomb}"
+: "${MKBOMB:=$PROGS/../prf/mkbomb}"
 if [ ! -x "$MKBOMB" ]; then
     echo "Bail out! $MKBOMB is not built"
     exit 1

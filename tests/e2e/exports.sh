@@ -6,7 +6,7 @@
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 plan 74
 
-PROTO=${PROFILE_PROTO:-$(cd "$(dirname "$0")/../.." && pwd)/session/profile.proto}
+PROTO=${PROFILE_PROTO:-$(cd "$(dirname "$0")/../.." && pwd)/export/profile.proto}
 if ! command -v protoc >/dev/null 2>&1; then
     echo "Bail out! protoc is not installed (apt-get install protobuf-compiler; ./setup does)"
     exit 1

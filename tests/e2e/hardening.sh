@@ -329,7 +329,7 @@ fi
 # the stacks to the depth the file allows, say so in one line, and keep
 # every sample; a single stack that deep prints a tree of bounded size.
 # A real recursion 300 deep is exported whole.
-: "${MKBOMB:=$PROGS/../session/mkbomb}"
+: "${MKBOMB:=$PROGS/../prf/mkbomb}"
 # measured CMD...: run CMD; sets $rc, $err, and $rss (peak kB), $secs.
 measured() {
     "$MKBOMB" measure "$T/.m" timeout 60 "$@" >"$T/.out" 2>"$T/.err"

@@ -126,7 +126,7 @@ near "$(pct "$a" "$total")" 75 3 "inl: folded stacks put mix under caller_a for 
 near "$(pct "$b" "$total")" 25 3 "inl: folded stacks put mix under caller_b for 25 % (+/- 3)"
 # pprof: a PC of inlined code is one location whose lines are mix, then
 # caller_a (innermost first), each with its line, as pprof's list reads them.
-PROTO=${PROFILE_PROTO:-$(cd "$(dirname "$0")/../.." && pwd)/session/profile.proto}
+PROTO=${PROFILE_PROTO:-$(cd "$(dirname "$0")/../.." && pwd)/export/profile.proto}
 "$PROFIL" --export=pprof "$T/inl.PRF" -o "$T/inl.pb.gz" 2>/dev/null
 locs=$(gunzip -c "$T/inl.pb.gz" | protoc --decode=perftools.profiles.Profile -I"$(dirname "$PROTO")" \
     "$(basename "$PROTO")" 2>/dev/null | awk '

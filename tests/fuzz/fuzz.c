@@ -2,7 +2,7 @@
 
 #include "tests/fuzz/fuzz.h"
 
-#include "session/prf.h"
+#include "prf/prf.h"
 #include "util/xmalloc.h"
 
 #include <fcntl.h>

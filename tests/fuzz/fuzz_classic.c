@@ -1,13 +1,13 @@
-/* libFuzzer target for the 1983 PROFIL file (session/classic.c): whatever
+/* libFuzzer target for the 1983 PROFIL file (prf/classic.c): whatever
  * the bytes, classic_read takes them as classic_detect judged them, and
  * what it takes is reported, replayed to its end with the same counters,
  * written again as the very same bytes (--export classic), and saved as a
  * .PRF that reads back. */
 #include "config.h"
 
-#include "session/classic.h"
-#include "session/replay.h"
-#include "session/report.h"
+#include "prf/classic.h"
+#include "prf/replay.h"
+#include "report/report.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <stdio.h>

@@ -10,12 +10,12 @@
  * which must read back. */
 #include "config.h"
 
-#include "session/annotate.h"
-#include "session/debuginfo.h"
+#include "report/annotate.h"
+#include "elf/debuginfo.h"
 #include "session/lines.h"
-#include "session/prf.h"
-#include "session/report.h"
-#include "session/source.h"
+#include "prf/prf.h"
+#include "report/report.h"
+#include "elf/source.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <elfutils/libdwelf.h>

@@ -1,14 +1,14 @@
-/* libFuzzer target for --merge (session/merge.c): two sessions read as
+/* libFuzzer target for --merge (analysis/merge.c): two sessions read as
  * profil reads the files named (prf_read_file: a .PRF, or a 1983 PROFIL
  * file), added up, and the sum saved: the file saved must read back.  The
  * input: a little-endian u32 whose low 24 bits are the first file's length
  * and whose bit 24 is --force, the first file, then the second. */
 #include "config.h"
 
-#include "session/merge.h"
-#include "session/prf.h"
-#include "session/report.h"
-#include "session/source.h"
+#include "analysis/merge.h"
+#include "prf/prf.h"
+#include "report/report.h"
+#include "elf/source.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <stdio.h>

@@ -2,12 +2,12 @@
  * returns a session or a one-line reason, and what it returns is usable. */
 #include "config.h"
 
-#include "session/annotate.h"
-#include "session/calltree.h"
-#include "session/export.h"
-#include "session/prf.h"
-#include "session/report.h"
-#include "session/source.h"
+#include "report/annotate.h"
+#include "analysis/calltree.h"
+#include "export/export.h"
+#include "prf/prf.h"
+#include "report/report.h"
+#include "elf/source.h"
 #include "session/stacks.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -1,4 +1,4 @@
-/* libFuzzer target for the source texts a .PRF carries (session/source.c):
+/* libFuzzer target for the source texts a .PRF carries (elf/source.c):
  * names made whole, texts split into lines, looked up again with a
  * compilation directory and a --prefix-map.  The input: a flags byte (bit 0:
  * look up with the compilation directory too; bit 1: add the map; bits 2-3:
@@ -7,7 +7,7 @@
  * of the input cut into as many equal parts. */
 #include "config.h"
 
-#include "session/source.h"
+#include "elf/source.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* The control channel's commands (launcher/control.c) and the marks they
- * put in a session, saved in its metadata and read back (session/meta.c). */
+ * put in a session, saved in its metadata and read back (prf/meta.c). */
 #include "config.h"
 
 #include "launcher/control.h"
 #include "session/limits.h"
-#include "session/meta.h"
+#include "prf/meta.h"
 #include "session/session.h"
 #include "tests/tap.h"
 #include "util/xmalloc.h"

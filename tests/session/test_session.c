@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "session/hitorder.h"
-#include "session/prf.h"
+#include "prf/prf.h"
 #include "session/session.h"
 #include "session/threads.h"
 #include "tests/tap.h"

@@ -5,7 +5,7 @@
  * Usage: mkprf PROGRAM OUT.PRF PERMILLE LOST [PREEMPTED] */
 #include "config.h"
 
-#include "session/prf.h"
+#include "prf/prf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * and the histogram and functions views drawn into an off-screen window. */
 #include "config.h"
 
-#include "session/report.h"
+#include "report/report.h"
 #include "tests/tap.h"
 #include "views/outbuf.h"
 #include "views/view.h"

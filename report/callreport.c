@@ -1,0 +1,174 @@
+/*
+ * The call stacks in text: the call tree as perf report --stdio prints it,
+ * and collapsed stacks for flame graph tools.
+ */
+#include "config.h"
+
+#include "analysis/calltree.h"
+#include "export/export.h"
+#include "session/limits.h"
+#include "util/quote.h"
+#include "report/report.h"
+#include "util/pct.h"
+#include "util/xmalloc.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The deepest level of T to print so that the indentation of the nodes
+ * shown (2 columns a level) stays within the walk's budget
+ * (session/limits.h): UINT32_MAX when the whole tree fits, as a real run's
+ * does.  A chain of 4,096 calls would otherwise print 16 MB of blanks. */
+static uint32_t tree_print_depth(const struct session *s, const struct calltree *t)
+{
+    uint64_t budget = LIMIT_WALK_FRAMES + (uint64_t)LIMIT_WALK_PER_NODE * s->nstacks, sum = 0;
+    uint32_t deepest = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        sum += t->nodes[i].depth;
+        if (t->nodes[i].depth > deepest)
+            deepest = t->nodes[i].depth;
+    }
+    if (sum <= budget)
+        return UINT32_MAX;
+    uint64_t *at = xcalloc((size_t)deepest + 1, sizeof *at);
+    for (size_t i = 0; i < t->n; i++)
+        at[t->nodes[i].depth]++;
+    uint32_t d = 0;
+    for (sum = 0; d < deepest && sum + at[d + 1] * (d + 1) <= budget; d++)
+        sum += at[d + 1] * (d + 1);
+    free(at);
+    return d > 0 ? d : 1;
+}
+
+static void tree_print(struct session *s, const struct calltree *t, FILE *out, uint32_t i,
+                       uint64_t limit, uint64_t whole, uint32_t max_depth)
+{
+    const struct calltree_node *n = &t->nodes[i];
+    if (i != 0) {
+        const struct func *f = &s->funcs[n->func];
+        const char *mod = s->modules[f->module]->name;
+        fprintf(out,
+                mod[0] == '[' ? "%7.2f%% %7.2f%%  %*s%s  %s%s\n"
+                              : "%7.2f%% %7.2f%%  %*s%s  [%s]%s\n",
+                pct_of(n->total, whole), pct_of(n->self, whole), (int)(2 * (n->depth - 1)), "",
+                quote(f->name), quote(mod), f->inlined ? " (inlined)" : "");
+    }
+    size_t hidden = 0;
+    uint64_t hidden_total = 0;
+    if (n->depth >= max_depth && n->child != 0) {
+        uint64_t below = n->total - n->self;
+        fprintf(out, "%7.2f%% %8s  %*s(calls deeper than %u levels not shown)\n",
+                pct_of(below, whole), "", (int)(2 * n->depth), "", max_depth);
+        return;
+    }
+    for (uint32_t c = n->child; c != 0; c = t->nodes[c].next) {
+        if (t->nodes[c].total < limit || t->nodes[c].total == 0) {
+            hidden++;
+            hidden_total += t->nodes[c].total;
+            continue;
+        }
+        tree_print(s, t, out, c, limit, whole, max_depth);
+    }
+    if (hidden > 0)
+        fprintf(out, "%7.2f%% %8s  %*s(%zu more, each under the limit)\n",
+                pct_of(hidden_total, whole), "", (int)(2 * n->depth), "", hidden);
+}
+
+void report_tree(struct session *s, FILE *out, bool inverted, double percent_limit)
+{
+    struct calltree *t = session_calltree(s, inverted);
+    if (t == NULL) {
+        fprintf(out, "This session has no stacks (it was recorded with --no-stacks, or by a "
+                     "profil before 0.2): no call tree.\n");
+        return;
+    }
+    uint64_t whole = s->c.total;
+    uint64_t limit = (uint64_t)ceil(percent_limit / 100.0 * (double)whole);
+    fprintf(out, "# Call tree, %s: %" PRIu64 " samples, paths under %.2f%% hidden\n",
+            inverted ? "bottom-up (callers under each function where samples ended)"
+                     : "top-down (callees under their callers)",
+            whole, percent_limit);
+    uint32_t cap = session_depth_cap(s, false), max_depth = tree_print_depth(s, t);
+    if (cap > 0)
+        fprintf(out,
+                "# Stacks deeper than %u frames are cut to their innermost %u: in full they "
+                "would cost more than the file allows\n",
+                cap, cap);
+    if (max_depth != UINT32_MAX)
+        fprintf(out,
+                "# Calls deeper than %u levels are not shown: in full the tree would print "
+                "more than the file allows\n",
+                max_depth);
+    fprintf(out, "#  Total     Self  Function  [module]\n");
+    tree_print(s, t, out, 0, limit, whole, max_depth);
+    calltree_free(t);
+}
+
+/* NAME as a folded frame: no ';' (the separator), no control byte (a
+ * newline would forge a line; util/quote.h). */
+static void folded_name(FILE *out, const char *name)
+{
+    for (const char *p = quote(name); *p; p++)
+        fputc(*p == ';' ? ':' : *p, out);
+}
+
+/* One folded line: the frames' names and the samples of every stack that
+ * has them (stacks differ by address, lines by name only). */
+struct folded_line {
+    char *text;
+    uint64_t count;
+};
+
+static int folded_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
+}
+
+/* What report_folded gathers as export_walk hands the samples over. */
+struct folded {
+    struct session *s;
+    struct folded_line *lines;
+    size_t n, alloc;
+};
+
+static void folded_sample(const struct export_frame *frames, size_t n, uint64_t count, void *arg)
+{
+    struct folded *w = arg;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *line = open_memstream(&text, &len);
+    if (line == NULL)
+        return;
+    for (size_t k = 0; k < n; k++) {
+        if (k > 0)
+            fputc(';', line);
+        folded_name(line, export_frame_name(w->s, &frames[k]));
+        int64_t f = frames[k].func;
+        if (f >= 0 && w->s->modules[w->s->funcs[f].module]->kind == MODULE_KERNEL)
+            fputs("_[k]", line); /* flamegraph.pl colours kernel frames */
+    }
+    fclose(line);
+    w->lines = xgrowarray(w->lines, &w->alloc, w->n + 1, sizeof *w->lines);
+    w->lines[w->n++] = (struct folded_line){text, count};
+}
+
+void report_folded(struct session *s, FILE *out)
+{
+    struct folded w = {s, NULL, 0, 0};
+    export_walk(s, folded_sample, &w);
+    /* Stacks that differ only by address fold into one line. */
+    if (w.n > 1)
+        qsort(w.lines, w.n, sizeof *w.lines, folded_cmp);
+    for (size_t i = 0; i < w.n; i++) {
+        uint64_t c = w.lines[i].count;
+        while (i + 1 < w.n && strcmp(w.lines[i].text, w.lines[i + 1].text) == 0) {
+            free(w.lines[i].text);
+            c += w.lines[++i].count;
+        }
+        fprintf(out, "%s %" PRIu64 "\n", w.lines[i].text, c);
+        free(w.lines[i].text);
+    }
+    free(w.lines);
+}
