@@ -1,7 +1,9 @@
 /*
- * The keys typed on the screen: the prompts (search, go to a time, quit?),
- * the replay transport, the mouse, and the rest dispatched to the focused
- * view, whose reaction flags are acted on here.
+ * The keys typed on the screen, as tmux binds them: one mode at a time
+ * (struct tui's mode), and in the normal mode a table of key -> command for
+ * a replay, one for the screen, and the focused view for the rest, whose
+ * reaction flags are acted on here.  The prompts (search, go to a time,
+ * save as, quit?) and the program's input are modes of their own.
  */
 #include "config.h"
 
@@ -23,7 +25,8 @@
 static void tui_show(struct tui *t, int view)
 {
     t->current = view;
-    t->help = false;
+    if (t->mode == MODE_HELP)
+        t->mode = MODE_NORMAL;
     t->relayout = true;
     t->dirty = true;
 }
@@ -246,43 +249,9 @@ static int tui_search_view(const struct tui *t)
     return tui_views[t->current]->search != NULL ? t->current : V_FUNCTIONS;
 }
 
-/* The replay transport: play, step, speed, seek.  True when CH was one.  The
- * keys it shares with the live screen mean the same there: p and Space stop
- * and start time, Home and End stay the focused view's. */
-static bool tui_replay_key(struct tui *t, int ch)
-{
-    struct replay *r = t->replay;
-    switch (ch) {
-    case ' ':
-    case 'p':
-        if (!t->playing && r->pos >= r->nframes)
-            tui_replay_seek(t, 0); /* play again from the start */
-        t->playing = !t->playing;
-        break;
-    case '.':
-        t->playing = false;
-        tui_replay_seek(t, r->pos + 1);
-        break;
-    case ',':
-        t->playing = false;
-        tui_replay_seek(t, r->pos > 0 ? r->pos - 1 : 0);
-        break;
-    case ']': t->speed = t->speed < 64 ? t->speed * 2 : 64; break;
-    case '[': t->speed = t->speed > 1.0 / 16 ? t->speed / 2 : 1.0 / 16; break;
-    case 'G': tui_replay_seek(t, r->nframes); break;
-    case 'g':
-        t->searching = t->asking_time = true;
-        t->search[0] = '\0';
-        break;
-    case 's': tui_status(t, "a replay is already saved"); break;
-    default: return false;
-    }
-    t->dirty = true;
-    return true;
-}
-
-/* n and N: the last search again, forward or back, in the view it searches. */
-static void tui_search_again(struct tui *t, int dir)
+/* Search for the last search in the view it searches: DIR 0 from the top,
+ * 1 forward from the selection, -1 back. */
+static void tui_search_run(struct tui *t, int dir)
 {
     int v = tui_search_view(t);
     struct view_ctx ctx;
@@ -292,221 +261,407 @@ static void tui_search_again(struct tui *t, int dir)
     tui_apply(t, tui_views[v]->search(t->state[v], t->last_search, dir, &ctx), &ctx);
 }
 
+/* Ask on the status line: MODE is one of the prompts, BUF what it edits. */
+static void tui_ask(struct tui *t, enum tui_mode mode, char *buf)
+{
+    t->mode = mode;
+    buf[0] = '\0';
+    t->dirty = true;
+}
+
+/*
+ * The commands a key is bound to, one function each (htop's Action.c): CH
+ * is the key that ran it, for the commands bound to several.
+ */
+
+static void cmd_whole_run(struct tui *t, int ch)
+{
+    (void)ch;
+    if (t->s->filter != NULL || t->s->window) { /* Esc: every thread, the whole run */
+        tui_status(t, "%s",
+                   t->s->window && t->s->filter ? "every thread, the whole run shown"
+                   : t->s->window               ? "the whole run shown"
+                                                : "every thread shown");
+        tui_filter(t, NULL);
+    }
+}
+
+static void cmd_nothing(struct tui *t, int ch)
+{
+    (void)t, (void)ch; /* htop's F4 and F5: nothing here, and nothing shown */
+}
+
+static void cmd_replay_only(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_status(t, "only a replay steps or seeks");
+}
+
+static void cmd_search_again(struct tui *t, int ch)
+{
+    tui_search_run(t, ch == 'n' ? 1 : -1);
+}
+
+static void cmd_quit(struct tui *t, int ch)
+{
+    (void)ch;
+    if (!tui_live(t) || t->d->attached)
+        t->quit = true; /* an attached process is let go of, not stopped */
+    else
+        t->mode = MODE_CONFIRM_QUIT;
+    t->dirty = true;
+}
+
+static void cmd_help(struct tui *t, int ch)
+{
+    (void)ch;
+    struct view_ctx ctx;
+    tui_ctx(t, &ctx, -1);
+    view_help_ops.key(t->help_state, KEY_HOME, &ctx); /* from the top */
+    t->mode = MODE_HELP;
+    t->relayout = t->dirty = true;
+}
+
+static void cmd_view(struct tui *t, int ch)
+{
+    tui_show(t, ch - '1');
+}
+
+static void cmd_next_tab(struct tui *t, int ch)
+{
+    (void)ch;
+    if (tui_wide(t) && tui_tab(t->current) <= V_FUNCTIONS)
+        tui_show(t, tui_tab(t->current) == V_HISTOGRAM ? V_FUNCTIONS : V_HISTOGRAM);
+    else
+        tui_show(t, (tui_tab(t->current) + 1) % NTABS);
+}
+
+static void cmd_prev_tab(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_show(t, (tui_tab(t->current) + NTABS - 1) % NTABS);
+}
+
+static void cmd_pause(struct tui *t, int ch)
+{
+    (void)ch;
+    if (tui_live(t)) {
+        clockdrv_pause(t->d, !t->d->paused);
+        tui_status(t, t->d->paused ? "clock paused: the program runs unsampled" : "clock running");
+    } else {
+        tui_status(t, "the program has ended: no clock to pause");
+    }
+}
+
+static void cmd_clear(struct tui *t, int ch)
+{
+    (void)ch;
+    if (t->replay != NULL) {
+        tui_status(t, "a replay shows the session as it was: nothing to clear");
+        return;
+    }
+    session_clear(t->s);
+    tui_status(t, "counters cleared");
+}
+
+static void cmd_save(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_save(t);
+}
+
+static void cmd_save_as(struct tui *t, int ch)
+{
+    (void)ch;
+    if (t->cfg->save_as != NULL)
+        tui_ask(t, MODE_SAVE_AS, t->save_name);
+}
+
+static void cmd_input(struct tui *t, int ch)
+{
+    (void)ch;
+    if (t->pty >= 0 && tui_live(t)) {
+        tui_show(t, V_OUTPUT);
+        t->mode = MODE_INPUT;
+    }
+}
+
+/* Ctrl-C and Ctrl-\: the program's, as in its own terminal. */
+static void cmd_interrupt(struct tui *t, int ch)
+{
+    if (t->replay != NULL || (tui_live(t) && t->d->attached && ch == 3)) {
+        /* An attached process has no terminal of profil's to send it to:
+         * the session ends as q ends it, letting go of the process. */
+        t->quit = true;
+        t->dirty = true;
+        return;
+    }
+    if (tui_live(t)) {
+        char c = (char)ch;
+        tui_pty_write(t, &c, 1);
+        tui_status(t, "%s sent to the program", ch == 3 ? "Ctrl-C" : "Ctrl-\\");
+    }
+}
+
+static void cmd_search(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_ask(t, MODE_SEARCH, t->search);
+}
+
+static void cmd_click(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_click(t);
+}
+
+static void cmd_resize(struct tui *t, int ch)
+{
+    (void)ch;
+    t->relayout = t->dirty = true;
+}
+
+/* The replay's transport.  The keys it shares with the live screen mean the
+ * same there: p and Space stop and start time. */
+static void cmd_play(struct tui *t, int ch)
+{
+    (void)ch;
+    if (!t->playing && t->replay->pos >= t->replay->nframes)
+        tui_replay_seek(t, 0); /* play again from the start */
+    t->playing = !t->playing;
+}
+
+static void cmd_step(struct tui *t, int ch)
+{
+    size_t pos = t->replay->pos;
+    t->playing = false;
+    tui_replay_seek(t, ch == '.' ? pos + 1 : pos > 0 ? pos - 1 : 0);
+}
+
+static void cmd_speed(struct tui *t, int ch)
+{
+    if (ch == ']')
+        t->speed = t->speed < 64 ? t->speed * 2 : 64;
+    else
+        t->speed = t->speed > 1.0 / 16 ? t->speed / 2 : 1.0 / 16;
+}
+
+static void cmd_replay_end(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_replay_seek(t, t->replay->nframes);
+}
+
+static void cmd_go_to(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_ask(t, MODE_GO_TO, t->search);
+}
+
+static void cmd_replay_saved(struct tui *t, int ch)
+{
+    (void)ch;
+    tui_status(t, "a replay is already saved");
+}
+
+/* A key and the command it runs; a table ends with key 0. */
+struct binding {
+    int key;
+    void (*run)(struct tui *t, int ch);
+};
+
+/* The screen's keys, live and in a replay; the focused view gets the rest. */
+static const struct binding tui_keys_normal[] = {
+    {27, cmd_whole_run},
+    {KEY_F(4), cmd_nothing},
+    {KEY_F(5), cmd_nothing},
+    {'.', cmd_replay_only},
+    {',', cmd_replay_only},
+    {'g', cmd_replay_only},
+    {'G', cmd_replay_only},
+    {'n', cmd_search_again},
+    {'N', cmd_search_again},
+    {'q', cmd_quit},
+    {'Q', cmd_quit},
+    {KEY_F(10), cmd_quit},
+    {'?', cmd_help},
+    {'h', cmd_help},
+    {KEY_F(1), cmd_help},
+    {'1', cmd_view},
+    {'2', cmd_view},
+    {'3', cmd_view},
+    {'4', cmd_view},
+    {'5', cmd_view},
+    {'6', cmd_view},
+    {'7', cmd_view},
+    {'8', cmd_view},
+    {'\t', cmd_next_tab},
+    {KEY_BTAB, cmd_prev_tab},
+    {'p', cmd_pause},
+    {' ', cmd_pause},
+    {'c', cmd_clear},
+    {'s', cmd_save},
+    {'S', cmd_save_as},
+    {'i', cmd_input},
+    {3, cmd_interrupt},    /* Ctrl-C */
+    {0x1c, cmd_interrupt}, /* Ctrl-\ */
+    {'/', cmd_search},
+    {KEY_F(3), cmd_search},
+    {KEY_MOUSE, cmd_click},
+    {KEY_RESIZE, cmd_resize},
+    {0, NULL},
+};
+
+/* A replay's keys, looked up before the screen's. */
+static const struct binding tui_keys_replay[] = {
+    {' ', cmd_play},         {'p', cmd_play},  {'.', cmd_step},       {',', cmd_step},
+    {']', cmd_speed},        {'[', cmd_speed}, {'G', cmd_replay_end}, {'g', cmd_go_to},
+    {'s', cmd_replay_saved}, {0, NULL},
+};
+
+static const struct binding *tui_lookup(const struct binding *table, int ch)
+{
+    for (; table->run != NULL; table++)
+        if (table->key == ch)
+            return table;
+    return NULL;
+}
+
+/* Keys a view takes before the screen's tables: the Flame's h (hjkl move
+ * there: ? and F1 are the help), the Source's ] and [ (the hot lines: the
+ * replay's speed is theirs in the other views). */
+static bool tui_view_first(const struct tui *t, int ch)
+{
+    return (ch == 'h' && t->current == V_FLAME) ||
+           ((ch == ']' || ch == '[') && t->current == V_SOURCE);
+}
+
+/* A key in MODE_NORMAL: a view's own first, then a replay's, the screen's,
+ * and what is left to the focused view. */
+static void tui_normal_key(struct tui *t, int ch)
+{
+    t->status[0] = '\0';
+    const struct binding *b = NULL;
+    if (!tui_view_first(t, ch)) {
+        if (t->replay != NULL && (b = tui_lookup(tui_keys_replay, ch)) != NULL) {
+            b->run(t, ch);
+            t->dirty = true;
+            return;
+        }
+        b = tui_lookup(tui_keys_normal, ch);
+    }
+    if (b != NULL) {
+        b->run(t, ch);
+        return;
+    }
+    struct view_ctx ctx;
+    tui_ctx(t, &ctx, t->current);
+    if (tui_views[t->current]->key != NULL)
+        tui_apply(t, tui_views[t->current]->key(t->state[t->current], ch, &ctx), &ctx);
+}
+
+/* Edit the prompt's BUF (SIZE bytes) with CH; 1 when CH was Enter, -1 Esc, 0 else. */
+static int tui_edit(char *buf, size_t size, int ch)
+{
+    size_t len = strlen(buf);
+    if (ch == 27)
+        return -1;
+    if (ch == '\r' || ch == '\n' || ch == KEY_ENTER)
+        return 1;
+    if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && len > 0) {
+        buf[len - 1] = '\0';
+    } else if (ch >= 32 && ch < 127 && len + 1 < size) {
+        buf[len] = (char)ch;
+        buf[len + 1] = '\0';
+    }
+    return 0;
+}
+
+/* Enter on the "go to" prompt: the replay to that second. */
+static void tui_go_to(struct tui *t)
+{
+    char *end;
+    double sec = strtod(t->search, &end);
+    /* "inf" and "nan" are numbers to strtod, not times; past the end is the end. */
+    if (t->search[0] != '\0' && *end == '\0' && isfinite(sec) && sec >= 0) {
+        double frames = sec * 1e9 / SESSION_FRAME_NS + 0.5;
+        size_t last = t->replay->nframes;
+        tui_replay_seek(t, frames < (double)last ? (size_t)frames : last);
+    } else {
+        tui_status(t, "'%s' is not a time in seconds", t->search);
+    }
+}
+
+/* A key while the status line asks: a search, a time, or a name. */
+static void tui_prompt_key(struct tui *t, int ch)
+{
+    enum tui_mode mode = t->mode;
+    char *buf = mode == MODE_SAVE_AS ? t->save_name : t->search;
+    size_t size = mode == MODE_SAVE_AS ? sizeof t->save_name : sizeof t->search;
+    int done = tui_edit(buf, size, ch);
+    t->dirty = true;
+    if (done == 0)
+        return;
+    t->mode = MODE_NORMAL;
+    if (done < 0)
+        return;
+    if (mode == MODE_SAVE_AS) {
+        if (buf[0] != '\0')
+            tui_save_as(t);
+    } else if (mode == MODE_GO_TO) {
+        tui_go_to(t);
+    } else {
+        /* As in less, an empty search repeats the last one. */
+        bool again = buf[0] == '\0';
+        if (!again)
+            snprintf(t->last_search, sizeof t->last_search, "%s", buf);
+        if (t->last_search[0] != '\0')
+            tui_search_run(t, again ? 1 : 0);
+    }
+}
+
+/* A key while the help is shown: it scrolls where it does not fit, and any
+ * other key closes it; true when the key is used up. */
+static bool tui_help_key(struct tui *t, int ch)
+{
+    struct view_ctx ctx;
+    tui_ctx(t, &ctx, -1);
+    if (view_help_ops.key(t->help_state, ch, &ctx) != VIEW_IGNORED) {
+        t->dirty = true;
+        return true;
+    }
+    if (ch == KEY_RESIZE || ch == KEY_MOUSE)
+        return false; /* the help stays over what they do */
+    t->mode = MODE_NORMAL;
+    t->relayout = t->dirty = true;
+    return ch == '?' || ch == 'h' || ch == KEY_F(1) || ch == 27 || ch == 'q';
+}
+
 void tui_key(struct tui *t, int ch)
 {
-    if (t->confirm_quit) {
-        t->confirm_quit = false;
+    switch (t->mode) {
+    case MODE_CONFIRM_QUIT:
+        t->mode = MODE_NORMAL;
         if (ch == 'y' || ch == 'Y')
             tui_stop_program(t);
         t->dirty = true;
         return;
-    }
-    if (t->searching && t->asking_name) {
-        size_t len = strlen(t->save_name);
-        if (ch == 27) {
-            t->searching = t->asking_name = false;
-        } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
-            t->searching = t->asking_name = false;
-            if (len > 0)
-                tui_save_as(t);
-        } else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && len > 0) {
-            t->save_name[len - 1] = '\0';
-        } else if (ch >= 32 && ch < 127 && len + 1 < sizeof t->save_name) {
-            t->save_name[len] = (char)ch;
-            t->save_name[len + 1] = '\0';
-        }
-        t->dirty = true;
-        return;
-    }
-    if (t->searching) {
-        size_t len = strlen(t->search);
-        if (ch == 27) {
-            t->searching = t->asking_time = false;
-        } else if ((ch == '\r' || ch == '\n' || ch == KEY_ENTER) && t->asking_time) {
-            t->searching = t->asking_time = false;
-            char *end;
-            double sec = strtod(t->search, &end);
-            /* "inf" and "nan" are numbers to strtod, not times; past the end is the end. */
-            if (len > 0 && *end == '\0' && isfinite(sec) && sec >= 0) {
-                double frames = sec * 1e9 / SESSION_FRAME_NS + 0.5;
-                size_t last = t->replay->nframes;
-                tui_replay_seek(t, frames < (double)last ? (size_t)frames : last);
-            } else {
-                tui_status(t, "'%s' is not a time in seconds", t->search);
-            }
-        } else if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
-            /* As in less, an empty search repeats the last one. */
-            t->searching = false;
-            if (len > 0)
-                snprintf(t->last_search, sizeof t->last_search, "%s", t->search);
-            if (t->last_search[0] != '\0') {
-                int v = tui_search_view(t);
-                struct view_ctx ctx;
-                tui_ctx(t, &ctx, v);
-                if (v != t->current)
-                    tui_show(t, v);
-                tui_apply(t,
-                          tui_views[v]->search(t->state[v], t->last_search, len > 0 ? 0 : 1, &ctx),
-                          &ctx);
-            }
-        } else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && len > 0) {
-            t->search[len - 1] = '\0';
-        } else if (ch >= 32 && ch < 127 && len + 1 < sizeof t->search) {
-            t->search[len] = (char)ch;
-            t->search[len + 1] = '\0';
-        }
-        t->dirty = true;
-        return;
-    }
-    if (t->input_mode) {
-        if (ch == 0x1d) {
-            t->input_mode = false;
+    case MODE_SEARCH:
+    case MODE_GO_TO:
+    case MODE_SAVE_AS: tui_prompt_key(t, ch); return;
+    case MODE_INPUT:
+        if (ch == 0x1d) { /* Ctrl-]: the keys are the screen's again */
+            t->mode = MODE_NORMAL;
             t->dirty = true;
         } else {
             tui_forward_key(t, ch);
         }
         return;
-    }
-    if (t->help) { /* the help scrolls where it does not fit */
-        struct view_ctx ctx;
-        tui_ctx(t, &ctx, -1);
-        if (view_help_ops.key(t->help_state, ch, &ctx) != VIEW_IGNORED) {
-            t->dirty = true;
+    case MODE_HELP:
+        if (tui_help_key(t, ch))
             return;
-        }
+        break;
+    case MODE_NORMAL: break;
     }
-    if (t->help && ch != KEY_RESIZE && ch != KEY_MOUSE) {
-        t->help = false;
-        t->relayout = t->dirty = true;
-        if (ch == '?' || ch == 'h' || ch == KEY_F(1) || ch == 27 || ch == 'q')
-            return;
-    }
-    t->status[0] = '\0';
-    /* Keys a view takes before the shell: the Flame's h (hjkl move there: ?
-     * and F1 are the help), the Source's ] and [ (the hot lines: the
-     * replay's speed is theirs in the other views). */
-    bool first = (ch == 'h' && t->current == V_FLAME) ||
-                 ((ch == ']' || ch == '[') && t->current == V_SOURCE);
-    if (!first && t->replay != NULL && tui_replay_key(t, ch))
-        return;
-    if (first) {
-        struct view_ctx ctx;
-        tui_ctx(t, &ctx, t->current);
-        tui_apply(t, tui_views[t->current]->key(t->state[t->current], ch, &ctx), &ctx);
-        return;
-    }
-    switch (ch) {
-    case 27:
-        if (t->s->filter != NULL || t->s->window) { /* Esc: every thread, the whole run */
-            tui_status(t, "%s",
-                       t->s->window && t->s->filter ? "every thread, the whole run shown"
-                       : t->s->window               ? "the whole run shown"
-                                                    : "every thread shown");
-            tui_filter(t, NULL);
-        }
-        return;
-    case KEY_F(4): /* htop's filter and tree: nothing here, and nothing shown */
-    case KEY_F(5): return;
-    case '.':
-    case ',':
-    case 'g':
-    case 'G': tui_status(t, "only a replay steps or seeks"); return;
-    case 'n':
-    case 'N': tui_search_again(t, ch == 'n' ? 1 : -1); return;
-    case 'q':
-    case 'Q':
-    case KEY_F(10):
-        if (!tui_live(t) || t->d->attached)
-            t->quit = true; /* an attached process is let go of, not stopped */
-        else
-            t->confirm_quit = true;
-        t->dirty = true;
-        return;
-    case '?':
-    case 'h':
-    case KEY_F(1): {
-        struct view_ctx ctx;
-        tui_ctx(t, &ctx, -1);
-        view_help_ops.key(t->help_state, KEY_HOME, &ctx); /* from the top */
-        t->help = true;
-        t->relayout = t->dirty = true;
-        return;
-    }
-    case '1':
-    case '2':
-    case '3':
-    case '4':
-    case '5':
-    case '6':
-    case '7':
-    case '8': tui_show(t, ch - '1'); return;
-    case '\t':
-        if (tui_wide(t) && tui_tab(t->current) <= V_FUNCTIONS)
-            tui_show(t, tui_tab(t->current) == V_HISTOGRAM ? V_FUNCTIONS : V_HISTOGRAM);
-        else
-            tui_show(t, (tui_tab(t->current) + 1) % NTABS);
-        return;
-    case KEY_BTAB: tui_show(t, (tui_tab(t->current) + NTABS - 1) % NTABS); return;
-    case 'p':
-    case ' ':
-        if (tui_live(t)) {
-            clockdrv_pause(t->d, !t->d->paused);
-            tui_status(t,
-                       t->d->paused ? "clock paused: the program runs unsampled" : "clock running");
-        } else {
-            tui_status(t, "the program has ended: no clock to pause");
-        }
-        return;
-    case 'c':
-        if (t->replay != NULL) {
-            tui_status(t, "a replay shows the session as it was: nothing to clear");
-            return;
-        }
-        session_clear(t->s);
-        tui_status(t, "counters cleared");
-        return;
-    case 's': tui_save(t); return;
-    case 'S':
-        if (t->cfg->save_as != NULL) {
-            t->searching = t->asking_name = true;
-            t->save_name[0] = '\0';
-            t->dirty = true;
-        }
-        return;
-    case 'i':
-        if (t->pty >= 0 && tui_live(t)) {
-            t->input_mode = true;
-            tui_show(t, V_OUTPUT);
-        }
-        return;
-    case 3:    /* Ctrl-C */
-    case 0x1c: /* Ctrl-\ */
-        if (t->replay != NULL || (tui_live(t) && t->d->attached && ch == 3)) {
-            /* An attached process has no terminal of profil's to send it
-             * to: the session ends as q ends it, letting go of the process. */
-            t->quit = true;
-            t->dirty = true;
-            return;
-        }
-        if (tui_live(t)) {
-            char c = (char)ch;
-            tui_pty_write(t, &c, 1);
-            tui_status(t, "%s sent to the program", ch == 3 ? "Ctrl-C" : "Ctrl-\\");
-        }
-        return;
-    case '/':
-    case KEY_F(3):
-        t->searching = true;
-        t->search[0] = '\0';
-        t->dirty = true;
-        return;
-    case KEY_MOUSE: tui_click(t); return;
-    case KEY_RESIZE: t->relayout = t->dirty = true; return;
-    }
-    struct view_ctx ctx;
-    tui_ctx(t, &ctx, t->current);
-    tui_apply(
-        t,
-        tui_views[t->current]->key ? tui_views[t->current]->key(t->state[t->current], ch, &ctx) : 0,
-        &ctx);
+    tui_normal_key(t, ch);
 }

@@ -84,7 +84,7 @@ void tui_ctx(struct tui *t, struct view_ctx *ctx, int i)
     ctx->query = t->s;
     ctx->out = t->out;
     ctx->colors = t->colors;
-    ctx->focused = i == t->current && !t->help;
+    ctx->focused = i == t->current && t->mode != MODE_HELP;
     ctx->mode = t->replay != NULL ? VIEW_REPLAY : tui_live(t) ? VIEW_LIVE : VIEW_ENDED;
     ctx->playing = t->replay != NULL && t->playing;
     ctx->baseline = t->cfg->baseline;

@@ -32,6 +32,17 @@ enum {
     V_CALLERS
 };
 
+/* What the keys mean now (tui/keys.c): one mode at a time. */
+enum tui_mode {
+    MODE_NORMAL,       /* the screen's keys, then the focused view's */
+    MODE_HELP,         /* the help shows: it scrolls, another key closes it */
+    MODE_INPUT,        /* keys go to the program; Ctrl-] gives them back */
+    MODE_SEARCH,       /* the status line asks what to search for */
+    MODE_GO_TO,        /* ... a second of the replay to go to */
+    MODE_SAVE_AS,      /* ... a name to save under (into save_name) */
+    MODE_CONFIRM_QUIT, /* "Stop it and quit? (y/n)" */
+};
+
 struct place {
     bool shown;
     int y, x, h, w;
@@ -44,8 +55,6 @@ struct tui {
     bool playing;
     double speed; /* frames of the session per frame of real time */
     double frame_acc;
-    bool asking_time; /* the status line asks "go to" instead of a search */
-    bool asking_name; /* ... or "save as": the answer goes to save_name */
     char save_name[256];
     const struct tui_config *cfg;
     int pty;
@@ -57,13 +66,10 @@ struct tui {
     void *help_state; /* where the help is scrolled to */
     int current;
     int tab_x[NTABS], tab_w[NTABS]; /* where the tabs were drawn, for clicks */
-    bool help;
+    enum tui_mode mode;
     bool colors;
-    bool input_mode;
-    bool searching;
-    char search[64];      /* what the prompt holds */
+    char search[64];      /* what the search and go-to prompts hold */
     char last_search[64]; /* the search n and N repeat, in any view */
-    bool confirm_quit;
     bool quit;
     bool stopping;
     /* What stopped the program when profil did on its own (--duration,

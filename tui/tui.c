@@ -60,8 +60,9 @@ static void tui_layout(struct tui *t)
     int pty_h = main_h;
     main_h -= t->msg_row;
     if (main_h < 3 || t->cols < 20)
-        return;    /* too small: the header says so */
-    if (t->help) { /* every key, scrolled when it does not fit: the header's rows too */
+        return; /* too small: the header says so */
+    if (t->mode ==
+        MODE_HELP) { /* every key, scrolled when it does not fit: the header's rows too */
         t->help_win = newwin(t->rows - 1 - t->msg_row, t->cols, 0, 0);
         return;
     }
@@ -377,24 +378,24 @@ static void tui_draw_status(struct tui *t)
         draw_text(stdscr, y - 1, 1, t->cols - 1, t->status);
         attrset(A_NORMAL);
     }
-    if (t->searching && t->asking_name) {
+    if (t->mode == MODE_SAVE_AS) {
         mvprintw(y, 0, "Save as: %s", t->save_name);
         curs_set(1);
         return;
     }
-    if (t->searching) {
-        mvprintw(y, 0, "%s%s", t->asking_time ? "Go to (seconds): " : "Search: ", t->search);
+    if (t->mode == MODE_SEARCH || t->mode == MODE_GO_TO) {
+        mvprintw(y, 0, "%s%s", t->mode == MODE_GO_TO ? "Go to (seconds): " : "Search: ", t->search);
         curs_set(1);
         return;
     }
     curs_set(0);
-    if (t->confirm_quit) {
+    if (t->mode == MODE_CONFIRM_QUIT) {
         attron(t->colors ? COLOR_PAIR(PAIR_WARN) : A_REVERSE);
         mvaddstr(y, 0, " The program is still running. Stop it and quit? (y/n) ");
         attrset(A_NORMAL);
         return;
     }
-    if (t->input_mode) {
+    if (t->mode == MODE_INPUT) {
         attron(t->colors ? COLOR_PAIR(PAIR_WARN) : A_REVERSE);
         mvaddstr(y, 0, " INPUT: keys go to the program; Ctrl-] gives them back ");
         attrset(A_NORMAL);
@@ -418,13 +419,13 @@ static void tui_draw_status(struct tui *t)
         }
     }
     for (int i = NTABS - 1; i >= 0 && used + 1 + want > t->cols; i--) {
-        if (t->help || i != tui_tab(t->current)) {
+        if (t->mode == MODE_HELP || i != tui_tab(t->current)) {
             used -= (int)strlen(label[i]);
             label[i] = "";
         }
     }
     for (int i = 0; i < NTABS; i++) {
-        bool cur = !t->help && (i == tui_tab(t->current));
+        bool cur = t->mode != MODE_HELP && (i == tui_tab(t->current));
         char tab[32];
         snprintf(tab, sizeof tab, "%d%s", i + 1, label[i]);
         t->tab_x[i] = x;
@@ -500,7 +501,7 @@ static void tui_draw_once(struct tui *t)
     tui_draw_header(t);
     tui_draw_status(t);
     wnoutrefresh(stdscr);
-    if (t->help && t->help_win != NULL) {
+    if (t->mode == MODE_HELP && t->help_win != NULL) {
         struct view_ctx ctx;
         tui_ctx(t, &ctx, -1);
         werase(t->help_win);
@@ -518,10 +519,10 @@ static void tui_draw_once(struct tui *t)
             tui_status(t, "%s", ctx.status);
         wnoutrefresh(t->win[i]);
     }
-    if (t->searching && t->asking_name)
+    if (t->mode == MODE_SAVE_AS)
         move(t->rows - 1, 9 + draw_width(t->save_name));
-    else if (t->searching)
-        move(t->rows - 1, (t->asking_time ? 17 : 8) + (int)strlen(t->search));
+    else if (t->mode == MODE_SEARCH || t->mode == MODE_GO_TO)
+        move(t->rows - 1, (t->mode == MODE_GO_TO ? 17 : 8) + (int)strlen(t->search));
 }
 
 static void tui_read_pty(struct tui *t)
@@ -587,7 +588,8 @@ static bool tui_wait_given_up(void *arg)
 static void tui_ended(struct tui *t)
 {
     t->dirty = true;
-    t->confirm_quit = false; /* "Stop it and quit?": nothing runs to stop now */
+    if (t->mode == MODE_CONFIRM_QUIT) /* "Stop it and quit?": nothing runs to stop now */
+        t->mode = MODE_NORMAL;
     if (t->d->released)
         session_set_detached_end(t->s, false); /* it runs on */
     else if (t->d->exit_unknown)
@@ -820,7 +822,7 @@ static int tui_run(struct tui *t0, char **cause)
         }
         /* A message set above, after NOW was read, is newer than NOW. */
         if (t->status[0] && now > t->status_at && now - t->status_at > 5000000000ull &&
-            !t->confirm_quit) {
+            t->mode != MODE_CONFIRM_QUIT) {
             t->status[0] = '\0';
             t->dirty = true;
         }
