@@ -2,8 +2,8 @@
 
 #include "analysis/diff.h"
 #include "elf/module.h"
-#include "util/quote.h"
 #include "util/pct.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>

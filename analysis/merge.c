@@ -1,12 +1,12 @@
 #include "config.h"
 
+#include "analysis/merge.h"
+#include "prf/replay.h"
 #include "session/internal.h"
 #include "session/limits.h"
 #include "session/lines.h"
-#include "analysis/merge.h"
-#include "util/quote.h"
-#include "prf/replay.h"
 #include "session/threads.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>

@@ -1,7 +1,7 @@
 #include "config.h"
 
-#include "util/quote.h"
 #include "elf/source.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>

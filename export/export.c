@@ -6,9 +6,9 @@
 
 #include "analysis/calltree.h"
 #include "export/export.h"
-#include "util/quote.h"
 #include "session/lines.h"
 #include "session/stacks.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>

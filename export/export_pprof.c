@@ -6,10 +6,10 @@
  */
 #include "config.h"
 
-#include "export/export.h"
-#include "session/lines.h"
 #include "elf/module.h"
+#include "export/export.h"
 #include "export/profile.pb-c.h"
+#include "session/lines.h"
 #include "session/stacks.h"
 #include "util/xmalloc.h"
 

@@ -6,10 +6,10 @@
 #include "config.h"
 
 #include "clockdrv/clockdrv.h"
-#include "launcher/launcher.h"
-#include "launcher/prompt.h"
 #include "elf/debuginfo.h"
 #include "elf/module.h"
+#include "launcher/launcher.h"
+#include "launcher/prompt.h"
 #include "prf/prf.h"
 #include "util/quote.h"
 #include "util/xmalloc.h"

@@ -5,12 +5,12 @@
  */
 #include "config.h"
 
-#include "launcher/launcher.h"
-#include "session/lines.h"
-#include "prf/prf.h"
-#include "util/quote.h"
-#include "report/report.h"
 #include "elf/source.h"
+#include "launcher/launcher.h"
+#include "prf/prf.h"
+#include "report/report.h"
+#include "session/lines.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <dirent.h>

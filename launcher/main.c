@@ -1,22 +1,22 @@
 /* profil: PROFIL's prompts, then the program under the clock, then NAME.PRF. */
 #include "config.h"
 
+#include "analysis/calltree.h"
+#include "analysis/diff.h"
+#include "analysis/merge.h"
+#include "elf/debuginfo.h"
+#include "export/export.h"
 #include "launcher/control.h"
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
-#include "report/annotate.h"
-#include "analysis/calltree.h"
 #include "prf/classic.h"
-#include "elf/debuginfo.h"
-#include "analysis/diff.h"
-#include "export/export.h"
-#include "analysis/merge.h"
 #include "prf/prf.h"
-#include "util/quote.h"
 #include "prf/replay.h"
+#include "report/annotate.h"
 #include "report/report.h"
 #include "session/threads.h"
 #include "tui/tui.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>
@@ -182,7 +182,7 @@ static int main_report(const struct options *o)
 }
 
 /* --diff BEFORE AFTER: their routines compared, as text or JSON. */
-static int main_diff(const struct options *o)
+static int main_diff(struct options *o)
 {
     struct session *a = main_read(o->diff_before, o);
     struct session *b = a != NULL ? main_read(o->diff_after, o) : NULL;
@@ -205,7 +205,7 @@ static int main_diff(const struct options *o)
 }
 
 /* --merge A B ... -o ALL: the runs added up into one session. */
-static int main_merge(const struct options *o)
+static int main_merge(struct options *o)
 {
     size_t n = (size_t)o->nmerge;
     char *cause = NULL;
@@ -566,6 +566,199 @@ const char *__lsan_default_options(void)
 }
 #endif
 
+/* --list [FILE]: the program's functions, or a session's. */
+static int main_list(struct options *o)
+{
+    char *file = o->target != NULL ? main_session_path(o->target) : NULL;
+    if (o->target != NULL && file == NULL)
+        return 1;
+    o->target = file;
+    int r = launcher_list(o);
+    free(file);
+    return r;
+}
+
+/* RUN on the session file the user named (NAME, NAME.PRF). */
+static int main_on_file(struct options *o, int (*run)(const struct options *o))
+{
+    char *file = main_session_path(o->target);
+    if (file == NULL)
+        return 1;
+    o->target = file;
+    int r = run(o);
+    free(file);
+    return r;
+}
+
+static int main_report_file(struct options *o)
+{
+    return main_on_file(o, main_report);
+}
+
+static int main_export_file(struct options *o)
+{
+    return main_on_file(o, main_export);
+}
+
+static int main_replay_file(struct options *o)
+{
+    return main_on_file(o, main_replay);
+}
+
+/* The program to run, checked before any question is asked: found as a
+ * shell finds it, a regular file, runnable (a script by its interpreter),
+ * not the output; the output and --control's FIFO usable.  0 with *PATH,
+ * *INTERP (NULL: not a script) and *OUTPUT, all owned; else the exit status,
+ * said in one line. */
+static int main_check_program(const struct options *o, char **path, char **interp, char **output)
+{
+    *path = launcher_resolve(o->target);
+    *interp = *output = NULL;
+    if (*path == NULL) {
+        struct stat here;
+        if (strchr(o->target, '/') == NULL && stat(o->target, &here) == 0)
+            fprintf(stderr, "profil: %s: not found in PATH; did you mean ./%s?\n", o->target,
+                    o->target);
+        else
+            fprintf(stderr, "profil: %s: File not found\n", o->target);
+        return 1;
+    }
+    char *cause = NULL;
+    /* A FIFO would block every open of it from here on. */
+    struct stat st;
+    if (stat(*path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "profil: %s: not a regular file (%s)\n", o->target,
+                S_ISDIR(st.st_mode)                          ? "a directory"
+                : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                : S_ISSOCK(st.st_mode)                       ? "a socket"
+                                                             : "not a program");
+        return 1;
+    }
+    /* A script runs as the kernel runs it; its interpreter's code is the
+     * program area. */
+    if (launcher_interpreter(*path, interp, &cause) < 0 ||
+        module_check_executable(*interp ? *interp : *path, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
+        return 1;
+    }
+    if (access(*path, X_OK) != 0) {
+        fprintf(stderr, "profil: %s: not executable (%s)\n", o->target, strerror(errno));
+        return 1;
+    }
+    *output = launcher_output_name(o, *path, 0);
+    /* PROFIL wrote X.PRF over a program named X.PRF; -o X ./X replaced X. */
+    int r = launcher_refuse_same(*output, *path, "the program");
+    if (r == 0 && *interp != NULL)
+        r = launcher_refuse_same(*output, *interp, "the program's interpreter");
+    if (r != 0)
+        return r;
+    r = launcher_check_output(*output);
+    if (r < 0 || prf_write_check(*output, PRF_SAVE_KEEP_OLD, &cause) < 0) {
+        if (r < 0)
+            fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", *output, strerror(-r));
+        else
+            fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
+        return 1;
+    }
+    /* --control's FIFO, checked before any prompt: a regular file is refused. */
+    if (o->control != NULL && control_check(o->control, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
+        return 1;
+    }
+    return 0;
+}
+
+/* PROFIL's questions not answered on the command line, then the program's
+ * parameters into A.  0, or the exit status, said in one line. */
+static int main_ask(struct options *o, struct args *a)
+{
+    /* -b and -t given, and no one to type: the parameters are none, not a
+     * line taken from the program's input. */
+    bool ask_params = o->bucket == 0 || o->interval == 0 || isatty(STDIN_FILENO);
+    int r = 0;
+    if ((o->bucket == 0 &&
+         (r = prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, PROMPT_BUCKET_HELP, BUCKET_MIN,
+                            BUCKET_MAX, BUCKET_DEFAULT, &o->bucket)) < 0) ||
+        (o->interval == 0 &&
+         (r = prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED, PROMPT_INTERVAL_HELP,
+                            INTERVAL_MIN, INTERVAL_MAX, INTERVAL_DEFAULT, &o->interval)) < 0)) {
+        if (r == PROMPT_GAVE_UP) /* it said why */
+            return 2;
+        fprintf(stderr, "profil: end of input: nothing was run\n");
+        return 1;
+    }
+    r = main_params(o, ask_params, a);
+    if (r < 0)
+        fprintf(stderr, "profil: end of input: nothing was run\n");
+    return r < 0 ? 1 : r;
+}
+
+/* profil PROGRAM: the questions, then the program under the clock, then
+ * NAME.PRF.  Also -p PID, and a session file named as the program (its
+ * replay). */
+static int main_profile(struct options *o)
+{
+    if (o->attach_pid > 0)
+        return launcher_attach(o);
+    if (main_is_session(o->target))
+        return main_replay(o);
+    if (o->has_tid || o->comm || o->from_arg || o->to_arg) {
+        fprintf(stderr, "profil: --%s goes with --report and the replay\n",
+                o->has_tid    ? "tid"
+                : o->comm     ? "comm"
+                : o->from_arg ? "from"
+                              : "to");
+        return 2;
+    }
+
+    debuginfo_set_progress(launcher_debuginfo_progress, NULL, NULL, NULL);
+    char *path, *interp, *output, *cause = NULL;
+    struct args a = {0};
+    struct session *s = NULL;
+    int status = main_check_program(o, &path, &interp, &output);
+    if (status != 0 || (status = main_ask(o, &a)) != 0)
+        goto out;
+    status = 1;
+    launcher_catch_early_signals(true);
+    debuginfo_background(true); /* the program starts at once: names come when they can */
+    s = session_new(interp ? interp : path, o->bucket, o->interval, &cause);
+    if (s == NULL || (o->range != NULL && session_set_range(s, o->range, &cause) < 0)) {
+        fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
+        goto out;
+    }
+    s->args = xcalloc(a.argc + 1, sizeof *s->args);
+    for (size_t i = 0; i < a.argc; i++)
+        s->args[s->nargs++] = xstrdup(a.argv[i]);
+    free(s->program);
+    s->program = xstrdup(o->target);
+    s->comment = o->comment ? xstrdup(o->comment) : NULL;
+    s->interpreter = interp ? xstrdup(interp) : NULL;
+    s->raw_names = o->no_demangle;
+    s->embed_source = o->embed_source;
+    status = launcher_run(s, o, path, &a, output);
+out:
+    launcher_catch_early_signals(false);
+    session_free(s);
+    args_free(&a);
+    free(output);
+    free(interp);
+    free(path);
+    return status;
+}
+
+/* What each mode of the command line runs. */
+static int (*const main_modes[])(struct options *o) = {
+    [MODE_PROFILE] = main_profile,    [MODE_REPORT] = main_report_file,
+    [MODE_REPLAY] = main_replay_file, [MODE_EXPORT] = main_export_file,
+    [MODE_LIST] = main_list,          [MODE_DIFF] = main_diff,
+    [MODE_MERGE] = main_merge,
+};
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -580,167 +773,5 @@ int main(int argc, char **argv)
         atexit(main_free_baseline);
         o.baseline_session = main_baseline;
     }
-    if (o.mode == MODE_DIFF)
-        return main_diff(&o);
-    if (o.mode == MODE_MERGE)
-        return main_merge(&o);
-    if (o.mode == MODE_LIST) {
-        char *file = o.target != NULL ? main_session_path(o.target) : NULL;
-        if (o.target != NULL && file == NULL)
-            return 1;
-        o.target = file;
-        r = launcher_list(&o);
-        free(file);
-        return r;
-    }
-    if (o.mode != MODE_PROFILE) {
-        char *file = main_session_path(o.target);
-        if (file == NULL)
-            return 1;
-        o.target = file;
-        r = o.mode == MODE_REPORT   ? main_report(&o)
-            : o.mode == MODE_EXPORT ? main_export(&o)
-                                    : main_replay(&o);
-        free(file);
-        return r;
-    }
-    if (o.attach_pid > 0)
-        return launcher_attach(&o);
-    if (main_is_session(o.target))
-        return main_replay(&o);
-    if (o.has_tid || o.comm || o.from_arg || o.to_arg) {
-        fprintf(stderr, "profil: --%s goes with --report and the replay\n",
-                o.has_tid    ? "tid"
-                : o.comm     ? "comm"
-                : o.from_arg ? "from"
-                             : "to");
-        return 2;
-    }
-
-    debuginfo_set_progress(launcher_debuginfo_progress, NULL, NULL, NULL);
-    char *path = launcher_resolve(o.target);
-    if (path == NULL) {
-        struct stat here;
-        if (strchr(o.target, '/') == NULL && stat(o.target, &here) == 0)
-            fprintf(stderr, "profil: %s: not found in PATH; did you mean ./%s?\n", o.target,
-                    o.target);
-        else
-            fprintf(stderr, "profil: %s: File not found\n", o.target);
-        return 1;
-    }
-    char *cause = NULL;
-    /* A FIFO would block every open of it from here on. */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "profil: %s: not a regular file (%s)\n", o.target,
-                S_ISDIR(st.st_mode)                          ? "a directory"
-                : S_ISFIFO(st.st_mode)                       ? "a FIFO"
-                : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                : S_ISSOCK(st.st_mode)                       ? "a socket"
-                                                             : "not a program");
-        free(path);
-        return 1;
-    }
-    /* A script runs as the kernel runs it; its interpreter's code is the
-     * program area. */
-    char *interp = NULL;
-    if (launcher_interpreter(path, &interp, &cause) < 0 ||
-        module_check_executable(interp ? interp : path, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", quote(cause));
-        free(cause);
-        free(interp);
-        free(path);
-        return 1;
-    }
-    if (access(path, X_OK) != 0) {
-        fprintf(stderr, "profil: %s: not executable (%s)\n", o.target, strerror(errno));
-        free(interp);
-        free(path);
-        return 1;
-    }
-    char *output = launcher_output_name(&o, path, 0);
-    /* PROFIL wrote X.PRF over a program named X.PRF; -o X ./X replaced X. */
-    r = launcher_refuse_same(output, path, "the program");
-    if (r == 0 && interp != NULL)
-        r = launcher_refuse_same(output, interp, "the program's interpreter");
-    if (r != 0) {
-        free(output);
-        free(interp);
-        free(path);
-        return r;
-    }
-    r = launcher_check_output(output);
-    if (r < 0 || prf_write_check(output, PRF_SAVE_KEEP_OLD, &cause) < 0) {
-        if (r < 0)
-            fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
-        else
-            fprintf(stderr, "profil: %s\n", quote(cause));
-        free(cause);
-        free(output);
-        free(interp);
-        free(path);
-        return 1;
-    }
-    /* --control's FIFO, checked before any prompt: a regular file is refused. */
-    if (o.control != NULL && control_check(o.control, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", quote(cause));
-        free(cause);
-        free(output);
-        free(interp);
-        free(path);
-        return 1;
-    }
-
-    int status = 1;
-    struct args a = {0};
-    struct session *s = NULL;
-    /* -b and -t given, and no one to type: the parameters are none, not a
-     * line taken from the program's input. */
-    bool ask_params = o.bucket == 0 || o.interval == 0 || isatty(STDIN_FILENO);
-    if ((o.bucket == 0 &&
-         (r = prompt_number(PROMPT_BUCKET, PROMPT_BUCKET_WANTED, PROMPT_BUCKET_HELP, BUCKET_MIN,
-                            BUCKET_MAX, BUCKET_DEFAULT, &o.bucket)) < 0) ||
-        (o.interval == 0 &&
-         (r = prompt_number(PROMPT_INTERVAL, PROMPT_INTERVAL_WANTED, PROMPT_INTERVAL_HELP,
-                            INTERVAL_MIN, INTERVAL_MAX, INTERVAL_DEFAULT, &o.interval)) < 0)) {
-        if (r == PROMPT_GAVE_UP) { /* it said why */
-            status = 2;
-            goto out;
-        }
-        fprintf(stderr, "profil: end of input: nothing was run\n");
-        goto out;
-    }
-    r = main_params(&o, ask_params, &a);
-    if (r != 0) {
-        if (r < 0)
-            fprintf(stderr, "profil: end of input: nothing was run\n");
-        status = r < 0 ? 1 : r;
-        goto out;
-    }
-    launcher_catch_early_signals(true);
-    debuginfo_background(true); /* the program starts at once: names come when they can */
-    s = session_new(interp ? interp : path, o.bucket, o.interval, &cause);
-    if (s == NULL || (o.range != NULL && session_set_range(s, o.range, &cause) < 0)) {
-        fprintf(stderr, "profil: %s\n", quote(cause));
-        free(cause);
-        goto out;
-    }
-    s->args = xcalloc(a.argc + 1, sizeof *s->args);
-    for (size_t i = 0; i < a.argc; i++)
-        s->args[s->nargs++] = xstrdup(a.argv[i]);
-    free(s->program);
-    s->program = xstrdup(o.target);
-    s->comment = o.comment ? xstrdup(o.comment) : NULL;
-    s->interpreter = interp ? xstrdup(interp) : NULL;
-    s->raw_names = o.no_demangle;
-    s->embed_source = o.embed_source;
-    status = launcher_run(s, &o, path, &a, output);
-out:
-    launcher_catch_early_signals(false);
-    session_free(s);
-    args_free(&a);
-    free(output);
-    free(interp);
-    free(path);
-    return status;
+    return main_modes[o.mode](&o);
 }

@@ -1,9 +1,9 @@
 #include "config.h"
 
+#include "analysis/settle.h"
+#include "elf/source.h"
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
-#include "elf/source.h"
-#include "analysis/settle.h"
 
 #include <getopt.h>
 #include <stdbool.h>

@@ -1,8 +1,8 @@
 #include "config.h"
 
 #include "launcher/prompt.h"
-#include "util/quote.h"
 #include "util/files.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <ctype.h>

@@ -1,19 +1,19 @@
 #include "config.h"
 
+#include "analysis/settle.h"
 #include "clockdrv/clockdrv.h"
 #include "clockdrv/drivers.h"
 #include "clockdrv/ustack.h"
+#include "elf/debuginfo.h"
 #include "launcher/control.h"
 #include "launcher/launcher.h"
-#include "elf/debuginfo.h"
-#include "session/lines.h"
 #include "prf/prf.h"
-#include "util/quote.h"
 #include "report/report.h"
-#include "analysis/settle.h"
+#include "session/lines.h"
 #include "session/threads.h"
 #include "tui/tui.h"
 #include "util/files.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>

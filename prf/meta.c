@@ -1,8 +1,8 @@
 #include "config.h"
 
+#include "prf/meta.h"
 #include "session/internal.h"
 #include "session/limits.h"
-#include "prf/meta.h"
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>

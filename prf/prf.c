@@ -1,12 +1,12 @@
 #include "config.h"
 
 #include "prf/classic.h"
-#include "session/internal.h"
-#include "session/limits.h"
-#include "session/lines.h"
 #include "prf/meta.h"
 #include "prf/prf.h"
 #include "prf/prf_chunk.h"
+#include "session/internal.h"
+#include "session/limits.h"
+#include "session/lines.h"
 #include "session/threads.h"
 #include "util/xmalloc.h"
 

@@ -4,12 +4,12 @@
  */
 #include "config.h"
 
-#include "session/internal.h"
-#include "session/lines.h"
+#include "elf/source.h"
 #include "prf/meta.h"
 #include "prf/prf.h"
 #include "prf/prf_chunk.h"
-#include "elf/source.h"
+#include "session/internal.h"
+#include "session/lines.h"
 #include "session/stacks.h"
 #include "session/threads.h"
 #include "util/xmalloc.h"

@@ -1,14 +1,14 @@
 #include "config.h"
 
-#include "report/annotate.h"
 #include "elf/disasm.h"
+#include "elf/source.h"
+#include "report/annotate.h"
+#include "report/report.h"
 #include "session/internal.h"
 #include "session/lines.h"
-#include "util/quote.h"
-#include "report/report.h"
-#include "elf/source.h"
 #include "session/stacks.h"
 #include "util/pct.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <inttypes.h>

@@ -6,10 +6,10 @@
 
 #include "analysis/calltree.h"
 #include "export/export.h"
-#include "session/limits.h"
-#include "util/quote.h"
 #include "report/report.h"
+#include "session/limits.h"
 #include "util/pct.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <inttypes.h>

@@ -4,11 +4,11 @@
  */
 #include "config.h"
 
-#include "session/lines.h"
-#include "util/quote.h"
-#include "report/linereport.h"
 #include "elf/source.h"
+#include "report/linereport.h"
+#include "session/lines.h"
 #include "util/pct.h"
+#include "util/quote.h"
 #include "util/ticks.h"
 #include "util/xmalloc.h"
 

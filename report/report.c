@@ -1,13 +1,13 @@
 #include "config.h"
 
 #include "analysis/calltree.h"
-#include "session/lines.h"
-#include "util/quote.h"
 #include "report/report.h"
+#include "session/lines.h"
 #include "session/stacks.h"
-#include "util/stats.h"
 #include "session/threads.h"
 #include "util/pct.h"
+#include "util/quote.h"
+#include "util/stats.h"
 #include "util/ticks.h"
 #include "util/xmalloc.h"
 

@@ -3,8 +3,8 @@
 #define PROFIL_REPORT_H
 
 #include "report/linereport.h"
-#include "session/session.h"
 #include "report/threadreport.h"
+#include "session/session.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -5,11 +5,11 @@
  */
 #include "config.h"
 
-#include "session/internal.h"
-#include "util/quote.h"
 #include "report/threadreport.h"
+#include "session/internal.h"
 #include "session/threads.h"
 #include "util/pct.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>

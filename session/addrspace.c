@@ -5,9 +5,9 @@
  */
 #include "config.h"
 
+#include "elf/unwind.h"
 #include "session/internal.h"
 #include "session/threads.h"
-#include "elf/unwind.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 #include "config.h"
 
 #include "elf/debuginfo.h"
+#include "elf/source.h"
+#include "elf/symbols.h"
 #include "session/internal.h"
 #include "session/lines.h"
-#include "elf/source.h"
 #include "session/stacks.h"
-#include "elf/symbols.h"
 #include "util/xmalloc.h"
 
 #include <dwarf.h>

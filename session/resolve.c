@@ -5,10 +5,10 @@
  */
 #include "config.h"
 
-#include "session/internal.h"
 #include "elf/debuginfo.h"
-#include "session/lines.h"
 #include "elf/symbols.h"
+#include "session/internal.h"
+#include "session/lines.h"
 #include "util/xmalloc.h"
 
 #include <fcntl.h>

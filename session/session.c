@@ -5,8 +5,8 @@
 #include "session/limits.h"
 #include "session/lines.h"
 #include "session/stacks.h"
-#include "util/stats.h"
 #include "session/threads.h"
+#include "util/stats.h"
 #include "util/xmalloc.h"
 
 #include <limits.h>

@@ -1,9 +1,9 @@
 #include "config.h"
 
+#include "elf/unwind.h"
 #include "session/internal.h"
 #include "session/lines.h"
 #include "session/stacks.h"
-#include "elf/unwind.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>

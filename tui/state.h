@@ -6,9 +6,9 @@
 #ifndef PROFIL_TUI_STATE_H
 #define PROFIL_TUI_STATE_H
 
+#include "analysis/settle.h"
 #include "clockdrv/clockdrv.h"
 #include "session/session.h"
-#include "analysis/settle.h"
 #include "tui/tui_config.h"
 #include "views/view.h"
 

@@ -7,8 +7,8 @@
 
 #include "analysis/diff.h"
 #include "report/report.h"
-#include "util/stats.h"
 #include "util/pct.h"
+#include "util/stats.h"
 #include "util/ticks.h"
 #include "util/xmalloc.h"
 #include "views/view.h"

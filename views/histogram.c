@@ -4,8 +4,8 @@
 #include "config.h"
 
 #include "session/hitorder.h"
-#include "util/stats.h"
 #include "util/pct.h"
+#include "util/stats.h"
 #include "util/xmalloc.h"
 #include "views/view.h"
 

@@ -7,10 +7,10 @@
  * or instruction across rebuilds. */
 #include "config.h"
 
-#include "report/annotate.h"
 #include "elf/disasm.h"
-#include "session/lines.h"
+#include "report/annotate.h"
 #include "report/report.h"
+#include "session/lines.h"
 #include "session/stacks.h"
 #include "util/pct.h"
 #include "util/ticks.h"

@@ -26,11 +26,11 @@
  * instruction's line is looked up): the Source view's first screen. */
 #include "config.h"
 
+#include "prf/prf.h"
+#include "prf/prf_chunk.h"
 #include "report/annotate.h"
 #include "session/internal.h"
 #include "session/lines.h"
-#include "prf/prf.h"
-#include "prf/prf_chunk.h"
 #include "util/xmalloc.h"
 
 #include <stdio.h>

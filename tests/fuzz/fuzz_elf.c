@@ -10,12 +10,12 @@
  * which must read back. */
 #include "config.h"
 
-#include "report/annotate.h"
 #include "elf/debuginfo.h"
-#include "session/lines.h"
-#include "prf/prf.h"
-#include "report/report.h"
 #include "elf/source.h"
+#include "prf/prf.h"
+#include "report/annotate.h"
+#include "report/report.h"
+#include "session/lines.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <elfutils/libdwelf.h>

@@ -5,9 +5,9 @@
  * /proc/kallsyms), reported, and saved: the file must read back. */
 #include "config.h"
 
+#include "elf/symbols.h"
 #include "report/report.h"
 #include "session/session.h"
-#include "elf/symbols.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <stdio.h>

@@ -6,9 +6,9 @@
 #include "config.h"
 
 #include "analysis/merge.h"
+#include "elf/source.h"
 #include "prf/prf.h"
 #include "report/report.h"
-#include "elf/source.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <stdio.h>

@@ -2,12 +2,12 @@
  * returns a session or a one-line reason, and what it returns is usable. */
 #include "config.h"
 
-#include "report/annotate.h"
 #include "analysis/calltree.h"
+#include "elf/source.h"
 #include "export/export.h"
 #include "prf/prf.h"
+#include "report/annotate.h"
 #include "report/report.h"
-#include "elf/source.h"
 #include "session/stacks.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -3,8 +3,8 @@
 #include "config.h"
 
 #include "launcher/control.h"
-#include "session/limits.h"
 #include "prf/meta.h"
+#include "session/limits.h"
 #include "session/session.h"
 #include "tests/tap.h"
 #include "util/xmalloc.h"

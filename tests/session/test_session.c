@@ -1,8 +1,8 @@
 /* Classification, buckets, the hit table and the ranking, fed by hand-made events. */
 #include "config.h"
 
-#include "session/hitorder.h"
 #include "prf/prf.h"
+#include "session/hitorder.h"
 #include "session/session.h"
 #include "session/threads.h"
 #include "tests/tap.h"

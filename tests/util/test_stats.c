@@ -2,8 +2,8 @@
  * (Wilson 1927; Newcombe 1998's table for the small cases). */
 #include "config.h"
 
-#include "util/stats.h"
 #include "tests/tap.h"
+#include "util/stats.h"
 
 #include <math.h>
 
