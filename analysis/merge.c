@@ -306,7 +306,6 @@ int merge_sessions(struct session *out, struct session **runs, const char *const
     }
     out->end_ns = MERGE_T0 + end * SESSION_FRAME_NS;
     out->unwinds = 0;
-    out->cur_frame = NULL;
     out->funcs_dirty = true;
     out->totals_dirty = true;
     merge_meta(out, runs, names, n);

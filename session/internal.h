@@ -117,13 +117,29 @@ void frame_note(struct frame_hit **list, uint32_t *n, uint32_t *alloc, bool *com
                 uint64_t count);
 /* Sort and merge such a list: one entry per id. */
 void frame_list_compact(struct frame_hit **list, uint32_t *n, uint32_t *alloc, bool *compact);
-/* Note in the frame being ingested that thread TID's KEY (a hit id, or
- * FRAME_BLOCKED; a stack id when STACK) grew by COUNT. */
-void frame_tid_note(struct session *s, bool stack, uint32_t tid, uint32_t key, uint64_t count);
+/* What one event carries through its ingest: made by session_ingest and
+ * passed down to what counts the event, never kept in the session, so that
+ * what counts says what it depends on.  A file's reader, which counts
+ * outside any event, passes NULL: no frame, and the views see it all. */
+struct ingest {
+    struct frame *frame;   /* the timeline's frame the event lands in, or NULL */
+    bool view;             /* the views show the event's thread (session/threads.h) */
+    uint32_t hit;          /* the hit id the event was counted at */
+    struct counters delta; /* what the event adds to the whole run */
+};
+
+/* Count COUNT samples at (MODULE, OFFSET) as IN's event (NULL: a reader's).
+ * Returns the hit's id. */
+uint32_t ingest_hit(struct session *s, struct ingest *in, uint32_t module, uint64_t offset,
+                    uint64_t count);
+/* Note in IN's frame that thread TID's KEY (a hit id, or FRAME_BLOCKED; a
+ * stack id when STACK) grew by COUNT.  Nothing without a frame. */
+void frame_tid_note(struct session *s, struct ingest *in, bool stack, uint32_t tid, uint32_t key,
+                    uint64_t count);
 
 /* The stacks part of session_ingest: a live sample's stack, unwound and
  * counted (its leaf already counted as a hit), and a replayed one. */
-void session_count_stack(struct session *s, const struct event *ev);
+void session_count_stack(struct session *s, struct ingest *in, const struct event *ev);
 void session_stacks_clear(struct session *s);
 void session_stacks_reset(struct session *s);
 void session_stacks_free(struct session *s);

@@ -40,7 +40,6 @@ struct session *session_new_empty(void)
     s->hits_alloc = 1024;
     s->hits = xcalloc(s->hits_alloc, sizeof *s->hits);
     hit_table_clear(s->hits, s->hits_alloc);
-    s->view = true;
     s->anon_module = UINT32_MAX;
     s->kernel_module = UINT32_MAX;
     s->jit_module = UINT32_MAX;
@@ -307,9 +306,10 @@ void frame_list_compact(struct frame_hit **list, uint32_t *n, uint32_t *alloc, b
     *compact = true;
 }
 
-void frame_tid_note(struct session *s, bool stack, uint32_t tid, uint32_t key, uint64_t count)
+void frame_tid_note(struct session *s, struct ingest *in, bool stack, uint32_t tid, uint32_t key,
+                    uint64_t count)
 {
-    struct frame *f = s->cur_frame;
+    struct frame *f = in != NULL ? in->frame : NULL;
     if (f == NULL || tid == 0)
         return;
     struct frame_tid **list = stack ? &f->tstacks : &f->thits;
@@ -410,6 +410,12 @@ uint32_t session_hit_id(const struct session *s, uint32_t module, uint64_t offse
 
 void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64_t count)
 {
+    ingest_hit(s, NULL, module, offset, count);
+}
+
+uint32_t ingest_hit(struct session *s, struct ingest *in, uint32_t module, uint64_t offset,
+                    uint64_t count)
+{
     struct hit *h = hit_slot(s->hits, s->hits_alloc, module, offset);
     if (h->module == UINT32_MAX) {
         if (2 * (s->nhits + 1) > s->hits_alloc) {
@@ -423,17 +429,17 @@ void session_add_hit(struct session *s, uint32_t module, uint64_t offset, uint64
         s->nhits++;
         s->funcs_dirty = true;
     }
-    s->last_hit = h->id;
     h->run = session_sat_add(h->run, count);
-    if (s->view) {
+    if (in == NULL || in->view) {
         h->count = session_sat_add(h->count, count);
         s->totals_dirty = true;
         if (h->func >= 0)
             s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, count);
     }
-    if (s->cur_frame != NULL)
-        frame_note(&s->cur_frame->hits, &s->cur_frame->nhits, &s->cur_frame->hits_alloc,
-                   &s->cur_frame->compact, h->id, count);
+    struct frame *f = in != NULL ? in->frame : NULL;
+    if (f != NULL)
+        frame_note(&f->hits, &f->nhits, &f->hits_alloc, &f->compact, h->id, count);
+    return h->id;
 }
 
 /* The recorded run's program area: the program's own (module 0's, or the
@@ -522,20 +528,21 @@ void counters_add(struct counters *c, enum counter_kind k, uint64_t n)
     c->total = session_sat_add(c->total, n);
 }
 
-static void session_count(struct session *s, uint32_t module, uint64_t offset, uint64_t n)
+static void session_count(struct session *s, struct ingest *in, uint32_t module, uint64_t offset,
+                          uint64_t n)
 {
     size_t b = 0;
     enum counter_kind k = session_counter_of(s, module, offset, &b);
     /* The whole run's, for the timeline; the views' only when they show
      * the thread (session/threads.h). */
-    counters_add(&s->delta, k, n);
+    counters_add(&in->delta, k, n);
     counters_add(&s->run, session_run_counter(s, module, offset, k), n);
-    if (s->view) {
+    if (in->view) {
         counters_add(&s->c, k, n);
         if (k == COUNT_PROGRAM)
             s->buckets[b] += n;
     }
-    session_add_hit(s, module, offset, n);
+    in->hit = ingest_hit(s, in, module, offset, n);
 }
 
 /* Remember that PID ran anonymous code: its JIT may keep a perf map. */
@@ -550,13 +557,13 @@ static void session_note_jit(struct session *s, uint32_t pid)
 }
 
 /* Which module a user-mode PC lies in, by the process's mappings. */
-static void session_classify_user(struct session *s, const struct event *ev)
+static void session_classify_user(struct session *s, struct ingest *in, const struct event *ev)
 {
     uint32_t module;
     uint64_t offset;
     if (session_user_place(s, session_space(s, ev->pid, false), ev->sample.pc, &module, &offset))
         session_note_jit(s, ev->pid);
-    session_count(s, module, offset, ev->sample.count);
+    session_count(s, in, module, offset, ev->sample.count);
 }
 
 /* Frame I, made (with every frame before it) on first use. */
@@ -598,46 +605,45 @@ void session_ingest(struct session *s, const struct event *ev)
         s->start_ns = ev->time_ns;
     if (ev->time_ns > s->end_ns)
         s->end_ns = ev->time_ns;
-    memset(&s->delta, 0, sizeof s->delta);
-    struct frame *f = NULL;
+    struct ingest in = {0};
     if (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST || ev->type == EVENT_PREEMPTED ||
         ev->type == EVENT_HIT || ev->type == EVENT_STACK)
-        f = s->cur_frame = session_frame_at(s, ev->time_ns);
+        in.frame = session_frame_at(s, ev->time_ns);
     /* A replayed hit or stack has no thread: a thread filter leaves it out
      * of the views (which show the whole run's samples of the thread). */
-    s->view = threads_viewed(s, ev->tid);
+    in.view = threads_viewed(s, ev->tid);
     struct thread_info *t = NULL;
     if (ev->type == EVENT_SAMPLE && ev->tid != 0)
         t = threads_get(s, ev->pid, ev->tid, ev->time_ns);
     switch (ev->type) {
-    case EVENT_STACK: /* a replay: already unwound */ session_count_stack(s, ev); break;
+    case EVENT_STACK: /* a replay: already unwound */ session_count_stack(s, &in, ev); break;
     case EVENT_HIT: /* a replay: already attributed */
         if (ev->hit.module < s->nmodules)
-            session_count(s, ev->hit.module, ev->hit.offset, ev->hit.count);
+            session_count(s, &in, ev->hit.module, ev->hit.offset, ev->hit.count);
         break;
     case EVENT_SAMPLE:
         switch (ev->sample.mode) {
-        case SAMPLE_USER: session_classify_user(s, ev); break;
+        case SAMPLE_USER: session_classify_user(s, &in, ev); break;
         case SAMPLE_KERNEL:
             if (s->kernel_module == UINT32_MAX)
                 s->kernel_module = session_module(s, "[kernel]", MODULE_KERNEL);
-            session_count(s, s->kernel_module, ev->sample.pc, ev->sample.count);
+            session_count(s, &in, s->kernel_module, ev->sample.pc, ev->sample.count);
             break;
         case SAMPLE_BLOCKED: /* no PC: I/O, and no hit */
-            counters_add(&s->delta, COUNT_IO, ev->sample.count);
+            counters_add(&in.delta, COUNT_IO, ev->sample.count);
             counters_add(&s->run, COUNT_IO, ev->sample.count);
-            if (s->view)
+            if (in.view)
                 counters_add(&s->c, COUNT_IO, ev->sample.count);
             break;
         }
         if (t != NULL) {
             bool blocked = ev->sample.mode == SAMPLE_BLOCKED;
-            threads_count(s, t, blocked ? UINT32_MAX : s->last_hit, blocked, ev->sample.count);
-            frame_tid_note(s, false, t->tid, blocked ? FRAME_BLOCKED : s->last_hit,
+            threads_count(s, t, blocked ? UINT32_MAX : in.hit, blocked, ev->sample.count);
+            frame_tid_note(s, &in, false, t->tid, blocked ? FRAME_BLOCKED : in.hit,
                            ev->sample.count);
         }
         if (ev->sample.stack != NULL)
-            session_count_stack(s, ev);
+            session_count_stack(s, &in, ev);
         break;
     case EVENT_MMAP: session_on_mmap(s, ev); break;
     case EVENT_FORK:
@@ -656,27 +662,26 @@ void session_ingest(struct session *s, const struct event *ev)
     case EVENT_THREAD_EXIT:
     case EVENT_COMM: threads_on_event(s, ev); break;
     case EVENT_LOST: /* no thread: the whole program's, filtered or not */
-        s->delta.lost += ev->lost.count;
+        in.delta.lost += ev->lost.count;
         s->run.lost = session_sat_add(s->run.lost, ev->lost.count);
         if (!s->window)
             s->c.lost += ev->lost.count;
         break;
     case EVENT_PREEMPTED:
-        s->delta.preempted += ev->lost.count;
+        in.delta.preempted += ev->lost.count;
         s->run.preempted = session_sat_add(s->run.preempted, ev->lost.count);
         if (!s->window)
             s->c.preempted += ev->lost.count;
         break;
     }
-    s->cur_frame = NULL; /* nothing above grows the frame array: f is still good */
-    s->view = true;
+    struct frame *f = in.frame; /* nothing above grows the frame array: still good */
     if (f != NULL) {
-        f->program += s->delta.program;
-        f->dos += s->delta.dos;
-        f->io += s->delta.io;
-        f->high += s->delta.high;
-        f->lost += s->delta.lost;
-        f->preempted += s->delta.preempted;
+        f->program += in.delta.program;
+        f->dos += in.delta.dos;
+        f->io += in.delta.io;
+        f->high += in.delta.high;
+        f->lost += in.delta.lost;
+        f->preempted += in.delta.preempted;
     }
 }
 

@@ -199,7 +199,6 @@ struct session {
     size_t frames_alloc;
     size_t clear_frame;       /* the latest frame marked cleared: later events land here or after */
     size_t compact_upto;      /* frames below this are compact */
-    struct frame *cur_frame;  /* where session_add_hit records, during an ingest */
     struct hit_key *hit_keys; /* by hit id */
     size_t nkeys, hit_keys_alloc;
     bool classic;            /* read from a 1983 PROFIL file: buckets without hits */
@@ -286,11 +285,8 @@ struct session {
     struct session_filter *filter; /* owned: the threads the views show, or NULL: all */
     bool window;                   /* the views show frames [win_from, win_to) only (window.c) */
     size_t win_from, win_to;
-    bool frame_threads;    /* the frames say which thread took their samples (a live
-                            * session's): a filter and a window combine */
-    bool view;             /* scratch: the event being ingested counts in the views */
-    uint32_t last_hit;     /* scratch: the hit id session_add_hit last counted at */
-    struct counters delta; /* scratch: what the event adds to the whole run */
+    bool frame_threads; /* the frames say which thread took their samples (a live
+                         * session's): a filter and a window combine */
     /* Marks put into the run (--control's "mark TEXT", profil_mark()), in
      * the order they came; saved in the metadata (docs/prf-format.md). */
     struct session_mark *marks; /* owned */

@@ -107,13 +107,13 @@ uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t modul
 }
 
 /* Count COUNT samples of stack ID, in the frame being ingested too. */
-static void stack_add(struct session *s, uint32_t id, uint64_t count)
+static void stack_add(struct session *s, struct ingest *in, uint32_t id, uint64_t count)
 {
-    if (s->view) { /* the views show this thread (session/threads.h) */
+    if (in->view) { /* the views show this thread (session/threads.h) */
         s->stack_count[id] += count;
         s->totals_dirty = true;
     }
-    struct frame *f = s->cur_frame;
+    struct frame *f = in->frame;
     if (f != NULL)
         frame_note(&f->stacks, &f->nstacks, &f->stacks_alloc, &f->stacks_compact, id, count);
 }
@@ -163,12 +163,24 @@ static void stack_report(struct session *s, struct addrspace *as)
     unwind_sign(as->unwinder, sig);
 }
 
-void session_count_stack(struct session *s, const struct event *ev)
+/* Count COUNT samples of thread TID with stack ID as IN's event. */
+static void stack_thread_add(struct session *s, struct ingest *in, uint32_t tid, uint32_t id,
+                             uint64_t count)
+{
+    if (id == 0 || count == 0)
+        return;
+    struct tid_count *e = tid_table_get(&s->tstacks, tid, id, SIZE_MAX);
+    if (e != NULL)
+        e->count = session_sat_add(e->count, count);
+    frame_tid_note(s, in, true, tid, id, count);
+}
+
+void session_count_stack(struct session *s, struct ingest *in, const struct event *ev)
 {
     s->has_stacks = true;
     if (ev->type == EVENT_STACK) {
         if (ev->stack.id < s->nstacks)
-            stack_add(s, ev->stack.id, ev->stack.count);
+            stack_add(s, in, ev->stack.id, ev->stack.count);
         return;
     }
     const struct event_stack *st = ev->sample.stack;
@@ -220,19 +232,14 @@ void session_count_stack(struct session *s, const struct event *ev)
     if (ev->sample.mode == SAMPLE_KERNEL && nk == 0)
         id = session_stack_intern(s, id, s->kernel_module, ev->sample.pc);
     if (id != 0) {
-        stack_add(s, id, ev->sample.count);
-        session_thread_stack(s, ev->tid, id, ev->sample.count);
+        stack_add(s, in, id, ev->sample.count);
+        stack_thread_add(s, in, ev->tid, id, ev->sample.count);
     }
 }
 
 void session_thread_stack(struct session *s, uint32_t tid, uint32_t id, uint64_t count)
 {
-    if (id == 0 || count == 0)
-        return;
-    struct tid_count *e = tid_table_get(&s->tstacks, tid, id, SIZE_MAX);
-    if (e != NULL)
-        e->count = session_sat_add(e->count, count);
-    frame_tid_note(s, true, tid, id, count);
+    stack_thread_add(s, NULL, tid, id, count);
 }
 
 void session_stacks_clear(struct session *s)
