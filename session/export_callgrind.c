@@ -118,11 +118,15 @@ static size_t callgrind_fn(struct callgrind *w, const struct export_frame *fr)
     if (!f->used) {
         f->used = true;
         f->frame = *fr;
-        uint32_t line = 0;
-        const char *file = export_frame_source(w->s, fr, &line);
-        f->file = file != NULL ? file : "???";
-        f->line = file != NULL ? line : 0;
-        f->source = file != NULL ? lines_file_id(w->s, file) : 0;
+        uint32_t file = 0, line = 0;
+        if (fr->func >= 0 && (size_t)fr->func < w->s->nfuncs &&
+            lines_func_place(w->s, fr->func, &file, &line) && file != 0) {
+            f->file = lines_file(w->s, file);
+            f->line = line;
+            f->source = file;
+        } else {
+            f->file = "???";
+        }
     }
     return key;
 }
@@ -193,7 +197,7 @@ static void callgrind_name(FILE *out, const char *spec, uint32_t id, const char 
     fprintf(out, "%s=(%" PRIu32 ")", spec, id);
     if (!*defined) {
         putc(' ', out);
-        callgrind_put(out, name);
+        callgrind_put(out, *name != '\0' ? name : "???"); /* "" would be a reference */
         if (twin > 1)
             fprintf(out, "'%" PRIu32, twin);
         *defined = true;
