@@ -36,11 +36,13 @@ annotate() {
         }'
 }
 
-# wanted PRF: the report's functions over 0.1 % of the samples as
-# "FILE:NAME<TAB>SELF<TAB>TOTAL", FILE "???" where it has none.
+# wanted PRF [MIN_SELF]: the report's functions over 0.1 % of the samples
+# (and with at least MIN_SELF of their own) as "FILE:NAME<TAB>SELF<TAB>TOTAL",
+# FILE "???" where it has none.
 wanted() {
-    "$PROFIL" --report --json "$1" | jq -r '.counters.total as $t | .functions[]
-        | select(.total * 1000 > $t) | "\(.file // "???"):\(.name)\t\(.self)\t\(.total)"'
+    "$PROFIL" --report --json "$1" | jq -r --argjson min "${2:-0}" '.counters.total as $t
+        | .functions[] | select(.total * 1000 > $t and .self >= $min)
+        | "\(.file // "???"):\(.name)\t\(.self)\t\(.total)"'
 }
 
 # differ WANTED ANNOTATED COLUMN: the functions of WANTED whose COLUMN (2
@@ -51,9 +53,10 @@ differ() {
         "$2" "$1"
 }
 
-# same_as_report DESC PRF CG: Self and Total of every function over 0.1 %.
+# same_as_report DESC PRF CG [MIN_SELF]: Self and Total of every function
+# over 0.1 % (with at least MIN_SELF samples of its own).
 same_as_report() {
-    wanted "$2" >want.tsv
+    wanted "$2" "${4:-0}" >want.tsv
     annotate "$3" >self.tsv
     annotate "$3" --inclusive=yes >incl.tsv
     cmp_ok "$(wc -l <want.tsv)" ">=" 1 "$1: the report has functions to compare"
@@ -228,7 +231,12 @@ is "$rc" 0 "calls runs with --no-stacks"
 run "$PROFIL" --export=callgrind "$T/flat.PRF" -o "$T/flat.cg" </dev/null
 is "$rc" 0 "--no-stacks: --export=callgrind exits 0"
 is "$(grep -c '^calls=' flat.cg)" 0 "--no-stacks: no calls"
-same_as_report "--no-stacks" flat.PRF "$T/flat.cg"
+# Without stacks each sample is exported as its function alone (export_walk,
+# as pprof and speedscope write it): a function whose samples all fall in
+# code inlined into it (libc's __x86_cacheinfo_ifunc, now and then) is in no
+# exported sample, though the report's Total counts its inlined code.  So
+# the functions with samples of their own.
+same_as_report "--no-stacks" flat.PRF "$T/flat.cg" 1
 
 # ---------------------------------------------------------------------------
 # Errors
