@@ -1,10 +1,10 @@
 /*
- * Exports of a session for other tools: pprof's profile.proto (gzipped) and
- * speedscope's JSON (docs/exports.md).  Both write the same samples, the
- * counts since the latest clear (a file's: the whole run): each distinct
- * call stack once, then, for samples that carry no stack, one frame of
- * their function, and one [unaccounted] frame for those in no function.  A
- * session without stacks exports flat that way.
+ * Exports of a session for other tools: pprof's profile.proto (gzipped),
+ * speedscope's JSON and callgrind's format (docs/exports.md).  All write the
+ * same samples, the counts since the latest clear (a file's: the whole run):
+ * each distinct call stack once, then, for samples that carry no stack, one
+ * frame of their function, and one [unaccounted] frame for those in no
+ * function.  A session without stacks exports flat that way.
  */
 #ifndef PROFIL_EXPORT_H
 #define PROFIL_EXPORT_H
@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* One frame of an exported sample.  FUNC indexes session.funcs (-1: no
  * function, named after its module); MODULE is UINT32_MAX only for the
@@ -64,5 +65,11 @@ int export_pprof(struct session *s, uint8_t **data, size_t *len, char **cause);
  * program, then one per thread (its samples that carry a stack); the caller
  * owns the text. */
 char *export_speedscope(struct session *s);
+
+/* S in callgrind's format to OUT, for callgrind_annotate and KCachegrind:
+ * self samples by source line, and calls whose counts are the samples they
+ * appear in and whose costs count each function once a sample
+ * (docs/exports.md). */
+void export_callgrind(struct session *s, FILE *out);
 
 #endif

@@ -56,7 +56,7 @@ struct options {
     bool no_tui;
     uint32_t delay; /* tenths of a second between screen refreshes; 0: default */
     const char *comment;
-    const char *export_format; /* --export: "classic", "folded", "pprof", "speedscope" */
+    const char *export_format; /* --export: classic, folded, pprof, speedscope, callgrind */
     const char *target;        /* the program, or the .PRF for --report */
     bool start_paused;         /* --start-paused: the clock starts off */
     const char *control;       /* --control FIFO[,ACK], or NULL */

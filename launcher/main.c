@@ -460,6 +460,8 @@ static int main_export(const struct options *o)
         free(data);
         return r;
     }
+    if (strcmp(o->export_format, "callgrind") == 0)
+        return main_export_text(o, s, export_callgrind);
     if (strcmp(o->export_format, "speedscope") == 0) {
         char *text = export_speedscope(s);
         session_free(s);

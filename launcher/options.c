@@ -112,8 +112,9 @@ static void options_usage(FILE *out)
             "      --export=FORMAT  write FILE.PRF to -o OUT ('-': standard output) as\n"
             "                       classic (the 1983 PROFIL layout), folded (collapsed\n"
             "                       stacks, for flamegraph.pl and inferno), pprof (a gzipped\n"
-            "                       profile.proto, for go tool pprof) or speedscope (its\n"
-            "                       JSON file format)\n"
+            "                       profile.proto, for go tool pprof), speedscope (its\n"
+            "                       JSON file format) or callgrind (for callgrind_annotate\n"
+            "                       and KCachegrind)\n"
             "      --diff           compare two sessions routine by routine: each one's\n"
             "                       share before and after, the change in points, and\n"
             "                       whether it is more than chance (stars; --json too)\n"
@@ -425,10 +426,11 @@ static int options_scan(int argc, char **argv, struct options *o)
         case OPT_REPLAY: o->mode = MODE_REPLAY; break;
         case OPT_EXPORT:
             if (strcmp(optarg, "classic") != 0 && strcmp(optarg, "folded") != 0 &&
-                strcmp(optarg, "pprof") != 0 && strcmp(optarg, "speedscope") != 0) {
+                strcmp(optarg, "pprof") != 0 && strcmp(optarg, "speedscope") != 0 &&
+                strcmp(optarg, "callgrind") != 0) {
                 fprintf(stderr,
                         "profil: --export: '%s' is not a format (classic, folded, pprof, "
-                        "speedscope)\n",
+                        "speedscope, callgrind)\n",
                         optarg);
                 return 2;
             }

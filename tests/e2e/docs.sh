@@ -36,8 +36,9 @@
 # driver's name made one word, blanks squeezed, must be a line of the real
 # output; a screen's header lines, column heads and view bar likewise.
 # The numbers: the sample counts the output states (written to, Total,
-# Stacks, the call tree's, --diff's, the routines' Samples) must be those of
-# the saved session's JSON report; and within each document, every example
+# Stacks, the call tree's, --diff's, the routines' Samples,
+# callgrind_annotate's PROGRAM TOTALS) must be those of the saved session's
+# JSON report; and within each document, every example
 # of sieve.PRF must state the same number of samples (README once showed
 # 649 beside 794 for one file).
 #
@@ -100,7 +101,7 @@ kind() {
 # has_numbers N: whether command N's output states sample counts to compare
 # with the JSON report.
 has_numbers() {
-    grep -q 'written to\|--report\|--diff' "$D/$1.cmd" "$D/$1.want" &&
+    grep -q 'written to\|--report\|--diff\|PROGRAM TOTALS' "$D/$1.cmd" "$D/$1.want" &&
         ! grep -q -- '--json' "$D/$1.cmd"
 }
 ncmds() { find "$D" -name "$1-*.cmd" | wc -l | tr -d ' '; }
@@ -193,7 +194,16 @@ EOF
         [ "$_d" = "$_want" ] || _bad="$_bad; --diff states '$_d', JSON '$_want'"
         ;;
     esac
-    [ -n "$_w$_tot$_st$_tr$_d" ] || [ "$_nrows" -gt 0 ] || _bad="$_bad; no sample count found in the output"
+    # callgrind_annotate X.callgrind: its PROGRAM TOTALS, the samples of the
+    # session an earlier command exported as X.callgrind.
+    _cg=$(sed -nE 's/^ *([0-9,]+) \(100\.0%\)  PROGRAM TOTALS$/\1/p' "$3" | tr -d ,)
+    if [ -n "$_cg" ]; then
+        _x=$(printf '%s\n' "$_cmd" | tr ' ' '\n' | grep '\.callgrind$' | head -n 1)
+        _src=$(cat "$D"/*.cmd | sed -nE "s/.*--export=callgrind ([^ ]+\.PRF) -o $_x\$/\1/p" | head -n 1)
+        _t=$(cd "$4" && total "$_src")
+        [ -n "$_src" ] && [ "$_cg" = "$_t" ] || _bad="$_bad; PROGRAM TOTALS $_cg, JSON of '$_src' $_t"
+    fi
+    [ -n "$_w$_tot$_st$_tr$_d$_cg" ] || [ "$_nrows" -gt 0 ] || _bad="$_bad; no sample count found in the output"
     _d=""
     if [ -z "$_bad" ]; then
         _tap 0 "$1"
@@ -213,6 +223,7 @@ agree() {
                      s/^ *Stacks: ([0-9]+) samples.*/\1/p; s/^Total +([0-9]+)$/\1/p;
                      s/^# Call tree.*: ([0-9]+) samples.*/\1/p;
                      s/^profil diff of sieve\.PRF \(([0-9]+) samples\).*/\1/p;
+                     s/^ *([0-9]+) \(100\.0%\)  PROGRAM TOTALS$/\1/p;
                      s/^ pid .* samples ([0-9]+) \(.*/\1/p'
         case $_c in *.counters.total*) head -n 1 "$D/$_n.want" ;; esac
     done | sort -u

@@ -2,15 +2,36 @@
 # exports.sh - profil --export=pprof, speedscope and folded on a program
 # whose call structure is known (main -> middle -> leaf): each file read back
 # by the format's own tools (protoc --decode, jq) and checked against the
-# session's report; a session without stacks exports flat; the errors.
+# session's report; each stack export also read by its own consumer (go tool
+# pprof) or an independent reader (awk for folded, jq for speedscope's
+# documented structure), and their Self and Total the report's; a session
+# without stacks exports flat; the errors.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 74
+plan 88
 
 PROTO=${PROFILE_PROTO:-$(cd "$(dirname "$0")/../.." && pwd)/export/profile.proto}
 if ! command -v protoc >/dev/null 2>&1; then
     echo "Bail out! protoc is not installed (apt-get install protobuf-compiler; ./setup does)"
     exit 1
 fi
+if ! command -v go >/dev/null 2>&1; then
+    echo "Bail out! go is not installed (apt-get install golang-go; ./setup does): go tool pprof reads the pprof export"
+    exit 1
+fi
+# go tool pprof as an ordinary user, offline: its cache and home here.
+HOME=$T/home GOCACHE=$T/home/gocache GOPROXY=off GOTOOLCHAIN=local GOTELEMETRY=off
+export HOME GOCACHE GOPROXY GOTOOLCHAIN GOTELEMETRY
+mkdir -p "$HOME"
+
+# st_differ GOT: the functions of want.tsv (the report's over 0.1 % of the
+# samples, "NAME<TAB>SELF<TAB>TOTAL") whose Self or Total in GOT, a table
+# read back from an export, differs; one a line.
+st_differ() {
+    awk -F '\t' 'NR == FNR { s[$1] = $2; t[$1] = $3; next }
+        !($1 in s) { print $1 ": not read back"; next }
+        s[$1] != $2 || t[$1] != $3 { print $1 ": report " $2 "/" $3 ", read back " s[$1] "/" t[$1] }' \
+        "$1" want.tsv
+}
 
 # main -> middle -> leaf, nearly all the time in leaf; built here as a
 # user's program would be (-O2 -g, its own build id).
@@ -65,6 +86,9 @@ is "$rc" 0 "calls runs under the ptrace driver, with stacks"
 TOTAL=$(jq -r .counters.total c.json)
 INTERVAL=$(jq -r .interval_us c.json)
 cmp_ok "$TOTAL" ">" 100 "calls: over 100 samples"
+jq -r '.counters.total as $t | .functions[] | select(.total * 1000 > $t)
+    | "\(.name)\t\(.self)\t\(.total)"' c.json >want.tsv
+cmp_ok "$(wc -l <want.tsv)" ">=" 3 "calls: main, middle and leaf at least, over 0.1 %"
 
 # ---------------------------------------------------------------------------
 # pprof: read back with protoc, flattened to one line per message:
@@ -163,6 +187,45 @@ gunzip -c "$T/c.pb.gz" >c.pb
 gunzip -c stdout.pb.gz >stdout.pb
 ok "--export=pprof -o -: the same profile on standard output" cmp -s c.pb stdout.pb
 
+# go tool pprof, the format's own reader, in samples: -top's flat and cum
+# are the report's Self and Total, and -traces' stacks the folded export's.
+PPROF="go tool pprof -sample_index=samples -symbolize=none"
+# by_stack: folded lines with the counts of each stack added up, sorted.
+by_stack() {
+    awk '{ n = $NF; sub(/ [0-9]+$/, ""); c[$0] += n } END { for (k in c) print k " " c[k] }' | sort
+}
+run $PPROF -top -nodecount=1000000 -nodefraction=0 "$T/c.pb.gz" </dev/null
+is "$rc" 0 "go tool pprof -top reads the pprof export"
+printf '%s\n' "$out" | awk '
+    /^ +flat +flat% +sum% +cum +cum%$/ { table = 1; next }
+    table && NF >= 6 {
+        name = $6; for (k = 7; k <= NF; k++) name = name " " $k
+        sub(/ \(inline\)$/, "", name)
+        print name "\t" $1 "\t" $4
+    }' >pprof-top.tsv
+is "$(st_differ pprof-top.tsv)" "" "go tool pprof -top: each function's flat and cum are the report's Self and Total"
+like "$out" "^Type: samples$" "go tool pprof: the samples' type is samples"
+like "$out" "Total samples = $TOTAL( |$)" "go tool pprof: Total samples is counters.total"
+run $PPROF -traces "$T/c.pb.gz" </dev/null
+is "$rc" 0 "go tool pprof -traces reads the pprof export"
+# Each trace (its count and leaf on the first line, the callers under it)
+# as a folded line; pprof's traces are by PC, the folded lines by name, so
+# both add up by name (by_stack).
+printf '%s\n' "$out" | awk '
+    function flush() { if (n > 0) { line = f[n]; for (k = n - 1; k >= 1; k--) line = line ";" f[k]; print line " " v } n = 0 }
+    /^-+\+-+$/ { flush(); body = 1; next }
+    !body { next }
+    {
+        name = $0; sub(/^ +/, "", name)
+        if (n == 0) { v = name; sub(/ .*/, "", v); sub(/^[^ ]+ +/, "", name) }
+        sub(/ \(inline\)$/, "", name)
+        f[++n] = name
+    }
+    END { flush() }' | by_stack >pprof-traces.txt
+"$PROFIL" --export=folded "$T/c.PRF" -o - </dev/null | by_stack >folded-sorted.txt
+cmp_ok "$(wc -l <pprof-traces.txt)" ">=" 1 "go tool pprof -traces: traces read"
+is "$(diff pprof-traces.txt folded-sorted.txt)" "" "go tool pprof -traces: the stacks and their counts are the folded export's"
+
 # ---------------------------------------------------------------------------
 # speedscope
 run "$PROFIL" --export=speedscope "$T/c.PRF" -o "$T/c.speedscope.json" </dev/null
@@ -192,6 +255,25 @@ is "$(jq -r '.shared.frames as $f | [.profiles[0].samples[] | $f[.[0]].name]
 is "$(jq -r '.shared.frames as $f | .profiles[0] | [.samples, .weights] | transpose
     | max_by(.[1]) | .[0][-3:] | map($f[.].name) | join(" ")' "$S")" "main middle leaf" \
     "speedscope: the hottest sample ends main, middle, leaf"
+# speedscope's file format, as its schema documents it
+# (https://www.speedscope.app/file-format-schema.json).  Validating against
+# the schema itself would take npm and a validator from it, which the build
+# does not want; jq checks the structure the schema requires instead.
+is "$(jq -r '[.shared.frames[] | (.name | type) == "string"] | all' "$S")" true \
+    "speedscope: every frame has a name"
+is "$(jq -r '[.profiles[] | .type == "sampled" and (.name | type) == "string"
+    and (.unit == "microseconds" or .unit == "none")
+    and (.samples | length) == (.weights | length)] | all' "$S")" true \
+    "speedscope: every profile is sampled, named, in a unit of the schema, a weight for each sample"
+is "$(jq -r '(.shared.frames | length) as $n | [.profiles[].samples[][] | select(type != "number" or . < 0 or . >= $n or . != floor)] | length' "$S")" 0 \
+    "speedscope: every frame index of every profile is in shared.frames"
+is "$(jq -r '.activeProfileIndex < (.profiles | length)' "$S")" true "speedscope: activeProfileIndex names a profile"
+jq -r --argjson i "$INTERVAL" '.shared.frames as $f | .profiles[0] | [.samples, .weights] | transpose
+    | map({w: (.[1] / $i), names: (.[0] | map($f[.].name))})
+    | (map({k: .names[-1], w}) | group_by(.k) | map({key: .[0].k, value: (map(.w) | add)}) | from_entries) as $self
+    | (map(.w as $w | .names | unique | map({k: ., w: $w})) | add | group_by(.k)
+       | map("\(.[0].k)\t\($self[.[0].k] // 0)\t\(map(.w) | add)")) | .[]' "$S" >speedscope.tsv
+is "$(st_differ speedscope.tsv)" "" "speedscope: each function's samples as leaf and in a stack are the report's Self and Total"
 
 # ---------------------------------------------------------------------------
 # folded
@@ -200,6 +282,16 @@ is "$rc" 0 "--export=folded -o - exits 0"
 is "$(printf '%s\n' "$out" | awk '{ s += $NF } END { print s + 0 }')" "$TOTAL" \
     "folded: the counts add up to counters.total"
 like "$out" '(^|;)main;middle;leaf [0-9]+$' "folded: main;middle;leaf"
+# An independent reader: a leaf's samples are its Self; the samples whose
+# stack holds a frame, once however often, its Total.
+printf '%s\n' "$out" | awk '
+    {
+        n = $NF; stack = $0; sub(/ [0-9]+$/, "", stack)
+        k = split(stack, f, ";"); self[f[k]] += n; split("", seen)
+        for (i = 1; i <= k; i++) if (!(f[i] in seen)) { seen[f[i]] = 1; total[f[i]] += n }
+    }
+    END { for (x in total) print x "\t" self[x] + 0 "\t" total[x] }' >folded.tsv
+is "$(st_differ folded.tsv)" "" "folded: each function's leaf samples and stacks are the report's Self and Total"
 
 # ---------------------------------------------------------------------------
 # A session without stacks exports flat: one frame a sample.

@@ -37,6 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         report_tree(s, out, false, 0);
         report_tree(s, out, true, 1);
         report_folded(s, out);
+        export_callgrind(s, out);
         report_lines(s, out, REPORT_LINES_SHOWN);
         /* The hottest function's annotated source, as the Source view draws
          * it; without the disassembly, which reads the program's file. */
