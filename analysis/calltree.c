@@ -5,8 +5,8 @@
 #include "config.h"
 
 #include "analysis/calltree.h"
-#include "session/internal.h"
 #include "session/limits.h"
+#include "session/session.h"
 #include "session/stacks.h"
 #include "util/xmalloc.h"
 

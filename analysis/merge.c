@@ -2,10 +2,12 @@
 
 #include "analysis/merge.h"
 #include "prf/replay.h"
-#include "session/internal.h"
 #include "session/limits.h"
 #include "session/lines.h"
+#include "session/session.h"
+#include "session/stacks.h"
 #include "session/threads.h"
+#include "session/view.h"
 #include "util/quote.h"
 #include "util/xmalloc.h"
 
@@ -262,6 +264,8 @@ int merge_sessions(struct session *out, struct session **runs, const char *const
     session_reset(out);
     session_timeline_reset(out);
     threads_reset(out); /* the first run's come again, with the others' */
+    session_filter_free(out->filter);
+    out->filter = NULL;
     out->start_ns = MERGE_T0;
     out->duration_s = 0;
     size_t end = 0;

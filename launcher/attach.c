@@ -11,6 +11,7 @@
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
 #include "prf/prf.h"
+#include "session/view.h"
 #include "util/quote.h"
 #include "util/xmalloc.h"
 

@@ -15,6 +15,7 @@
 #include "report/annotate.h"
 #include "report/report.h"
 #include "session/threads.h"
+#include "session/view.h"
 #include "tui/tui.h"
 #include "util/quote.h"
 #include "util/xmalloc.h"

@@ -10,6 +10,8 @@
 #include "prf/prf.h"
 #include "report/report.h"
 #include "session/lines.h"
+#include "session/names.h"
+#include "session/resolve.h"
 #include "session/threads.h"
 #include "tui/tui.h"
 #include "util/files.h"

@@ -1,8 +1,9 @@
 #include "config.h"
 
 #include "prf/meta.h"
-#include "session/internal.h"
 #include "session/limits.h"
+#include "session/session.h"
+#include "session/stacks.h"
 #include "util/xmalloc.h"
 
 #include <cjson/cJSON.h>

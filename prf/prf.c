@@ -4,9 +4,10 @@
 #include "prf/meta.h"
 #include "prf/prf.h"
 #include "prf/prf_chunk.h"
-#include "session/internal.h"
 #include "session/limits.h"
 #include "session/lines.h"
+#include "session/session.h"
+#include "session/stacks.h"
 #include "session/threads.h"
 #include "util/xmalloc.h"
 

@@ -8,8 +8,11 @@
 #include "prf/meta.h"
 #include "prf/prf.h"
 #include "prf/prf_chunk.h"
-#include "session/internal.h"
+#include "session/linecounts.h"
 #include "session/lines.h"
+#include "session/names.h"
+#include "session/resolve.h"
+#include "session/session.h"
 #include "session/stacks.h"
 #include "session/threads.h"
 #include "util/xmalloc.h"
@@ -295,7 +298,7 @@ static void prf_write_lines(struct session *s, struct buf *out, struct buf *p)
 static void prf_write_sources(struct session *s, struct buf *out, struct buf *p)
 {
     size_t n;
-    struct line_count *l = lines_counts(s, -1, &n);
+    struct line_count *l = line_counts(s, -1, &n);
     p->len = 0;
     size_t count = 0, bytes = 0;
     struct buf body = {0};

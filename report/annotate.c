@@ -4,8 +4,10 @@
 #include "elf/source.h"
 #include "report/annotate.h"
 #include "report/report.h"
-#include "session/internal.h"
+#include "session/linecounts.h"
 #include "session/lines.h"
+#include "session/resolve.h"
+#include "session/session.h"
 #include "session/stacks.h"
 #include "util/pct.h"
 #include "util/quote.h"
@@ -353,7 +355,7 @@ struct annotation *annotate_function(struct session *s, int64_t f, bool disasm)
 
     /* Self and Total of its lines, as its samples and its stacks give them. */
     size_t nc;
-    struct line_count *lc = lines_counts(s, f, &nc);
+    struct line_count *lc = line_counts(s, f, &nc);
     for (size_t i = 0; i < nc; i++) {
         struct annotate_tally *t = annotate_tally(&b, lc[i].file, lc[i].line);
         t->self += lc[i].self;
@@ -370,7 +372,7 @@ struct annotation *annotate_function(struct session *s, int64_t f, bool disasm)
             a->self += hits[i].count;
             const struct srcloc *loc = lines_lookup(s, fn->module, hits[i].offset);
             if (loc == NULL || loc->ninl == 0)
-                continue; /* counted by lines_counts as F's own */
+                continue; /* counted by line_counts as F's own */
             struct annotate_tally *t = annotate_tally(&b, loc->file, loc->line);
             if (s->no_inline)
                 continue;

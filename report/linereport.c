@@ -6,6 +6,7 @@
 
 #include "elf/source.h"
 #include "report/linereport.h"
+#include "session/linecounts.h"
 #include "session/lines.h"
 #include "util/pct.h"
 #include "util/quote.h"
@@ -38,7 +39,7 @@ static int linereport_self_cmp(const void *a, const void *b)
 static struct line_count *linereport_hot(struct session *s, size_t *n)
 {
     size_t all;
-    struct line_count *l = lines_counts(s, -1, &all);
+    struct line_count *l = line_counts(s, -1, &all);
     size_t k = 0;
     for (size_t i = 0; i < all; i++) {
         if (l[i].self > 0)
@@ -225,7 +226,7 @@ static int file_samples_cmp(const void *a, const void *b)
 long report_list_file(struct session *s, const char *name, char **cause)
 {
     size_t n;
-    struct line_count *l = lines_counts(s, -1, &n);
+    struct line_count *l = line_counts(s, -1, &n);
     size_t nfiles = s->lines != NULL ? s->lines->nfiles : 0;
     /* Each file's samples, in one pass over the lines (sorted by file). */
     struct file_samples *files = xcalloc(nfiles + 1, sizeof *files);
@@ -310,7 +311,7 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
                     const struct listing_opts *lo, FILE *out)
 {
     size_t n;
-    struct line_count *all = lines_counts(s, -1, &n);
+    struct line_count *all = line_counts(s, -1, &n);
     uint32_t last = src != NULL ? src->nlines : 0;
     for (size_t i = 0; i < n; i++) {
         if (all[i].file == file && all[i].line > last)

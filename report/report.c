@@ -5,6 +5,7 @@
 #include "session/lines.h"
 #include "session/stacks.h"
 #include "session/threads.h"
+#include "session/view.h"
 #include "util/pct.h"
 #include "util/quote.h"
 #include "util/stats.h"

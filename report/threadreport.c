@@ -6,8 +6,9 @@
 #include "config.h"
 
 #include "report/threadreport.h"
-#include "session/internal.h"
+#include "session/session.h"
 #include "session/threads.h"
+#include "session/view.h"
 #include "util/pct.h"
 #include "util/quote.h"
 #include "util/xmalloc.h"

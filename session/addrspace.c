@@ -6,7 +6,8 @@
 #include "config.h"
 
 #include "elf/unwind.h"
-#include "session/internal.h"
+#include "session/addrspace.h"
+#include "session/model.h"
 #include "session/threads.h"
 #include "util/xmalloc.h"
 

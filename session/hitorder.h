@@ -4,7 +4,7 @@
 #ifndef PROFIL_HITORDER_H
 #define PROFIL_HITORDER_H
 
-#include "session/session.h"
+#include "session/model.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,7 +9,7 @@
 #ifndef PROFIL_SESSION_LINES_H
 #define PROFIL_SESSION_LINES_H
 
-#include "session/session.h"
+#include "session/model.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -150,19 +150,5 @@ void lines_free(struct session *s);
 /* Add what FROM knows of its places to S (a merge): FROM's module I is S's
  * MODULE_MAP[I]; a place S knows already is kept. */
 void lines_merge(struct session *s, const struct session *from, const uint32_t *module_map);
-
-/* A line's samples: Self (PCs on it) and Total (samples with it anywhere on
- * their stack, once each). */
-struct line_count {
-    uint32_t file;
-    uint32_t line;
-    uint64_t self;
-    uint64_t total;
-    int64_t func; /* the function the line is in: the innermost one */
-};
-
-/* The lines of function F with samples (F < 0: of every function), sorted
- * by file then line; the caller frees. */
-struct line_count *lines_counts(struct session *s, int64_t f, size_t *n);
 
 #endif

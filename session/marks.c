@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "session/limits.h"
-#include "session/session.h"
+#include "session/model.h"
 #include "util/xmalloc.h"
 
 #include <stdlib.h>

@@ -7,8 +7,8 @@
 
 #include "elf/debuginfo.h"
 #include "elf/symbols.h"
-#include "session/internal.h"
-#include "session/lines.h"
+#include "session/model.h"
+#include "session/resolve.h"
 #include "util/xmalloc.h"
 
 #include <fcntl.h>
@@ -31,10 +31,10 @@ static uint32_t *session_func_slot(struct session *s, uint32_t module, uint64_t 
     }
 }
 
-/* Find the function starting at (module, start), or add it.  A hash, not a
- * scan: a program with 30000 functions hit spent 83 % of --report here. */
-static int64_t session_func(struct session *s, uint32_t module, uint64_t start, uint64_t end,
-                            const char *name)
+/* A hash, not a scan: a program with 30000 functions hit spent 83 % of
+ * --report here. */
+int64_t session_func(struct session *s, uint32_t module, uint64_t start, uint64_t end,
+                     const char *name)
 {
     if (2 * (s->nfuncs + 1) > s->func_index_alloc) {
         free(s->func_index);
@@ -57,27 +57,6 @@ static int64_t session_func(struct session *s, uint32_t module, uint64_t start, 
     return (int64_t)s->nfuncs - 1;
 }
 
-int64_t session_inline_func(struct session *s, uint32_t module, const char *raw, uint32_t inl)
-{
-    /* Inlined here, compiled out of line there: one function, as pprof has it. */
-    struct module *m = s->modules[module];
-    session_load_module(m);
-    long k = module_find_named(m, raw);
-    if (k >= 0)
-        return session_func(s, module, m->syms[k].start, m->syms[k].end, m->syms[k].name);
-    int64_t f =
-        session_func(s, module, SESSION_INLINE_BASE + inl, SESSION_INLINE_BASE + inl + 1, raw);
-    struct func *fn = &s->funcs[f];
-    if (!fn->inlined) {
-        const struct inline_func *inf = &s->lines->inl_funcs[inl];
-        fn->inlined = true;
-        fn->place_done = true;
-        fn->file = inf->file;
-        fn->line = inf->line;
-    }
-    return f;
-}
-
 void session_load_module(struct module *m)
 {
     if (m->loaded || m->kind == MODULE_ANON || m->kind == MODULE_KERNEL)
@@ -88,40 +67,6 @@ void session_load_module(struct module *m)
     else
         module_load(m, &cause);
     free(cause);
-}
-
-/* What a debug file that came while the program ran changes: the symbols
- * of the modules that waited for it, the lines of those that did, and so
- * every function not yet named. */
-static void session_debuginfo_arrived(struct session *s)
-{
-    for (size_t i = 0; i < s->nmodules; i++)
-        module_reload_symbols(s->modules[i]);
-    lines_forget_pending(s);
-    /* Every frame named again: naming climbs a stack only while its frames
-     * are unnamed, and stops under a named one (a library's, say) above
-     * which the program's may wait. */
-    for (size_t id = 1; id < s->nstacks; id++)
-        s->stacks[id].func = -1;
-    s->funcs_dirty = true;
-    s->totals_dirty = true;
-}
-
-bool session_debuginfo_poll(struct session *s)
-{
-    if (debuginfo_poll() == 0)
-        return false;
-    session_debuginfo_arrived(s);
-    return true;
-}
-
-bool session_debuginfo_wait(struct session *s, bool (*give_up)(void *arg), void *arg)
-{
-    if (debuginfo_pending() == 0)
-        return true;
-    bool all = debuginfo_wait(give_up, arg);
-    session_debuginfo_arrived(s);
-    return all;
 }
 
 /* The kernel's functions, the first time a kernel PC needs a name: its own
@@ -241,7 +186,7 @@ static int session_open_jit_map(uint32_t pid, struct stat *st)
  * program runs (a JIT appends as it compiles), and once more when it has
  * ended.  The [JIT] module is made anew from them, later lines winning, so
  * that memory a JIT reused takes its new name. */
-static void session_load_jit(struct session *s)
+void session_load_jit(struct session *s)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -426,44 +371,4 @@ void session_resolve_many(struct session *s, const struct hit_key *keys, size_t 
         session_make_up(s, p + a, b - a, out);
     }
     free(p);
-}
-
-void session_rank(struct session *s)
-{
-    if (!s->funcs_dirty || s->nhits == 0)
-        return;
-    session_load_jit(s);
-    /* Every new hit at once: a file of 200,000 PCs without symbols took
-     * minutes when each made its function up alone. */
-    struct hit_key *keys = NULL;
-    struct hit **of = NULL;
-    size_t n = 0;
-    for (size_t i = 0; i < s->hits_alloc; i++) {
-        struct hit *h = &s->hits[i];
-        if (h->module == UINT32_MAX || h->func != -1)
-            continue;
-        if (keys == NULL) {
-            keys = xcalloc(s->nhits, sizeof *keys);
-            of = xcalloc(s->nhits, sizeof *of);
-        }
-        keys[n] = (struct hit_key){h->module, h->offset};
-        of[n++] = h;
-    }
-    int64_t *funcs = xcalloc(n ? n : 1, sizeof *funcs);
-    session_resolve_many(s, keys, n, funcs);
-    for (size_t i = 0; i < n; i++) {
-        struct hit *h = of[i];
-        h->func = funcs[i];
-        if (h->func >= 0 && !s->no_inline) { /* its Self is the innermost inlined function's */
-            const struct srcloc *loc = lines_lookup(s, h->module, h->offset);
-            if (loc != NULL && loc->ninl > 0)
-                h->func = lines_level_func(s, loc, loc->ninl, h->func);
-        }
-        if (h->func >= 0)
-            s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, h->count);
-    }
-    free(funcs);
-    free(keys);
-    free(of);
-    s->funcs_dirty = false;
 }

@@ -1,8 +1,11 @@
 #include "config.h"
 
 #include "elf/unwind.h"
-#include "session/internal.h"
+#include "session/addrspace.h"
 #include "session/lines.h"
+#include "session/model.h"
+#include "session/names.h"
+#include "session/resolve.h"
 #include "session/stacks.h"
 #include "util/xmalloc.h"
 

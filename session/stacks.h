@@ -7,7 +7,7 @@
 #ifndef PROFIL_STACKS_H
 #define PROFIL_STACKS_H
 
-#include "session/session.h"
+#include "session/model.h"
 
 /* Bring every function's total up to date (and samples, as session_rank). */
 void session_totals(struct session *s);
@@ -48,5 +48,36 @@ void stack_tree_walk(const struct session *s, const struct stack_tree *t,
 /* Frames of stack ID, outermost first, into IDS (up to MAX); returns the
  * depth. */
 size_t session_stack_frames(const struct session *s, uint32_t id, uint32_t *ids, size_t max);
+
+/* The deepest a stack grows with the functions inlined at its frames: past
+ * it, a frame comes without them.  A deep recursion through long inline
+ * chains (a .PRF's 4096 frames of 64 levels each) would otherwise make
+ * stacks too deep for the reports that print them as nested JSON. */
+#define STACKS_MAX_INLINE_DEPTH 4096
+
+/* Intern the stack (PARENT, frame), the frame followed by the functions
+ * inlined at its PC (unless --no-inline): the id of the innermost. */
+uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t module, uint64_t offset);
+/* One node as it is, LEVEL included, without looking up the functions
+ * inlined at its PC (a file's stacks already hold them). */
+uint32_t session_stack_node(struct session *s, uint32_t parent, uint32_t module, uint64_t offset,
+                            uint32_t level);
+
+/* The stacks part of session_ingest: a live sample's stack, unwound and
+ * counted (its leaf already counted as a hit), and a replayed one. */
+void session_count_stack(struct session *s, struct ingest *in, const struct event *ev);
+void session_stacks_clear(struct session *s);
+void session_stacks_reset(struct session *s);
+void session_stacks_free(struct session *s);
+
+/* Count COUNT samples of thread TID with stack ID (the reader: the whole
+ * run's, into count). */
+void session_thread_stack(struct session *s, uint32_t tid, uint32_t id, uint64_t count);
+
+/* The bins of session.unwind_hist. */
+#define UNWIND_HIST_BINS 2001
+
+/* The Pth percentile of the live unwinding times, in microseconds. */
+double session_unwind_percentile(const struct session *s, double p);
 
 #endif

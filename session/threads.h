@@ -1,6 +1,7 @@
 /*
- * Who ran: the processes and threads of a session, what each was sampled
- * doing, and the filter that makes every view show some of them only.
+ * Who ran: the processes and threads of a session, and what each was
+ * sampled doing (the filter that makes every view show some of them only
+ * is the view's: session/view.h).
  *
  * Every sample lands in the thread that took it: its ticks on a CPU and
  * blocked, and its PC as a (thread, hit id) count.  The views' counts (the
@@ -11,7 +12,7 @@
 #ifndef PROFIL_SESSION_THREADS_H
 #define PROFIL_SESSION_THREADS_H
 
-#include "session/session.h"
+#include "session/model.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -56,13 +57,6 @@ struct id_slot {
     uint32_t index1;
 };
 
-/* What a filter keeps: these threads. */
-struct session_filter {
-    uint32_t *tids; /* sorted */
-    size_t ntids;
-    char *label; /* owned: what the header says, "thread 1234 (worker)" */
-};
-
 /* A new process PID, first seen at TIME (a reused pid's new process): NULL
  * past LIMIT_PROCS processes. */
 struct proc_info *threads_add_proc(struct session *s, uint32_t pid, uint64_t time);
@@ -91,28 +85,7 @@ uint64_t threads_hit_count(const struct session *s, uint32_t tid, uint32_t id, b
 
 void threads_clear(struct session *s); /* a clear ('c'): the counts move to before_clear */
 void threads_free(struct session *s);
-void threads_reset(struct session *s); /* no process, thread or filter: as a new session */
-
-/* Whether the filter keeps TID: there is none, or it keeps TID. */
-bool threads_shown(const struct session *s, uint32_t tid);
-/* Whether a sample of TID coming in now counts in the views: the filter
- * keeps it and no time window holds the views still. */
-bool threads_viewed(const struct session *s, uint32_t tid);
-
-/* Make the views show only the threads of F (owned by the session from
- * now), or every thread (NULL): the counters, buckets, hits, functions and
- * stacks are recomputed from the per-thread counts.  Lost and preempted
- * ticks stay the whole program's: they have no thread.  A time window stays,
- * counting F's threads only, where the frames say which thread took their
- * samples (a live session); else it ends, as it does with F NULL. */
-void session_filter_set(struct session *s, struct session_filter *f);
-void session_filter_free(struct session_filter *f);
-
-/* A filter of the threads whose tid is TID, whose process is PID, or whose
- * name is COMM (any given: every one must match); NULL and *cause when no
- * thread matches. */
-struct session_filter *session_filter_make(const struct session *s, const uint32_t *tid,
-                                           const uint32_t *pid, const char *comm, char **cause);
+void threads_reset(struct session *s); /* no process or thread: as a new session */
 
 /* The program's own code for thread T: whether (MODULE) is its process's
  * executable (or the program's, for a process whose executable is unknown). */
@@ -134,9 +107,5 @@ const char *threads_proc_end(const struct proc_info *p, char *buf, size_t size);
 
 /* TICKS of thread T as a percentage of its life within the session. */
 double threads_share_of_life(const struct session *s, const struct thread_info *t, uint64_t ticks);
-
-/* The time the threads' samples stand for, in seconds: on a CPU and
- * blocked, summed over threads; *NTHREADS the threads with samples. */
-void threads_times(const struct session *s, double *on_cpu_s, double *blocked_s, size_t *nthreads);
 
 #endif

@@ -12,9 +12,8 @@
 # is read from two things: the includes, and, where the tree is built, which
 # file's object uses a function or variable another file's object defines
 # (nm): report.c and linereport.c call each other through one header.
-# Generated files (*.pb-c.[ch], config.h) and tests/ are not read.  One
-# circle is left for issue 23 to break (session/); make check runs it
-# through tests/layers-check.sh, which allows that one and no other.
+# Generated files (*.pb-c.[ch], config.h) and tests/ are not read.  make
+# check runs it through tests/layers-check.sh.
 set -u
 quiet=0
 [ "${1:-}" = -q ] && quiet=1 && shift

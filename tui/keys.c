@@ -10,6 +10,7 @@
 #include "prf/replay.h"
 #include "session/session.h"
 #include "session/threads.h"
+#include "session/view.h"
 #include "tui/keys.h"
 #include "views/view.h"
 

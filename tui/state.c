@@ -5,6 +5,7 @@
 
 #include "prf/replay.h"
 #include "session/threads.h"
+#include "session/view.h"
 #include "tui/state.h"
 
 #include <stdarg.h>

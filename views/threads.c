@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "session/threads.h"
+#include "session/view.h"
 #include "util/pct.h"
 #include "util/xmalloc.h"
 #include "views/view.h"

@@ -3,6 +3,7 @@
  * each of the functions that ran most in the frames shown: what ran when. */
 #include "config.h"
 
+#include "session/view.h"
 #include "util/xmalloc.h"
 #include "views/view.h"
 

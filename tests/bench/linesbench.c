@@ -29,8 +29,9 @@
 #include "prf/prf.h"
 #include "prf/prf_chunk.h"
 #include "report/annotate.h"
-#include "session/internal.h"
 #include "session/lines.h"
+#include "session/session.h"
+#include "session/stacks.h"
 #include "util/xmalloc.h"
 
 #include <stdio.h>

@@ -16,6 +16,8 @@
 #include "prf/prf.h"
 #include "prf/replay.h"
 #include "report/report.h"
+#include "session/names.h"
+#include "session/resolve.h"
 
 #include <stdio.h>
 #include <stdlib.h>

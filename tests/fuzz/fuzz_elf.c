@@ -16,6 +16,8 @@
 #include "report/annotate.h"
 #include "report/report.h"
 #include "session/lines.h"
+#include "session/names.h"
+#include "session/resolve.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <elfutils/libdwelf.h>

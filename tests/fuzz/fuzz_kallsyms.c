@@ -7,6 +7,8 @@
 
 #include "elf/symbols.h"
 #include "report/report.h"
+#include "session/names.h"
+#include "session/resolve.h"
 #include "session/session.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -3,8 +3,11 @@
 
 #include "prf/prf.h"
 #include "session/hitorder.h"
+#include "session/names.h"
+#include "session/resolve.h"
 #include "session/session.h"
 #include "session/threads.h"
+#include "session/view.h"
 #include "tests/tap.h"
 
 #include <elf.h>

@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include "report/report.h"
+#include "session/names.h"
+#include "session/resolve.h"
 #include "tests/tap.h"
 #include "views/outbuf.h"
 #include "views/view.h"

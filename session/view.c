@@ -1,13 +1,17 @@
 /*
- * Time windows: the views count the samples of some frames of the
- * timeline only (the Timeline view's { and }, --report --from/--to), and
- * the view's counts made again from a source, for threads.c too.
+ * What the views show: a thread filter (the Threads view's Enter, --tid,
+ * --pid, --comm), a time window (the Timeline view's { and }, --report
+ * --from/--to), the program area (--range, a process's own executable), and
+ * the views' counts made again from the recorded run when one changes.
  */
 #include "config.h"
 
-#include "session/internal.h"
 #include "session/limits.h"
+#include "session/model.h"
+#include "session/names.h"
+#include "session/resolve.h"
 #include "session/threads.h"
+#include "session/view.h"
 #include "util/xmalloc.h"
 
 #include <inttypes.h>
@@ -316,4 +320,192 @@ int session_set_range(struct session *s, const char *spec, char **cause)
     free(s->buckets);
     s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
     return 0;
+}
+
+void session_filter_free(struct session_filter *f)
+{
+    if (f == NULL)
+        return;
+    free(f->tids);
+    free(f->label);
+    free(f);
+}
+
+static bool filter_has(const struct session_filter *f, uint32_t tid)
+{
+    size_t lo = 0, hi = f->ntids;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->tids[mid] == tid)
+            return true;
+        if (f->tids[mid] < tid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+bool threads_shown(const struct session *s, uint32_t tid)
+{
+    return s->filter == NULL || filter_has(s->filter, tid);
+}
+
+bool threads_viewed(const struct session *s, uint32_t tid)
+{
+    return !s->window && threads_shown(s, tid);
+}
+
+/* Count N samples at (MODULE, OFFSET) in C and BUCKETS (or none), as a live one counts. */
+static void filter_count(struct session *s, struct counters *c, uint64_t *buckets, uint32_t module,
+                         uint64_t offset, uint64_t n)
+{
+    size_t b = 0;
+    enum counter_kind k = session_counter_of(s, module, offset, &b);
+    counters_add(c, k, n);
+    if (k == COUNT_PROGRAM && buckets != NULL)
+        buckets[b] = session_sat_add(buckets[b], n);
+}
+
+void session_filter_set(struct session *s, struct session_filter *f)
+{
+    if (f != s->filter)
+        session_filter_free(s->filter);
+    s->filter = f;
+    /* A live session's frames say which thread took their samples: a
+     * window stays, and counts the filter's threads only; a file's do not,
+     * so a filter ends the window. */
+    bool window = s->window && f != NULL && s->frame_threads;
+    s->window = false;
+    if (s->classic)
+        return; /* no threads: nothing to filter */
+    /* The threads of one process: its own executable is the program area. */
+    uint32_t area = 0, pid = 0;
+    for (size_t i = 0; f != NULL && i < f->ntids; i++) {
+        const struct thread_info *t = threads_find(s, f->tids[i]);
+        if (t == NULL || (pid != 0 && t->pid != pid)) {
+            pid = 0;
+            break;
+        }
+        pid = t->pid;
+    }
+    const struct proc_info *p = pid ? threads_proc(s, pid, 0, false) : NULL;
+    if (p != NULL && p->exe_module != UINT32_MAX)
+        area = p->exe_module;
+    if (!session_set_program_area(s, area))
+        session_set_program_area(s, 0);
+    if (window) {
+        session_window_set(s, s->win_from, s->win_to);
+        return;
+    }
+    uint64_t lost = s->c.lost, preempted = s->c.preempted;
+    uint64_t lost_bc = s->before_clear.lost, preempted_bc = s->before_clear.preempted;
+    session_view_zero(s);
+    s->c.lost = lost;
+    s->c.preempted = preempted;
+    s->before_clear.lost = lost_bc;
+    s->before_clear.preempted = preempted_bc;
+    for (size_t i = 0; i < s->thits.alloc; i++) {
+        const struct tid_count *e = &s->thits.slots[i];
+        if (e->tid == 0 || e->key >= s->nkeys || !threads_shown(s, e->tid))
+            continue;
+        struct hit *h = session_hit_by_id(s, e->key);
+        if (h == NULL)
+            continue;
+        h->count = session_sat_add(h->count, e->count);
+        h->before_clear = session_sat_add(h->before_clear, e->before_clear);
+        filter_count(s, &s->c, s->buckets, h->module, h->offset, e->count);
+        filter_count(s, &s->before_clear, NULL, h->module, h->offset, e->before_clear);
+    }
+    for (size_t i = 0; i < s->nthreads; i++) { /* blocked ticks are I/O without a hit */
+        const struct thread_info *t = &s->threads[i];
+        if (!threads_shown(s, t->tid))
+            continue;
+        counters_add(&s->c, COUNT_IO, t->blocked);
+        counters_add(&s->before_clear, COUNT_IO, t->blocked_before_clear);
+    }
+    if (s->nstacks > 0) {
+        for (size_t i = 0; i < s->tstacks.alloc; i++) {
+            const struct tid_count *e = &s->tstacks.slots[i];
+            if (e->tid == 0 || e->key >= s->nstacks || !threads_shown(s, e->tid))
+                continue;
+            s->stack_count[e->key] = session_sat_add(s->stack_count[e->key], e->count);
+            s->stack_before_clear[e->key] =
+                session_sat_add(s->stack_before_clear[e->key], e->before_clear);
+        }
+    }
+    session_view_finish(s);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+struct session_filter *session_filter_make(const struct session *s, const uint32_t *tid,
+                                           const uint32_t *pid, const char *comm, char **cause)
+{
+    if (s->nthreads == 0) {
+        *cause = xstrdup("the session records no threads (made before profil kept them, or a "
+                         "1983 PROFIL file)");
+        return NULL;
+    }
+    struct session_filter *f = xcalloc(1, sizeof *f);
+    f->tids = xcalloc(s->nthreads, sizeof *f->tids);
+    for (size_t i = 0; i < s->nthreads; i++) {
+        const struct thread_info *t = &s->threads[i];
+        if ((tid != NULL && t->tid != *tid) || (pid != NULL && t->pid != *pid) ||
+            (comm != NULL && (t->name == NULL || strcmp(t->name, comm) != 0)))
+            continue;
+        f->tids[f->ntids++] = t->tid;
+    }
+    if (f->ntids == 0) {
+        char what[64] = "";
+        if (tid != NULL)
+            snprintf(what, sizeof what, " %u", *tid);
+        else if (pid != NULL)
+            snprintf(what, sizeof what, " of process %u", *pid);
+        *cause = comm != NULL ? xasprintf("no thread%s named %s in the session", what, comm)
+                              : xasprintf("no thread%s in the session", what);
+        session_filter_free(f);
+        return NULL;
+    }
+    qsort(f->tids, f->ntids, sizeof *f->tids, u32_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < f->ntids; i++) { /* a tid reused within the run counts once */
+        if (k == 0 || f->tids[k - 1] != f->tids[i])
+            f->tids[k++] = f->tids[i];
+    }
+    f->ntids = k;
+    if (tid != NULL) {
+        const struct thread_info *t = threads_find(s, *tid);
+        f->label = xasprintf("thread %u%s%s%s", *tid, t && t->name ? " (" : "",
+                             t && t->name ? t->name : "", t && t->name ? ")" : "");
+    } else if (pid != NULL) {
+        const struct thread_info *t = threads_find(s, *pid);
+        f->label = xasprintf("process %u%s%s%s", *pid, t && t->name ? " (" : "",
+                             t && t->name ? t->name : "", t && t->name ? ")" : "");
+    } else {
+        f->label = xasprintf("threads named %s", comm);
+    }
+    return f;
+}
+
+void threads_times(const struct session *s, double *on_cpu_s, double *blocked_s, size_t *nthreads)
+{
+    double on = 0, bl = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < s->nthreads; i++) {
+        const struct thread_info *t = &s->threads[i];
+        if (!threads_shown(s, t->tid))
+            continue;
+        uint64_t a = t->on_cpu + t->on_cpu_before_clear, b = t->blocked + t->blocked_before_clear;
+        on += (double)a;
+        bl += (double)b;
+        n += a + b > 0;
+    }
+    *on_cpu_s = on * s->interval_us / 1e6;
+    *blocked_s = bl * s->interval_us / 1e6;
+    *nthreads = n;
 }
