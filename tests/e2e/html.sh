@@ -34,7 +34,7 @@ chromium_run() {
 # "KEY VALUE" ones), and the DOM into dom.html.
 browse() {
     chromium_run --dump-dom "file://$1#selftest${2:+&$2}" >dom.html
-    sed -n '/<pre id="drawn"/,/<\/pre>/p' dom.html |
+    awk '/<pre id="drawn"/ { on = 1 } on { print } on && /<\/pre>/ { exit }' dom.html |
         sed -e 's/^<pre id="drawn"[^>]*>//' -e 's/<\/pre>$//' \
             -e 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' >drawn.txt
 }
@@ -140,7 +140,7 @@ MAINPATH=${HOTPATH%;middle;leaf}
 is "$(awk -F'\t' -v p="$MAINPATH;$EVIL" '$1 == p { print "yes" }' boxes.txt)" yes \
     "the hostile name is drawn as a frame of its own under main"
 is "$(grep -c 'id="pwned"' dom.html)" 0 "... and opened no element of the page"
-has "$(cat drawn.txt)" "draw_ms" "... and the script ran to its end"
+like "$(cat drawn.txt)" "^draw_ms [0-9]" "... and the script ran to its end"
 FIRST=$(got first_draw_ms)
 diag "calls: $(wc -c <c.html) bytes, first draw at $FIRST ms (parse $(got parse_ms), build $(got build_ms), draw $(got draw_ms))"
 
