@@ -9,7 +9,7 @@
 # several, a diff page, a 100,000-stack broom's size and time, a screenshot
 # (kept as tests/html.png in the build tree), and the errors.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 53
+plan 54
 
 if ! command -v chromium >/dev/null 2>&1; then
     echo "Bail out! chromium is not installed (apt-get install chromium; ./setup does)"
@@ -144,6 +144,17 @@ like "$(cat drawn.txt)" "^draw_ms [0-9]" "... and the script ran to its end"
 FIRST=$(got first_draw_ms)
 diag "calls: $(wc -c <c.html) bytes, first draw at $FIRST ms (parse $(got parse_ms), build $(got build_ms), draw $(got draw_ms))"
 
+# The pointer over middle: its name, module, Total and Self.
+browse "$T/c.html" "hover=$MAINPATH;middle"
+MTOTAL=$(awk -F'\t' -v p="$MAINPATH;middle" '$1 == p { print $2 }' prefixes.txt)
+MSELF=$(awk -v p="$MAINPATH;middle" '{ c = $NF; if (substr($0, 1, length($0) - length(c) - 1) == p) s += c }
+    END { print s + 0 }' folded.txt)
+pc() { awk -v a="$1" -v t="$TOTAL" 'BEGIN { printf "%.2f%%", 100 * a / t }'; }
+is "$(awk '$1 == "tip"' drawn.txt | sed 's/^tip //')" "$(printf '%s\n' middle \
+    'Module: calls (program)' "Total:  $MTOTAL samples, $(pc "$MTOTAL")" \
+    "Self:   $MSELF samples, $(pc "$MSELF")")" \
+    "hover on middle: its name, module and kind, Total and Self as --export=folded has them"
+
 # ---------------------------------------------------------------------------
 # Search: "le" names middle and leaf (and maybe others); a sample with both
 # on its stack counts once.
@@ -155,7 +166,7 @@ NAIVE=$(awk '{ c = $NF; line = substr($0, 1, length($0) - length(c) - 1)
     END { print s + 0 }' folded.txt)
 is "$(got share | cut -d' ' -f1)" "$WANT" "search le: its share is the samples with a match on their stack"
 cmp_ok "$NAIVE" ">" "$WANT" "... which is less than the matching frames' sum (each sample once)"
-is "$(got share | cut -d' ' -f2)" "$(awk -v a="$WANT" -v t="$TOTAL" 'BEGIN { printf "%.2f%%", 100 * a / t }')" \
+is "$(got share | cut -d' ' -f2)" "$(pc "$WANT")" \
     "... and its percentage of the total"
 boxes >search.txt
 is "$(awk -F'\t' '{ n = split($1, f, ";"); m = tolower(f[n]) ~ /le/ }
@@ -281,7 +292,7 @@ diag "broom: $SIZE bytes, first draw at $FIRST ms (parse $(got parse_ms), build 
 # A screenshot, kept beside the build's tests.
 SHOT=$PROGS/../html.png
 rm -f "$SHOT"
-chromium_run --screenshot="$SHOT" "file://$T/c.html#search=middle" >/dev/null
+chromium_run --screenshot="$SHOT" "file://$T/c.html#search=leaf&hover=$MAINPATH;middle" >/dev/null
 is "$(head -c 4 "$SHOT" 2>/dev/null | od -An -c | tr -d ' ')" "211PNG" "a screenshot: $SHOT"
 
 # ---------------------------------------------------------------------------
