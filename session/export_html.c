@@ -359,7 +359,8 @@ static cJSON *html_profile(struct session *s, const char *title, const struct di
     /* Each thread's, in order of thread id (one node may come twice: two
      * stacks cut to the same frames). */
     cJSON *threads = cJSON_AddArrayToObject(o, "threads");
-    qsort(p.tc, p.ntc, sizeof *p.tc, html_tc_cmp);
+    if (p.ntc > 1)
+        qsort(p.tc, p.ntc, sizeof *p.tc, html_tc_cmp);
     for (size_t i = 0; i < p.ntc;) {
         uint32_t tid = p.tc[i].tid;
         uint64_t sum = 0;
