@@ -9,7 +9,7 @@
 # several, a diff page, a 100,000-stack broom's size and time, a screenshot
 # (kept as tests/html.png in the build tree), and the errors.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 54
+plan 59
 
 if ! command -v chromium >/dev/null 2>&1; then
     echo "Bail out! chromium is not installed (apt-get install chromium; ./setup does)"
@@ -191,6 +191,21 @@ is "$(grep -cF "$EVIL" zoom.txt)" 0 "zoom: the frames beside middle are gone"
 near "$(awk -F'\t' -v p="$HOTPATH" '$1 == p { print $4 }' zoom.txt)" \
     "$(calc "$HOTN * $W / $(printf '%s\n' "$FIRSTBOX" | cut -f2)")" 1 \
     "zoom: leaf's width is its share of middle's"
+
+# The same by the mouse and the keyboard: a click on middle's box zooms
+# into it and puts the way back above the graph; a click on the top box goes
+# up one level, Esc to the whole profile; in a flame (the root below) too.
+browse "$T/c.html" "click=$MAINPATH;middle"
+is "$(got zoom)" "$MAINPATH;middle" "a click on middle zooms into it"
+like "$(sed -n 's/.*<div id="crumbs">\(.*\)<\/div>.*/\1/p' dom.html)" \
+    '^<button[^>]*>all</button>.*<button[^>]*>main</button><span>.</span><button[^>]*>middle</button>$' \
+    "... and the names above the graph lead back: all, ..., main, middle"
+browse "$T/c.html" "click=$MAINPATH;middle&click=$MAINPATH;middle"
+is "$(got zoom)" "$MAINPATH" "a click on the top box zooms out to main"
+browse "$T/c.html" "click=$MAINPATH;middle&key=Escape"
+is "$(got zoom)" "" "Esc zooms out to the whole profile"
+browse "$T/c.html" "orient=flame&click=$MAINPATH;middle"
+is "$(got zoom)" "$MAINPATH;middle" "flame (root below): a click on middle zooms into it"
 
 # ---------------------------------------------------------------------------
 # Inverted: the leaves at the top, their callers under them.
