@@ -70,6 +70,7 @@ struct html_prof {
     size_t ntc, tc_alloc;
 };
 
+/* Append to T as printf would. */
 static void text_add(struct html_text *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -124,6 +125,8 @@ static uint32_t html_frame(struct html_prof *p, const struct export_frame *fr)
     return (uint32_t)p->nframes++;
 }
 
+/* A slot for KEY among SLOTS (a power of two): the multiplication spreads
+ * the parent's bits over the whole word. */
 static size_t html_hash(uint64_t key, size_t slots)
 {
     key *= 0x9e3779b97f4a7c15u;
@@ -183,6 +186,7 @@ static uint32_t html_stack(struct html_prof *p, const struct export_frame *frame
     return node;
 }
 
+/* export_walk's samples: every thread's, and those without a stack. */
 static void html_sample(const struct export_frame *frames, size_t n, uint64_t count, void *arg)
 {
     struct html_prof *p = arg;
@@ -190,6 +194,7 @@ static void html_sample(const struct export_frame *frames, size_t n, uint64_t co
     p->count[node] += count;
 }
 
+/* export_walk_threads's: kept to be written thread by thread. */
 static void html_thread_sample(uint32_t tid, const struct export_frame *frames, size_t n,
                                uint64_t count, void *arg)
 {
@@ -202,6 +207,7 @@ static void html_thread_sample(uint32_t tid, const struct export_frame *frames, 
     p->tc[p->ntc++] = (struct html_tcount){tid, node, count};
 }
 
+/* By thread, then by node. */
 static int html_tc_cmp(const void *a, const void *b)
 {
     const struct html_tcount *x = a, *y = b;
