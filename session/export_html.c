@@ -71,12 +71,16 @@ struct html_prof {
 };
 
 /* Append to T as printf would. */
-static void text_add(struct html_text *t, const char *fmt, ...)
+static void html_text_add(struct html_text *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void text_add(struct html_text *t, const char *fmt, ...)
+static void html_text_add(struct html_text *t, const char *fmt, ...)
 {
     va_list ap;
+    if (t->alloc == 0) {
+        t->alloc = 256;
+        t->p = xmalloc(t->alloc);
+    }
     for (;;) {
         va_start(ap, fmt);
         int n = vsnprintf(t->p + t->n, t->alloc - t->n, fmt, ap);
@@ -115,7 +119,7 @@ static uint32_t html_frame(struct html_prof *p, const struct export_frame *fr)
     cJSON_AddItemToArray(p->names, cJSON_CreateString(export_frame_name(p->s, fr)));
     uint32_t m = fr->func >= 0 && (size_t)fr->func < p->s->nfuncs ? p->s->funcs[fr->func].module
                                                                   : fr->module;
-    text_add(&p->fmod, p->nframes ? ",%d" : "%d", m < p->s->nmodules ? (int)m : -1);
+    html_text_add(&p->fmod, p->nframes ? ",%d" : "%d", m < p->s->nmodules ? (int)m : -1);
     if (p->nframes == p->frames_alloc) {
         p->frames_alloc = p->frames_alloc ? 2 * p->frames_alloc : 256;
         p->frame_func = xreallocarray(p->frame_func, p->frames_alloc, sizeof *p->frame_func);
@@ -221,13 +225,13 @@ static int html_tc_cmp(const void *a, const void *b)
 static char *html_counts(const uint32_t *nodes, const uint64_t *counts, size_t n)
 {
     struct html_text t = {0};
-    text_add(&t, "[");
+    html_text_add(&t, "[");
     uint32_t last = 0;
     for (size_t i = 0; i < n; i++) {
-        text_add(&t, "%s%" PRIu32 ",%" PRIu64, i ? "," : "", nodes[i] - last, counts[i]);
+        html_text_add(&t, "%s%" PRIu32 ",%" PRIu64, i ? "," : "", nodes[i] - last, counts[i]);
         last = nodes[i];
     }
-    text_add(&t, "]");
+    html_text_add(&t, "]");
     return t.p;
 }
 
@@ -286,16 +290,16 @@ static char *html_diff(const struct html_prof *p, const struct diff *d, bool aft
             row_of[f] = i;
     }
     struct html_text t = {0};
-    text_add(&t, "[");
+    html_text_add(&t, "[");
     for (size_t i = 0; i < p->nframes; i++) {
         int64_t f = p->frame_func[i];
         const struct diff_row *r = f >= 0 && row_of[f] != SIZE_MAX ? &d->rows[row_of[f]] : NULL;
         if (r != NULL)
-            text_add(&t, "%s%.3f,%d", i ? "," : "", r->change, r->stars);
+            html_text_add(&t, "%s%.3f,%d", i ? "," : "", r->change, r->stars);
         else
-            text_add(&t, "%s0,0", i ? "," : "");
+            html_text_add(&t, "%s0,0", i ? "," : "");
     }
-    text_add(&t, "]");
+    html_text_add(&t, "]");
     free(row_of);
     return t.p;
 }
@@ -327,25 +331,25 @@ static cJSON *html_profile(struct session *s, const char *title, const struct di
         cJSON_AddItemToArray(mods, cJSON_CreateString(s->modules[i]->name));
     cJSON_AddItemToObject(o, "names", p.names);
     struct html_text t = {0};
-    text_add(&t, "[%s]", p.fmod.p ? p.fmod.p : "");
+    html_text_add(&t, "[%s]", p.fmod.p ? p.fmod.p : "");
     cJSON_AddItemToObject(o, "fmod", cJSON_CreateRaw(t.p));
     t.n = 0;
     t.n = 0;
-    text_add(&t, "[");
+    html_text_add(&t, "[");
     for (size_t i = 0; i < s->nmodules; i++)
-        text_add(&t, i ? ",%d" : "%d", (int)html_kind(s, (uint32_t)i));
-    text_add(&t, "]");
+        html_text_add(&t, i ? ",%d" : "%d", (int)html_kind(s, (uint32_t)i));
+    html_text_add(&t, "]");
     cJSON_AddItemToObject(o, "mkind", cJSON_CreateRaw(t.p));
     /* The nodes from node 1 on as [parent, frame, ...], each less the node
      * before it's (node 0's: -1 and 0): a chain and a row of siblings are
      * then a few digits a node, whatever their numbers. */
     t.n = 0;
-    text_add(&t, "[");
+    html_text_add(&t, "[");
     for (size_t i = 1; i < p.nnodes; i++)
-        text_add(&t, "%s%" PRId64 ",%" PRId64, i > 1 ? "," : "",
-                 (int64_t)p.parent[i] - (i > 1 ? (int64_t)p.parent[i - 1] : -1),
-                 (int64_t)p.frame[i] - (i > 1 ? (int64_t)p.frame[i - 1] : 0));
-    text_add(&t, "]");
+        html_text_add(&t, "%s%" PRId64 ",%" PRId64, i > 1 ? "," : "",
+                      (int64_t)p.parent[i] - (i > 1 ? (int64_t)p.parent[i - 1] : -1),
+                      (int64_t)p.frame[i] - (i > 1 ? (int64_t)p.frame[i - 1] : 0));
+    html_text_add(&t, "]");
     cJSON_AddItemToObject(o, "nodes", cJSON_CreateRaw(t.p));
     free(t.p);
 
@@ -432,18 +436,18 @@ char *export_html(struct session *s, const char *title, struct session *diff_bas
     struct html_text t = {0};
     const char *mark = strstr(export_html_template, EXPORT_HTML_MARK);
     size_t head = mark ? (size_t)(mark - export_html_template) : strlen(export_html_template);
-    text_add(&t, "%.*s", (int)head, export_html_template);
+    html_text_add(&t, "%.*s", (int)head, export_html_template);
     size_t from = 0;
     for (size_t i = 0; json != NULL && json[i] != '\0'; i++) {
         if (json[i] != '<' && json[i] != '>' && json[i] != '&')
             continue;
-        text_add(&t, "%.*s\\u%04x", (int)(i - from), json + from, (unsigned)json[i]);
+        html_text_add(&t, "%.*s\\u%04x", (int)(i - from), json + from, (unsigned)json[i]);
         from = i + 1;
     }
     if (json != NULL)
-        text_add(&t, "%s", json + from);
+        html_text_add(&t, "%s", json + from);
     if (mark != NULL)
-        text_add(&t, "%s", mark + strlen(EXPORT_HTML_MARK));
+        html_text_add(&t, "%s", mark + strlen(EXPORT_HTML_MARK));
     free(json);
     return t.p;
 }
