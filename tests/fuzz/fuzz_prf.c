@@ -58,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         free(cause);
     free(export_speedscope(s));
+    free(export_html(s, "fuzz", (size & 8) ? s : NULL, "fuzz")); /* and as its own diff */
     /* The stack views of every function the file names. */
     for (size_t i = 0; i < s->nfuncs && i < 64; i++) {
         size_t n;
