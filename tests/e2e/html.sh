@@ -9,7 +9,7 @@
 # several, a diff page, a 100,000-stack broom's size and time, a screenshot
 # (kept as tests/html.png in the build tree), and the errors.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 59
+plan 61
 
 if ! command -v chromium >/dev/null 2>&1; then
     echo "Bail out! chromium is not installed (apt-get install chromium; ./setup does)"
@@ -42,6 +42,15 @@ browse() {
 got() { awk -v k="$1" '$1 == k { sub(/^[^ ]+ /, ""); print; exit }' drawn.txt; }
 # boxes: the R lines, tab-separated: path, samples, x, width, row, hl, diff.
 boxes() { awk -F'\t' '$1 == "R"' drawn.txt | cut -f2-; }
+# misplaced: the boxes whose children do not start at its left edge, one
+# after the other (each at the end of the one before, within 0.15 px).
+misplaced() {
+    boxes | sort -t"$(printf '\t')" -k3,3n | awk -F'\t' '
+        { x[$1] = $3; w[$1] = $4; p = $1; if (sub(/;[^;]*$/, "", p) == 0) p = ""
+          at = (p in next_x) ? next_x[p] : (p == "" ? 0 : x[p])
+          if ($3 - at > 0.15 || at - $3 > 0.15) print $1 " at " $3 ", want " at
+          next_x[p] = $3 + $4 }'
+}
 
 cat >calls.c <<'EOF'
 #include <stdint.h>
@@ -129,6 +138,7 @@ is "$bad" "" "each box's samples are its stack prefix's sum in --export=folded"
 missing=$(awk -F'\t' -v t="$TOTAL" 'NR == FNR { drawn[$1] = 1; next }
     $2 * 100 >= t && !($1 in drawn) { print $1 }' boxes.txt prefixes.txt)
 is "$missing" "" "every stack prefix with 1 % of the samples or more is drawn"
+is "$(misplaced)" "" "each box's children start at its left edge, one after the other"
 W=$(got width)
 HOT=$(awk -F'\t' '$1 ~ /(^|;)main;middle;leaf$/' boxes.txt | sort -t"$(printf '\t')" -k2,2nr | head -n 1)
 HOTPATH=$(printf '%s\n' "$HOT" | cut -f1)
@@ -217,6 +227,7 @@ is "$(boxes | awk -F'\t' '$1 == "leaf" { print $2 }')" \
     "inverted: leaf's box has the samples of the stacks that end in leaf"
 is "$(boxes | awk -F'\t' '$1 == "leaf;middle;main" { print "yes" }')" yes \
     "inverted: leaf is called by middle, called by main"
+is "$(misplaced)" "" "inverted: each box's callers start at its left edge, one after the other"
 
 # ---------------------------------------------------------------------------
 # Threads: tests/progs/threads runs thread_a, thread_b and thread_c, each on
