@@ -70,7 +70,7 @@ static double diff_p(uint64_t a, uint64_t na, double da, uint64_t b, uint64_t nb
 }
 
 static void diff_add(struct diff *d, size_t *alloc, const struct session *s, const struct func *f,
-                     uint64_t before, uint64_t after, size_t after_func)
+                     uint64_t before, uint64_t after, size_t before_func, size_t after_func)
 {
     if (d->n == *alloc) {
         *alloc = *alloc ? 2 * *alloc : 64;
@@ -81,7 +81,8 @@ static void diff_add(struct diff *d, size_t *alloc, const struct session *s, con
                            .module = xstrdup(s->modules[f->module]->name),
                            .before = before,
                            .after = after,
-                           .after_func = after_func};
+                           .after_func = after_func,
+                           .before_func = before_func};
     r->before_pct = pct_of(before, d->before_total);
     r->after_pct = pct_of(after, d->after_total);
     r->change = r->after_pct - r->before_pct;
@@ -142,14 +143,14 @@ struct diff *diff_sessions(struct session *a, struct session *b)
         int c = i == na ? 1 : j == nb ? -1 : strcmp(ka[i].key, kb[j].key);
         if (c == 0) {
             diff_add(d, &alloc, b, &b->funcs[kb[j].func], a->funcs[ka[i].func].samples,
-                     b->funcs[kb[j].func].samples, kb[j].func);
+                     b->funcs[kb[j].func].samples, ka[i].func, kb[j].func);
             i++, j++;
         } else if (c < 0) {
             diff_add(d, &alloc, a, &a->funcs[ka[i].func], a->funcs[ka[i].func].samples, 0,
-                     SIZE_MAX);
+                     ka[i].func, SIZE_MAX);
             i++;
         } else {
-            diff_add(d, &alloc, b, &b->funcs[kb[j].func], 0, b->funcs[kb[j].func].samples,
+            diff_add(d, &alloc, b, &b->funcs[kb[j].func], 0, b->funcs[kb[j].func].samples, SIZE_MAX,
                      kb[j].func);
             j++;
         }

@@ -18,6 +18,7 @@ struct diff_row {
     double p_adjusted;            /* Holm's, over the rows compared */
     int stars;                    /* 3: p_adjusted < 0.001, 2: < 0.01, 1: < 0.05 */
     size_t after_func;            /* its index in AFTER's funcs, SIZE_MAX when not there */
+    size_t before_func;           /* its index in BEFORE's funcs, SIZE_MAX when not there */
 };
 
 struct diff {

@@ -78,7 +78,7 @@ uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg)
         if (lf >= 0 && (size_t)lf < s->nfuncs)
             leaf[lf] += c;
     }
-    /* Samples without a stack: their function alone, as report_folded. */
+    /* Samples without a stack: their function alone, as export_folded. */
     for (size_t i = 0; i < s->nfuncs; i++) {
         const struct func *f = &s->funcs[i];
         if (f->samples > leaf[i]) {
@@ -97,6 +97,24 @@ uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg)
     free(fr);
     free(ids);
     return sum;
+}
+
+void export_walk_threads(struct session *s, export_thread_cb cb, void *arg)
+{
+    session_totals(s);
+    size_t alloc = 1;
+    uint32_t *ids = xcalloc(alloc, sizeof *ids);
+    struct export_frame *fr = xcalloc(alloc, sizeof *fr);
+    uint32_t cap = session_depth_cap(s, true);
+    for (size_t i = 0; i < s->tstacks.alloc; i++) {
+        const struct tid_count *t = &s->tstacks.slots[i];
+        if (t->tid == 0 || t->count == 0 || t->key == 0 || t->key >= s->nstacks)
+            continue;
+        size_t depth = export_stack(s, t->key, cap, &ids, &fr, &alloc);
+        cb(t->tid, fr, depth, t->count, arg);
+    }
+    free(fr);
+    free(ids);
 }
 
 size_t export_nkeys(const struct session *s)

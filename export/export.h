@@ -1,10 +1,11 @@
 /*
  * Exports of a session for other tools: pprof's profile.proto (gzipped),
- * speedscope's JSON and callgrind's format (docs/exports.md).  All write the
- * same samples, the counts since the latest clear (a file's: the whole run):
- * each distinct call stack once, then, for samples that carry no stack, one
- * frame of their function, and one [unaccounted] frame for those in no
- * function.  A session without stacks exports flat that way.
+ * speedscope's JSON, callgrind's format and a flame graph in HTML
+ * (docs/exports.md).  All write the same samples, the counts since the
+ * latest clear (a file's: the whole run): each distinct call stack once,
+ * then, for samples that carry no stack, one frame of their function, and
+ * one [unaccounted] frame for those in no function.  A session without
+ * stacks exports flat that way.
  */
 #ifndef PROFIL_EXPORT_H
 #define PROFIL_EXPORT_H
@@ -41,6 +42,14 @@ typedef void (*export_sample_cb)(const struct export_frame *frames, size_t n, ui
  * under one [truncated] frame. */
 uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg);
 
+/* Called once per thread and stack with that thread's samples of it. */
+typedef void (*export_thread_cb)(uint32_t tid, const struct export_frame *frames, size_t n,
+                                 uint64_t count, void *arg);
+
+/* Walk each thread's samples that carry a stack (speedscope's per-thread
+ * profiles), cut as export_walk cuts them, in no particular order. */
+void export_walk_threads(struct session *s, export_thread_cb cb, void *arg);
+
 /* How many distinct function keys export_key gives: one per function, one
  * per module (its code without a function), [unaccounted] and [truncated]. */
 size_t export_nkeys(const struct session *s);
@@ -71,5 +80,19 @@ char *export_speedscope(struct session *s);
  * appear in and whose costs count each function once a sample
  * (docs/exports.md). */
 void export_callgrind(struct session *s, FILE *out);
+
+/* S as one self-contained HTML page: a flame graph drawn by the script of
+ * export/flame.html from the samples as JSON (docs/exports.md).  TITLE
+ * names the file it came from.  When DIFF_BASE is not NULL, the page
+ * compares: S's frames coloured by the change of their function's share
+ * from DIFF_BASE's, where --diff's test finds it significant, and
+ * DIFF_BASE's own profile to swap to; BASE_TITLE names its file.  The
+ * caller owns the text. */
+char *export_html(struct session *s, const char *title, struct session *diff_base,
+                  const char *base_title);
+
+/* Write S's stacks as collapsed stacks, "main;work;leaf 700" a line, the
+ * input of flamegraph.pl and inferno. */
+void export_folded(struct session *s, FILE *out);
 
 #endif

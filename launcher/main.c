@@ -182,29 +182,6 @@ static int main_report(const struct options *o)
     return fflush(stdout) == 0 ? 0 : 1;
 }
 
-/* --diff BEFORE AFTER: their routines compared, as text or JSON. */
-static int main_diff(struct options *o)
-{
-    struct session *a = main_read(o->diff_before, o);
-    struct session *b = a != NULL ? main_read(o->diff_after, o) : NULL;
-    if (b == NULL) {
-        session_free(a);
-        return 1;
-    }
-    struct diff *d = diff_sessions(a, b);
-    if (o->json) {
-        char *text = diff_json(d, o->diff_before, o->diff_after);
-        printf("%s\n", text);
-        free(text);
-    } else {
-        diff_print(d, o->diff_before, o->diff_after, stdout);
-    }
-    diff_free(d);
-    session_free(a);
-    session_free(b);
-    return fflush(stdout) == 0 ? 0 : 1;
-}
-
 /* --merge A B ... -o ALL: the runs added up into one session. */
 static int main_merge(struct options *o)
 {
@@ -397,6 +374,49 @@ static int main_export_write(const struct options *o, const uint8_t *data, size_
     return main_save(o->output, data, len, false);
 }
 
+/* --diff BEFORE AFTER: their routines compared, as text or JSON, or as a
+ * page (--export=html). */
+static int main_diff(const struct options *o)
+{
+    char *cause = NULL;
+    if (o->export_format != NULL &&
+        (launcher_refuse_same(o->output, o->diff_before, "the input file") != 0 ||
+         launcher_refuse_same(o->output, o->diff_after, "the input file") != 0))
+        return 2;
+    if (o->export_format != NULL && strcmp(o->output, "-") != 0 &&
+        prf_write_check(o->output, PRF_SAVE_THROUGH, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", quote(cause));
+        free(cause);
+        return 1;
+    }
+    struct session *a = main_read(o->diff_before, o);
+    struct session *b = a != NULL ? main_read(o->diff_after, o) : NULL;
+    if (b == NULL) {
+        session_free(a);
+        return 1;
+    }
+    if (o->export_format != NULL) { /* html: AFTER's flame graph, coloured by the diff */
+        char *text = export_html(b, o->diff_after, a, o->diff_before);
+        session_free(a);
+        session_free(b);
+        int r = main_export_write(o, (const uint8_t *)text, strlen(text));
+        free(text);
+        return r;
+    }
+    struct diff *d = diff_sessions(a, b);
+    if (o->json) {
+        char *text = diff_json(d, o->diff_before, o->diff_after);
+        printf("%s\n", text);
+        free(text);
+    } else {
+        diff_print(d, o->diff_before, o->diff_after, stdout);
+    }
+    diff_free(d);
+    session_free(a);
+    session_free(b);
+    return fflush(stdout) == 0 ? 0 : 1;
+}
+
 /* Write a text export of S to -o, as main_export_write. */
 static int main_export_text(const struct options *o, struct session *s,
                             void (*write)(struct session *, FILE *))
@@ -445,7 +465,7 @@ static int main_export(const struct options *o)
             session_free(s);
             return 1;
         }
-        return main_export_text(o, s, report_folded);
+        return main_export_text(o, s, export_folded);
     }
     if (strcmp(o->export_format, "pprof") == 0) {
         uint8_t *data = NULL;
@@ -463,6 +483,13 @@ static int main_export(const struct options *o)
     }
     if (strcmp(o->export_format, "callgrind") == 0)
         return main_export_text(o, s, export_callgrind);
+    if (strcmp(o->export_format, "html") == 0) {
+        char *text = export_html(s, o->target, NULL, NULL);
+        session_free(s);
+        int r = main_export_write(o, (const uint8_t *)text, strlen(text));
+        free(text);
+        return r;
+    }
     if (strcmp(o->export_format, "speedscope") == 0) {
         char *text = export_speedscope(s);
         session_free(s);

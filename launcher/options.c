@@ -28,6 +28,7 @@ static void options_usage(FILE *out)
             "       profil --annotate=FUNCTION [--disasm] FILE.PRF\n"
             "       profil --export=FORMAT FILE.PRF -o OUT\n"
             "       profil --diff [--json] BEFORE.PRF AFTER.PRF\n"
+            "       profil --diff BEFORE.PRF AFTER.PRF --export=html -o OUT.html\n"
             "       profil --merge [--force] A.PRF B.PRF ... -o ALL.PRF\n"
             "Run PROGRAM under an interval clock, count where it spends its time, and save\n"
             "the session as NAME.PRF.  Asks, as MS-DOS PROFIL did, for the bucket size, the\n"
@@ -113,11 +114,13 @@ static void options_usage(FILE *out)
             "                       classic (the 1983 PROFIL layout), folded (collapsed\n"
             "                       stacks, for flamegraph.pl and inferno), pprof (a gzipped\n"
             "                       profile.proto, for go tool pprof), speedscope (its\n"
-            "                       JSON file format) or callgrind (for callgrind_annotate\n"
-            "                       and KCachegrind)\n"
+            "                       JSON file format), callgrind (for callgrind_annotate\n"
+            "                       and KCachegrind) or html (a flame graph in one page,\n"
+            "                       for any browser)\n"
             "      --diff           compare two sessions routine by routine: each one's\n"
             "                       share before and after, the change in points, and\n"
-            "                       whether it is more than chance (stars; --json too)\n"
+            "                       whether it is more than chance (stars; --json too;\n"
+            "                       --export=html: AFTER's flame graph coloured by it)\n"
             "      --baseline=FILE  the screen's ranking gains a Change column: each\n"
             "                       routine's share against FILE.PRF's, in points, with\n"
             "                       --diff's stars (the program runs, or a replay)\n"
@@ -427,14 +430,15 @@ static int options_scan(int argc, char **argv, struct options *o)
         case OPT_EXPORT:
             if (strcmp(optarg, "classic") != 0 && strcmp(optarg, "folded") != 0 &&
                 strcmp(optarg, "pprof") != 0 && strcmp(optarg, "speedscope") != 0 &&
-                strcmp(optarg, "callgrind") != 0) {
+                strcmp(optarg, "callgrind") != 0 && strcmp(optarg, "html") != 0) {
                 fprintf(stderr,
                         "profil: --export: '%s' is not a format (classic, folded, pprof, "
-                        "speedscope, callgrind)\n",
+                        "speedscope, callgrind, html)\n",
                         optarg);
                 return 2;
             }
-            o->mode = MODE_EXPORT;
+            if (o->mode != MODE_DIFF) /* --diff A B --export=html: the diff as a page */
+                o->mode = MODE_EXPORT;
             o->export_format = optarg;
             break;
         case 'h': options_usage(stdout); return 0;
@@ -515,8 +519,13 @@ static int options_diff(int argc, char **argv, struct options *o)
         return 2;
     }
     if (o->mode != MODE_DIFF || o->tree || o->inverted || o->lines || o->hist || o->annotate ||
-        o->export_format) {
-        fprintf(stderr, "profil: --diff takes only --json (and --no-demangle)\n");
+        (o->export_format && (strcmp(o->export_format, "html") != 0 || o->json))) {
+        fprintf(stderr,
+                "profil: --diff takes only --json, or --export=html -o OUT (and --no-demangle)\n");
+        return 2;
+    }
+    if (o->export_format != NULL && o->output == NULL) {
+        fprintf(stderr, "profil: --diff --export=html needs -o OUT ('-': standard output)\n");
         return 2;
     }
     o->diff_before = files[0];

@@ -42,10 +42,6 @@ char *report_json_full(struct session *s, bool tree, bool inverted, double perce
  * Total and Self, indented by depth, down to PERCENT_LIMIT %. */
 void report_tree(struct session *s, FILE *out, bool inverted, double percent_limit);
 
-/* Write S's stacks as collapsed stacks, "main;work;leaf 700" a line, the
- * input of flamegraph.pl and inferno. */
-void report_folded(struct session *s, FILE *out);
-
 /* The widest bar of a bucket histogram, in stars. */
 #define REPORT_BAR_WIDTH 40
 

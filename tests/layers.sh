@@ -21,7 +21,7 @@ root=${1:-$(dirname "$0")/..}
 cd "$root" || exit 2
 
 # Lowest first.  A folder not listed is an error: a new folder takes a place.
-LAYERS="util clockdrv elf session prf analysis export report views tui launcher"
+LAYERS="util clockdrv elf session prf analysis report export views tui launcher"
 
 # Every source file, then each file's quoted includes, resolved as the
 # compiler finds them: beside the file, else from the top (one awk: a shell

@@ -6,7 +6,7 @@
 # damaged file; a FIFO in the build-id directory does not hold the start.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 111
+plan 117
 
 SHARES=$PROGS/shares
 W=$PROGS/ctlwork
@@ -355,6 +355,10 @@ if "$MKBOMB" deep deep.PRF 4096 >/dev/null && "$MKBOMB" deepone one.PRF 4096 >/d
     measured "$PROFIL" --export=pprof deep.PRF -o deep.pb.gz
     is "$rc" 0 "4096 deep, --export=pprof: exits 0"
     cmp_ok "$rss" "<" 200000 "4096 deep, --export=pprof: under 200 MB ($rss kB)"
+    measured "$PROFIL" --export=html deep.PRF -o deep.html
+    is "$rc" 0 "4096 deep, --export=html: exits 0"
+    cmp_ok "$rss" "<" 200000 "4096 deep, --export=html: under 200 MB ($rss kB)"
+    cmp_ok "$(wc -c <deep.html)" "<" 8000000 "4096 deep, --export=html: under 8 MB written ($(wc -c <deep.html) bytes)"
     measured "$PROFIL" --report --tree --inverted --percent-limit=0 deep.PRF
     is "$rc" 0 "4096 deep, --tree --inverted: exits 0"
     cmp_ok "$(wc -c <"$T/.out")" "<" 4000000 "4096 deep, --tree --inverted: under 4 MB printed ($(wc -c <"$T/.out") bytes)"
@@ -364,7 +368,7 @@ if "$MKBOMB" deep deep.PRF 4096 >/dev/null && "$MKBOMB" deepone one.PRF 4096 >/d
     cmp_ok "$(wc -c <"$T/.out")" "<" 4000000 "one stack 4096 deep, --tree: under 4 MB printed ($(wc -c <"$T/.out") bytes)"
     like "$(cat "$T/.out")" '\(calls deeper than [0-9]+ levels not shown\)$' "one stack 4096 deep, --tree: says what it left out"
 else
-    for _i in $(seq 1 18); do fail "4096 deep ($_i of 18)" "mkbomb failed"; done
+    for _i in $(seq 1 21); do fail "4096 deep ($_i of 21)" "mkbomb failed"; done
 fi
 # A broom: 100,000 callees of the deepest of 4,095 calls, a sample in each
 # (147 KB): the tree finds a child by a hash, not by a scan of 100,000
@@ -373,8 +377,12 @@ if "$MKBOMB" broom broom.PRF 100000 >/dev/null; then
     measured "$PROFIL" --report --tree --percent-limit=0 broom.PRF
     is "$rc" 0 "a broom of 100,000 stacks 4,096 deep, --tree: exits 0"
     cmp_ok "$_cpu" "<" 6 "a broom, --tree: under 6 s of CPU ($_cpu s)"
+    measured "$PROFIL" --export=html broom.PRF -o broom.html
+    is "$rc" 0 "a broom, --export=html: exits 0"
+    cmp_ok "$_cpu" "<" 6 "a broom, --export=html: under 6 s of CPU ($_cpu s)"
+    cmp_ok "$rss" "<" 200000 "a broom, --export=html: under 200 MB ($rss kB)"
 else
-    for _i in 1 2; do fail "a broom ($_i of 2)" "mkbomb failed"; done
+    for _i in $(seq 1 5); do fail "a broom ($_i of 5)" "mkbomb failed"; done
 fi
 run "$PROFIL" --no-tui -b 1 -t 1000 -o r.PRF "$PROGS/recurse" 300 1500 </dev/null
 is "$rc" 0 "a recursion 300 deep: profiled"

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         report_text(s, "fuzz", out, 0);
         report_tree(s, out, false, 0);
         report_tree(s, out, true, 1);
-        report_folded(s, out);
+        export_folded(s, out);
         export_callgrind(s, out);
         report_lines(s, out, REPORT_LINES_SHOWN);
         /* The hottest function's annotated source, as the Source view draws
@@ -59,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         free(cause);
     free(export_speedscope(s));
+    free(export_html(s, "fuzz", (size & 8) ? s : NULL, "fuzz")); /* and as its own diff */
     /* The stack views of every function the file names. */
     for (size_t i = 0; i < s->nfuncs && i < 64; i++) {
         size_t n;
