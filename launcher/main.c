@@ -376,7 +376,7 @@ static int main_export_write(const struct options *o, const uint8_t *data, size_
 
 /* --diff BEFORE AFTER: their routines compared, as text or JSON, or as a
  * page (--export=html). */
-static int main_diff(const struct options *o)
+static int main_diff(struct options *o)
 {
     char *cause = NULL;
     if (o->export_format != NULL &&
