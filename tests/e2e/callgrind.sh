@@ -245,7 +245,7 @@ is "$rc" 1 "--export=callgrind to an unwritable -o: exit 1"
 is "$(lines "$err")" 1 "--export=callgrind to an unwritable -o: one line"
 has "$err" "Cannot open output file" "--export=callgrind to an unwritable -o: says so"
 run "$PROFIL" --export=svg "$T/c.PRF" -o x </dev/null
-has "$err" "speedscope, callgrind)" "--export=svg: the message names callgrind"
+has "$err" "speedscope, callgrind, html)" "--export=svg: the message names callgrind"
 run "$PROFIL" --help </dev/null
 has "$out" "callgrind (for callgrind_annotate" "--help names callgrind"
 
