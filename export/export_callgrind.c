@@ -300,7 +300,8 @@ void export_callgrind(struct session *s, FILE *out)
         c->calls = c->cost = f->root;
     }
     callgrind_number(&w);
-    qsort(w.costs, w.ncosts, sizeof *w.costs, callgrind_by_fn);
+    if (w.ncosts > 1) /* none: w.costs is NULL, which qsort may not be given */
+        qsort(w.costs, w.ncosts, sizeof *w.costs, callgrind_by_fn);
 
     fputs("# callgrind format\nversion: 1\ncreator: profil " PACKAGE_VERSION "\n", out);
     fputs("cmd: ", out);

@@ -335,4 +335,14 @@ is "$(printf '%s\n' "$a" | grep -c .)" 1 "README.md's examples of sieve.PRF all 
 a=$(agree M)
 is "$(printf '%s\n' "$a" | grep -c .)" 1 "profil.1's examples of sieve.PRF all state one number of samples ($(printf '%s' "$a" | tr '\n' ' '))"
 
+# ARCHITECTURE.md: every source file and folder it names by its path is in
+# the tree (a folder it names as one to come, profile/, resolve/, ingest/,
+# is said to be one).
+gone=""
+for p in $(grep -o '`[a-z][a-z0-9_]*/[A-Za-z0-9_./-]*`' "$top/ARCHITECTURE.md" | tr -d '`' | sort -u); do
+    case $p in profile/ | resolve/ | ingest/) continue ;; esac
+    [ -e "$top/$p" ] || [ -e "$top/tests/$p" ] || gone="$gone $p"
+done
+is "$gone" "" "ARCHITECTURE.md names no file or folder that is not in the tree"
+
 done_testing
