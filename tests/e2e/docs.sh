@@ -106,7 +106,7 @@ has_numbers() {
 }
 ncmds() { find "$D" -name "$1-*.cmd" | wc -l | tr -d ' '; }
 
-checks=4
+checks=5
 for f in "$D"/*.cmd; do
     n=$(basename "$f" .cmd)
     case $(kind "$n") in
