@@ -310,8 +310,8 @@ int merge_sessions(struct session *out, struct session **runs, const char *const
     }
     out->end_ns = MERGE_T0 + end * SESSION_FRAME_NS;
     out->unwinds = 0;
-    out->funcs_dirty = true;
-    out->totals_dirty = true;
+    out->cache.funcs_dirty = true;
+    out->cache.totals_dirty = true;
     merge_meta(out, runs, names, n);
     return 0;
 }

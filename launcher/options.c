@@ -241,7 +241,10 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Read options up to the first word that is not one: -1, or an exit status. */
+/* Read options up to the first word that is not one: -1, or an exit status.
+ * Long: one case per option of the table above, each a few lines, in the
+ * table's order; split, the cases would be further from the table they
+ * follow, not shorter. */
 static int options_scan(int argc, char **argv, struct options *o)
 {
     int c;

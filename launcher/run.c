@@ -445,6 +445,50 @@ static char *run_title(const struct session *s)
     return t;
 }
 
+/* The run is over: wait for debug files still coming, say how it ended,
+ * save it (elsewhere when that fails), and print the report when there was
+ * no screen.  Returns the exit status. */
+static int run_finish(struct session *s, struct run_save *rs, bool screen)
+{
+    char *cause = NULL;
+    run_wait_debuginfo(s);
+    char msg[160];
+    printf("%s\n", report_termination(s, msg, sizeof msg));
+    fflush(stdout);
+    bool failed = run_save(rs, s, &cause) < 0;
+    if (failed) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        cause = NULL;
+    } else {
+        char *why = rs->taken != NULL ? xasprintf(" (%s was taken)", rs->taken) : NULL;
+        run_say_written(s, rs->name, why);
+        free(why);
+    }
+    /* The report first: it is the run, whatever becomes of the file. */
+    if (!screen)
+        report_text(s, NULL, stdout, 20);
+    fflush(stdout);
+    int status = run_status(s);
+    if (failed) {
+        char *where = NULL;
+        if (run_fallback(s, rs->name, &where, &cause) == 0) {
+            char *why = xasprintf(" instead of %s", rs->name);
+            run_say_written(s, where, why);
+            free(why);
+            free(where);
+        } else {
+            fprintf(stderr,
+                    "profil: %s: nowhere else could take the session either: this run "
+                    "is not saved\n",
+                    cause);
+            free(cause);
+        }
+        status = 1;
+    }
+    return status;
+}
+
 int launcher_run(struct session *s, const struct options *o, const char *path, const struct args *a,
                  const char *output)
 {
@@ -531,7 +575,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path, c
     }
     if (o->start_paused) { /* from the exec on: what ticked before the pause is dropped */
         clockdrv_pause(d, true);
-        s->sample_from_ns = clockdrv_now_ns();
+        s->live.sample_from_ns = clockdrv_now_ns();
     }
     if (!screen && attach) /* said once it is so: a refusal is the only line */
         fprintf(stderr,
@@ -588,41 +632,7 @@ int launcher_run(struct session *s, const struct options *o, const char *path, c
         s->duration_s = (double)(clockdrv_now_ns() - s->start_ns) / 1e9; /* q: detached */
     d->ops->free(d);
 
-    run_wait_debuginfo(s);
-    char msg[160];
-    printf("%s\n", report_termination(s, msg, sizeof msg));
-    fflush(stdout);
-    bool failed = run_save(&rs, s, &cause) < 0;
-    if (failed) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
-        cause = NULL;
-    } else {
-        char *why = rs.taken != NULL ? xasprintf(" (%s was taken)", rs.taken) : NULL;
-        run_say_written(s, rs.name, why);
-        free(why);
-    }
-    /* The report first: it is the run, whatever becomes of the file. */
-    if (!screen)
-        report_text(s, NULL, stdout, 20);
-    fflush(stdout);
-    status = run_status(s);
-    if (failed) {
-        char *where = NULL;
-        if (run_fallback(s, rs.name, &where, &cause) == 0) {
-            char *why = xasprintf(" instead of %s", rs.name);
-            run_say_written(s, where, why);
-            free(why);
-            free(where);
-        } else {
-            fprintf(stderr,
-                    "profil: %s: nowhere else could take the session either: this run "
-                    "is not saved\n",
-                    cause);
-            free(cause);
-        }
-        status = 1;
-    }
+    status = run_finish(s, &rs, screen);
 out:
     control_free(ctl);
     if (master >= 0)

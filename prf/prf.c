@@ -597,7 +597,7 @@ static int prf_parse_stack_counts(struct session *s, struct cursor *c, uint64_t 
         }
         f->stacks_compact = true;
     }
-    s->totals_dirty = true;
+    s->cache.totals_dirty = true;
     if (c->left == 0)
         return 0; /* no per-thread split */
     uint64_t nt = cur_varint(c);

@@ -369,71 +369,68 @@ static void prf_write_threads(const struct session *s, struct buf *out, struct b
 
 /* The file holds the recorded run (the run fields), whichever threads,
  * time or clear the views show: nothing here reads or changes the view. */
-void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
+/* HEAD (the interval, the bucket size, the area, the whole run's counters, how it ended) and BUCK
+ * (the buckets at the size asked). */
+static void prf_write_head(struct session *s, struct buf *out, struct buf *p)
 {
-    session_rank(s); /* resolve every hit so its symbol is saved */
-    for (size_t i = 1; i < s->nstacks; i++)
-        session_stack_func(s, (uint32_t)i); /* and every frame of every stack */
     /* The whole run: a clear on the screen is a mark in the timeline. */
     struct counters run = session_run_counters(s);
     size_t nbuckets;
     uint32_t paragraphs = s->asked_paragraphs ? s->asked_paragraphs : s->bucket_paragraphs;
     uint64_t *buckets = session_run_buckets(s, paragraphs, &nbuckets); /* not the zoomed size */
-    struct buf out = {0}, p = {0};
-    buf_put(&out, PRF_MAGIC, PRF_MAGIC_LEN);
-    buf_u16(&out, PRF_VERSION_MAJOR);
-    buf_u16(&out, PRF_VERSION_MINOR);
-    buf_u32(&out, 0);
-
-    buf_u32(&p, s->interval_us);
-    buf_u32(&p, paragraphs);
-    buf_u64(&p, nbuckets);
-    buf_u64(&p, s->prog_module == 0 ? s->prog_low : s->prog_low0); /* the run's area */
-    buf_u64(&p, s->prog_module == 0 ? s->prog_high : s->prog_high0);
-    buf_u64(&p, run.program);
-    buf_u64(&p, run.dos);
-    buf_u64(&p, run.io);
-    buf_u64(&p, run.high);
-    buf_u64(&p, run.total);
-    buf_u64(&p, run.lost);
-    buf_u32(&p, (uint32_t)s->clock);
-    buf_u32(&p, (uint32_t)s->exit_kind);
-    buf_u32(&p, (uint32_t)s->exit_code);
-    buf_u32(&p, (uint32_t)s->exit_signal);
-    buf_u64(&p, (uint64_t)s->start_time);
+    buf_u32(p, s->interval_us);
+    buf_u32(p, paragraphs);
+    buf_u64(p, nbuckets);
+    buf_u64(p, s->prog_module == 0 ? s->prog_low : s->prog_low0); /* the run's area */
+    buf_u64(p, s->prog_module == 0 ? s->prog_high : s->prog_high0);
+    buf_u64(p, run.program);
+    buf_u64(p, run.dos);
+    buf_u64(p, run.io);
+    buf_u64(p, run.high);
+    buf_u64(p, run.total);
+    buf_u64(p, run.lost);
+    buf_u32(p, (uint32_t)s->clock);
+    buf_u32(p, (uint32_t)s->exit_kind);
+    buf_u32(p, (uint32_t)s->exit_code);
+    buf_u32(p, (uint32_t)s->exit_signal);
+    buf_u64(p, (uint64_t)s->start_time);
     double ns = s->duration_s * 1e9; /* a double from a file may not fit back */
-    buf_u64(&p, ns <= 0 || ns != ns ? 0 : ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns);
-    buf_u32(&p, s->pid);
-    buf_u32(&p, s->max_threads);
-    buf_u64(&p, run.preempted); /* 1.1 */
-    prf_put_chunk(&out, "HEAD", &p);
+    buf_u64(p, ns <= 0 || ns != ns ? 0 : ns >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)ns);
+    buf_u32(p, s->pid);
+    buf_u32(p, s->max_threads);
+    buf_u64(p, run.preempted); /* 1.1 */
+    prf_put_chunk(out, "HEAD", p);
 
-    p.len = 0;
-    buf_u64(&p, nbuckets);
+    p->len = 0;
+    buf_u64(p, nbuckets);
     for (size_t i = 0; i < nbuckets; i++)
-        buf_u64(&p, buckets[i]);
+        buf_u64(p, buckets[i]);
     free(buckets);
-    prf_put_chunk(&out, "BUCK", &p);
+    prf_put_chunk(out, "BUCK", p);
+}
 
-    p.len = 0;
-    buf_u32(&p, (uint32_t)s->nmodules);
+/* MODS: each module, its segments, and the symbols the hits need (all of the program's). */
+static void prf_write_modules(struct session *s, struct buf *out, struct buf *p)
+{
+    p->len = 0;
+    buf_u32(p, (uint32_t)s->nmodules);
     for (uint32_t i = 0; i < s->nmodules; i++) {
         const struct module *m = s->modules[i];
-        buf_u32(&p, (uint32_t)m->kind);
-        buf_str(&p, m->path);
-        buf_u8(&p, (uint8_t)m->build_id_len);
-        buf_put(&p, m->build_id, m->build_id_len);
-        buf_u32(&p, (uint32_t)m->nsegs);
+        buf_u32(p, (uint32_t)m->kind);
+        buf_str(p, m->path);
+        buf_u8(p, (uint8_t)m->build_id_len);
+        buf_put(p, m->build_id, m->build_id_len);
+        buf_u32(p, (uint32_t)m->nsegs);
         for (size_t k = 0; k < m->nsegs; k++) {
-            buf_u64(&p, m->segs[k].vaddr);
-            buf_u64(&p, m->segs[k].memsz);
-            buf_u64(&p, m->segs[k].offset);
-            buf_u64(&p, m->segs[k].filesz);
-            buf_u32(&p, m->segs[k].flags);
+            buf_u64(p, m->segs[k].vaddr);
+            buf_u64(p, m->segs[k].memsz);
+            buf_u64(p, m->segs[k].offset);
+            buf_u64(p, m->segs[k].filesz);
+            buf_u32(p, m->segs[k].flags);
         }
-        size_t count_at = p.len, kept = 0, nstarts;
+        size_t count_at = p->len, kept = 0, nstarts;
         uint64_t *starts = prf_hit_starts(s, i, &nstarts);
-        buf_u32(&p, 0);
+        buf_u32(p, 0);
         for (size_t k = 0; k < m->nsyms; k++) {
             const struct symbol *sym = &m->syms[k];
             if (i != 0 && bsearch(&sym->start, starts, nstarts, sizeof *starts, u64_cmp) == NULL)
@@ -442,113 +439,123 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
              * to write, and a reader makes it again. */
             if (sym->end <= sym->start)
                 continue;
-            buf_u64(&p, sym->start);
-            buf_u64(&p, sym->end);
-            buf_u8(&p, sym->synthetic ? 1 : 0);
-            buf_str(&p, sym->name);
+            buf_u64(p, sym->start);
+            buf_u64(p, sym->end);
+            buf_u8(p, sym->synthetic ? 1 : 0);
+            buf_str(p, sym->name);
             kept++;
         }
         free(starts);
         for (int b = 0; b < 4; b++)
-            p.data[count_at + (size_t)b] = (uint8_t)(kept >> (8 * b));
+            p->data[count_at + (size_t)b] = (uint8_t)(kept >> (8 * b));
     }
-    prf_put_chunk(&out, "MODS", &p);
+    prf_put_chunk(out, "MODS", p);
+}
 
+/* HITS: every hit in the order it was first seen. */
+static void prf_write_hits(struct session *s, struct buf *out, struct buf *p)
+{
     /* Every hit in the order it was first seen: a reader gives each the same
      * id, which is what the timeline's deltas refer to. */
-    p.len = 0;
+    p->len = 0;
     uint64_t *counts = xcalloc(s->nkeys + 1, sizeof *counts);
     for (size_t i = 0; i < s->hits_alloc; i++) {
         if (s->hits[i].module != UINT32_MAX && s->hits[i].id < s->nkeys)
             counts[s->hits[i].id] = s->hits[i].run;
     }
-    buf_u64(&p, s->nkeys);
+    buf_u64(p, s->nkeys);
     for (size_t i = 0; i < s->nkeys; i++) {
-        buf_u32(&p, s->hit_keys[i].module);
-        buf_u64(&p, s->hit_keys[i].offset);
-        buf_u64(&p, counts[i]);
+        buf_u32(p, s->hit_keys[i].module);
+        buf_u64(p, s->hit_keys[i].offset);
+        buf_u64(p, counts[i]);
     }
     free(counts);
-    prf_put_chunk(&out, "HITS", &p);
+    prf_put_chunk(out, "HITS", p);
+}
 
-    p.len = 0;
+/* META: the session's metadata as JSON. */
+static void prf_write_meta(struct session *s, struct buf *out, struct buf *p)
+{
+    p->len = 0;
     char *json = meta_to_json(s);
-    buf_put(&p, json, strlen(json));
+    buf_put(p, json, strlen(json));
     free(json);
-    prf_put_chunk(&out, "META", &p);
+    prf_put_chunk(out, "META", p);
+}
 
+/* TIME: what each frame of the timeline added, and the clears. */
+static void prf_write_timeline(struct session *s, struct buf *out, struct buf *p)
+{
     if (s->nframes > 0) {
         session_timeline_compact(s);
-        p.len = 0;
-        buf_u64(&p, SESSION_FRAME_NS);
-        buf_u64(&p, s->nframes);
+        p->len = 0;
+        buf_u64(p, SESSION_FRAME_NS);
+        buf_u64(p, s->nframes);
         for (size_t i = 0; i < s->nframes; i++) {
             const struct frame *f = &s->frames[i];
-            buf_varint(&p, f->cleared && s->legacy_clear ? 1 : 0); /* 1.0's clears */
-            buf_varint(&p, f->program);
-            buf_varint(&p, f->dos);
-            buf_varint(&p, f->io);
-            buf_varint(&p, f->high);
-            buf_varint(&p, f->lost);
-            buf_varint(&p, f->nhits);
+            buf_varint(p, f->cleared && s->legacy_clear ? 1 : 0); /* 1.0's clears */
+            buf_varint(p, f->program);
+            buf_varint(p, f->dos);
+            buf_varint(p, f->io);
+            buf_varint(p, f->high);
+            buf_varint(p, f->lost);
+            buf_varint(p, f->nhits);
             uint32_t prev = 0;
             for (uint32_t k = 0; k < f->nhits; k++) {
-                buf_varint(&p, f->hits[k].id - prev); /* ids ascend: store the gaps */
-                buf_varint(&p, f->hits[k].count);
+                buf_varint(p, f->hits[k].id - prev); /* ids ascend: store the gaps */
+                buf_varint(p, f->hits[k].count);
                 prev = f->hits[k].id;
             }
         }
         /* 1.1: appended after the frames, where a 1.0 reader does not look. */
         for (size_t i = 0; i < s->nframes; i++)
-            buf_varint(&p, s->frames[i].preempted);
+            buf_varint(p, s->frames[i].preempted);
         size_t marks = 0, prev = 0;
         for (size_t i = 0; i < s->nframes && !s->legacy_clear; i++)
             marks += s->frames[i].cleared;
-        buf_varint(&p, marks);
+        buf_varint(p, marks);
         for (size_t i = 0; i < s->nframes && marks > 0; i++) {
             if (s->frames[i].cleared) {
-                buf_varint(&p, i - prev);
+                buf_varint(p, i - prev);
                 prev = i;
             }
         }
-        prf_put_chunk(&out, "TIME", &p);
+        prf_put_chunk(out, "TIME", p);
     }
+}
 
-    /* (1.4) The source places of every PC, before the stacks: a reader
-     * expands their inlined functions as it reads them. */
-    prf_write_lines(s, &out, &p);
-    if (s->embed_source)
-        prf_write_sources(s, &out, &p);
-
-    /* (1.3) The stacks: every node in the order it was made (a parent before
-     * its children), then what each frame of the timeline added to each.
-     * Functions inlined at a frame's PC are not saved: they are lines. */
+/* (1.3) STCK: the stacks, every node in the order it was made (a parent
+ * before its children), then what each frame of the timeline added to each,
+ * then the per-thread split.  Functions inlined at a frame's PC are not
+ * saved: they are lines. */
+static void prf_write_stacks(struct session *s, struct buf *out, struct buf *p)
+{
     uint32_t *fid = s->has_stacks ? prf_stack_file_ids(s) : NULL;
     if (s->has_stacks) {
-        p.len = 0;
+        p->len = 0;
         /* Every frame: the last node may be a function inlined at an older
          * frame (a merge learns its inlined functions late), whose id is
          * not the highest. */
         size_t nodes = 0;
         for (size_t i = 1; i < s->nstacks; i++)
             nodes += s->stacks[i].level == 0;
-        buf_varint(&p, nodes);
+        buf_varint(p, nodes);
         for (size_t i = 1; i < s->nstacks; i++) {
             if (s->stacks[i].level > 0)
                 continue;
-            buf_varint(&p, fid[s->stacks[i].parent]);
-            buf_varint(&p, s->stacks[i].module);
-            buf_varint(&p, s->stacks[i].offset);
+            buf_varint(p, fid[s->stacks[i].parent]);
+            buf_varint(p, s->stacks[i].module);
+            buf_varint(p, s->stacks[i].offset);
         }
         size_t with = 0, prev = 0;
         for (size_t i = 0; i < s->nframes; i++)
             with += s->frames[i].nstacks > 0;
-        buf_varint(&p, with);
+        buf_varint(p, with);
         for (size_t i = 0; i < s->nframes; i++) {
             const struct frame *f = &s->frames[i];
             if (f->nstacks == 0)
                 continue;
-            buf_varint(&p, i - prev);
+            buf_varint(p, i - prev);
             prev = i;
             struct frame_hit *fs = xcalloc(f->nstacks, sizeof *fs);
             for (uint32_t k = 0; k < f->nstacks; k++)
@@ -561,29 +568,54 @@ void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
                 else
                     fs[n++] = fs[k];
             }
-            buf_varint(&p, n);
+            buf_varint(p, n);
             uint32_t last = 0;
             for (uint32_t k = 0; k < n; k++) {
-                buf_varint(&p, fs[k].id - last); /* ids ascend: store the gaps */
-                buf_varint(&p, fs[k].count);
+                buf_varint(p, fs[k].id - last); /* ids ascend: store the gaps */
+                buf_varint(p, fs[k].count);
                 last = fs[k].id;
             }
             free(fs);
         }
         /* The per-thread split, appended (a reader of the first 1.3 files,
          * which end here, finds nothing more). */
-        buf_varint(&p, tid_table_used(&s->tstacks));
+        buf_varint(p, tid_table_used(&s->tstacks));
         for (size_t i = 0; i < s->tstacks.alloc; i++) {
             const struct tid_count *t = &s->tstacks.slots[i];
             if (t->tid == 0 || session_sat_add(t->count, t->before_clear) == 0)
                 continue;
-            buf_varint(&p, t->tid);
-            buf_varint(&p, fid[t->key]);
-            buf_varint(&p, session_sat_add(t->count, t->before_clear));
+            buf_varint(p, t->tid);
+            buf_varint(p, fid[t->key]);
+            buf_varint(p, session_sat_add(t->count, t->before_clear));
         }
-        prf_put_chunk(&out, "STCK", &p);
+        prf_put_chunk(out, "STCK", p);
     }
     free(fid);
+}
+
+void prf_write_buffer(struct session *s, uint8_t **data, size_t *len)
+{
+    session_rank(s); /* resolve every hit so its symbol is saved */
+    for (size_t i = 1; i < s->nstacks; i++)
+        session_stack_func(s, (uint32_t)i); /* and every frame of every stack */
+    struct buf out = {0}, p = {0};
+    buf_put(&out, PRF_MAGIC, PRF_MAGIC_LEN);
+    buf_u16(&out, PRF_VERSION_MAJOR);
+    buf_u16(&out, PRF_VERSION_MINOR);
+    buf_u32(&out, 0);
+
+    prf_write_head(s, &out, &p);
+    prf_write_modules(s, &out, &p);
+    prf_write_hits(s, &out, &p);
+    prf_write_meta(s, &out, &p);
+    prf_write_timeline(s, &out, &p);
+    /* (1.4) The source places of every PC, before the stacks: a reader
+     * expands their inlined functions as it reads them. */
+    prf_write_lines(s, &out, &p);
+    if (s->embed_source)
+        prf_write_sources(s, &out, &p);
+
+    prf_write_stacks(s, &out, &p);
     if (s->nprocs > 0 || s->nthreads > 0)
         prf_write_threads(s, &out, &p);
 

@@ -17,22 +17,22 @@
 /* The address space of PID, made on first sight. */
 struct addrspace *session_space(struct session *s, uint32_t pid, bool create)
 {
-    for (size_t i = 0; i < s->nspaces; i++) {
-        if (s->spaces[i]->pid == pid) {
+    for (size_t i = 0; i < s->live.nspaces; i++) {
+        if (s->live.spaces[i]->pid == pid) {
             if (i > 0) { /* keep the busiest process first */
-                struct addrspace *as = s->spaces[i];
-                s->spaces[i] = s->spaces[0];
-                s->spaces[0] = as;
+                struct addrspace *as = s->live.spaces[i];
+                s->live.spaces[i] = s->live.spaces[0];
+                s->live.spaces[0] = as;
             }
-            return s->spaces[0];
+            return s->live.spaces[0];
         }
     }
     if (!create)
         return NULL;
     struct addrspace *as = xcalloc(1, sizeof *as);
     as->pid = pid;
-    s->spaces = xreallocarray(s->spaces, s->nspaces + 1, sizeof *s->spaces);
-    s->spaces[s->nspaces++] = as;
+    s->live.spaces = xreallocarray(s->live.spaces, s->live.nspaces + 1, sizeof *s->live.spaces);
+    s->live.spaces[s->live.nspaces++] = as;
     return as;
 }
 
@@ -157,20 +157,20 @@ void session_forget_space(struct session *s, uint32_t pid, bool remove)
     if (remove) {
         free(as->maps);
         free(as);
-        s->spaces[0] = s->spaces[--s->nspaces]; /* session_space moved it to 0 */
+        s->live.spaces[0] = s->live.spaces[--s->live.nspaces]; /* session_space moved it to 0 */
     }
 }
 
 void session_free_spaces(struct session *s)
 {
-    for (size_t i = 0; i < s->nspaces; i++) {
-        unwind_free(s->spaces[i]->unwinder);
-        free(s->spaces[i]->maps);
-        free(s->spaces[i]);
+    for (size_t i = 0; i < s->live.nspaces; i++) {
+        unwind_free(s->live.spaces[i]->unwinder);
+        free(s->live.spaces[i]->maps);
+        free(s->live.spaces[i]);
     }
-    free(s->spaces);
-    s->spaces = NULL;
-    s->nspaces = 0;
+    free(s->live.spaces);
+    s->live.spaces = NULL;
+    s->live.nspaces = 0;
 }
 
 bool session_user_place(struct session *s, const struct addrspace *as, uint64_t pc,

@@ -354,12 +354,12 @@ uint32_t ingest_hit(struct session *s, struct ingest *in, uint32_t module, uint6
             xgrowarray(s->hit_keys, &s->hit_keys_alloc, s->nkeys + 1, sizeof *s->hit_keys);
         s->hit_keys[s->nkeys++] = (struct hit_key){module, offset};
         s->nhits++;
-        s->funcs_dirty = true;
+        s->cache.funcs_dirty = true;
     }
     h->run = session_sat_add(h->run, count);
     if (in == NULL || in->view) {
         h->count = session_sat_add(h->count, count);
-        s->totals_dirty = true;
+        s->cache.totals_dirty = true;
         if (h->func >= 0)
             s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, count);
     }
@@ -632,7 +632,7 @@ const char *session_bucket_unsampled(const struct session *s, size_t i, long cov
 
 void session_set_detached_end(struct session *s, bool ended)
 {
-    s->funcs_dirty = true;
+    s->cache.funcs_dirty = true;
     s->exit_kind = EXIT_NONE;
     s->exit_unknown = ended;
 }

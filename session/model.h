@@ -152,6 +152,38 @@ struct mapping;
 struct addrspace;
 struct lines;
 
+/* What is worked out from the run and kept until the run changes: the
+ * function index, and whether the functions' ranking and the stacks'
+ * Totals must be worked out again.  Never saved. */
+struct session_cache {
+    bool funcs_dirty;        /* session_rank must run again: new hits */
+    uint32_t *func_index;    /* open addressing on (module, start): index + 1, 0 empty */
+    size_t func_index_alloc; /* a power of two, at least twice nfuncs */
+    bool totals_dirty;       /* session_totals must run again */
+};
+
+/* What only a live run has, never saved: the processes' address spaces,
+ * the JIT perf maps as last read, the unwinder's scratch and its times, and
+ * the first sample kept.  A session read from a file leaves it empty. */
+struct session_live {
+    struct addrspace **spaces; /* one per process seen, while ingesting live events */
+    size_t nspaces;
+    struct session_jit { /* each process that ran anonymous code: its perf map as last read */
+        uint32_t pid;
+        int64_t size;
+        int64_t mtime;
+    } * jit; /* owned: a file's [JIT] names come with it */
+    size_t njit;
+    uint64_t jit_read_ns;  /* CLOCK_MONOTONIC when the perf maps were last looked at */
+    bool jit_ended;        /* ... and whether the program had ended then */
+    uint64_t *unwind_pcs;  /* owned: scratch for unwinding */
+    uint32_t *unwind_hist; /* owned: unwinding times, 1 us a bin, the last "more" */
+    const char *kallsyms;  /* borrowed: another /proc/kallsyms to read (tests), or NULL */
+    /* Samples timed before this are dropped (--start-paused: those the
+     * clock took between the exec and the pause); 0 keeps them all. */
+    uint64_t sample_from_ns;
+};
+
 struct session {
     /* What was asked. */
     char *program; /* owned: the path as resolved */
@@ -218,9 +250,6 @@ struct session {
     /* Function ranking, by module then start; see session_rank. */
     struct func *funcs;
     size_t nfuncs, funcs_alloc;
-    bool funcs_dirty;
-    uint32_t *func_index;    /* open addressing on (module, start): index + 1, 0 empty */
-    size_t func_index_alloc; /* a power of two, at least twice nfuncs */
 
     /* Call stacks, each distinct one interned once: node 0 is the empty
      * stack, a sample without one. */
@@ -232,9 +261,6 @@ struct session {
     size_t stack_index_alloc;     /* a power of two */
     uint64_t *stack_count;        /* by id: samples since the latest clear */
     uint64_t *stack_before_clear; /* by id: counted before it */
-    bool totals_dirty;            /* session_totals must run again */
-    uint64_t *unwind_pcs;         /* owned: scratch for unwinding */
-    uint32_t *unwind_hist;        /* owned: live unwinding times, 1 us a bin, the last "more" */
     uint64_t unwinds;             /* stacks unwound live */
     struct tid_table tstacks;     /* each thread's samples with each stack */
     bool no_inline;            /* --no-inline: inlined functions are not functions of their own */
@@ -243,22 +269,10 @@ struct session {
     uint32_t unknown_module;   /* [unknown]: where an unwinding gave out, or UINT32_MAX */
     uint32_t truncated_module; /* [truncated]: where a stack was cut, or UINT32_MAX */
 
-    /* Live address spaces per process; only while ingesting live events. */
-    struct addrspace **spaces;
-    size_t nspaces;
     uint32_t anon_module;
     uint32_t kernel_module;
-    uint32_t jit_module;  /* [JIT]: anonymous code a JIT's perf map names, or UINT32_MAX */
-    bool raw_names;       /* --no-demangle: functions keep their symbols' names */
-    const char *kallsyms; /* borrowed: another /proc/kallsyms to read (tests), or NULL */
-    struct session_jit {  /* each process that ran anonymous code: its perf map as last read */
-        uint32_t pid;
-        int64_t size;
-        int64_t mtime;
-    } * jit; /* owned; live sessions only: a file's [JIT] names come with it */
-    size_t njit;
-    uint64_t jit_read_ns; /* CLOCK_MONOTONIC when the perf maps were last looked at */
-    bool jit_ended;       /* ... and whether the program had ended then */
+    uint32_t jit_module; /* [JIT]: anonymous code a JIT's perf map names, or UINT32_MAX */
+    bool raw_names;      /* --no-demangle: functions keep their symbols' names */
 
     /* What happened. */
     uint64_t start_ns; /* CLOCK_MONOTONIC when the clock started, or of the first event */
@@ -292,15 +306,14 @@ struct session {
      * the order they came; saved in the metadata (docs/prf-format.md). */
     struct session_mark *marks; /* owned */
     size_t nmarks, marks_alloc;
-    /* Live: samples timed before this are dropped (--start-paused: those
-     * the clock took between the exec and the pause); 0 keeps them all. */
-    uint64_t sample_from_ns;
     /* -p: profil attached to a running process, whose start it did not see.
      * exit_kind stays EXIT_NONE when profil let go of it still running (or
      * it ended unseen: exit_unknown), since the header has no other words. */
     bool attached;
-    int64_t attached_at; /* wall clock, seconds since the epoch */
-    bool exit_unknown;   /* it ended, but not as profil's child: how is not known */
+    int64_t attached_at;        /* wall clock, seconds since the epoch */
+    bool exit_unknown;          /* it ended, but not as profil's child: how is not known */
+    struct session_live live;   /* a live run's own state, never saved */
+    struct session_cache cache; /* worked out from the run, never saved */
 };
 
 /* Whether sessions made from now on (live or read) keep inlined functions

@@ -27,8 +27,8 @@ static void session_debuginfo_arrived(struct session *s)
      * which the program's may wait. */
     for (size_t id = 1; id < s->nstacks; id++)
         s->stacks[id].func = -1;
-    s->funcs_dirty = true;
-    s->totals_dirty = true;
+    s->cache.funcs_dirty = true;
+    s->cache.totals_dirty = true;
 }
 
 bool session_debuginfo_poll(struct session *s)
@@ -50,7 +50,7 @@ bool session_debuginfo_wait(struct session *s, bool (*give_up)(void *arg), void 
 
 void session_rank(struct session *s)
 {
-    if (!s->funcs_dirty || s->nhits == 0)
+    if (!s->cache.funcs_dirty || s->nhits == 0)
         return;
     session_load_jit(s);
     /* Every new hit at once: a file of 200,000 PCs without symbols took
@@ -85,5 +85,5 @@ void session_rank(struct session *s)
     free(funcs);
     free(keys);
     free(of);
-    s->funcs_dirty = false;
+    s->cache.funcs_dirty = false;
 }

@@ -23,11 +23,11 @@
 /* The slot of (module, start) in the function index: its entry or the empty slot. */
 static uint32_t *session_func_slot(struct session *s, uint32_t module, uint64_t start)
 {
-    size_t mask = s->func_index_alloc - 1;
+    size_t mask = s->cache.func_index_alloc - 1;
     for (size_t i = hit_hash(module, start) & mask;; i = (i + 1) & mask) {
-        uint32_t e = s->func_index[i];
+        uint32_t e = s->cache.func_index[i];
         if (e == 0 || (s->funcs[e - 1].module == module && s->funcs[e - 1].start == start))
-            return &s->func_index[i];
+            return &s->cache.func_index[i];
     }
 }
 
@@ -36,10 +36,10 @@ static uint32_t *session_func_slot(struct session *s, uint32_t module, uint64_t 
 int64_t session_func(struct session *s, uint32_t module, uint64_t start, uint64_t end,
                      const char *name)
 {
-    if (2 * (s->nfuncs + 1) > s->func_index_alloc) {
-        free(s->func_index);
-        s->func_index_alloc = s->func_index_alloc ? 2 * s->func_index_alloc : 256;
-        s->func_index = xcalloc(s->func_index_alloc, sizeof *s->func_index);
+    if (2 * (s->nfuncs + 1) > s->cache.func_index_alloc) {
+        free(s->cache.func_index);
+        s->cache.func_index_alloc = s->cache.func_index_alloc ? 2 * s->cache.func_index_alloc : 256;
+        s->cache.func_index = xcalloc(s->cache.func_index_alloc, sizeof *s->cache.func_index);
         for (size_t i = 0; i < s->nfuncs; i++)
             *session_func_slot(s, s->funcs[i].module, s->funcs[i].start) = (uint32_t)i + 1;
     }
@@ -76,7 +76,7 @@ static void session_load_kernel(struct session *s, uint32_t kid)
 {
     struct module *k = s->modules[kid];
     k->loaded = true;
-    FILE *f = fopen(s->kallsyms ? s->kallsyms : "/proc/kallsyms", "re");
+    FILE *f = fopen(s->live.kallsyms ? s->live.kallsyms : "/proc/kallsyms", "re");
     if (f == NULL) {
         k->load_error = xstrdup("kernel symbols unreadable (/proc/kallsyms)");
         module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
@@ -192,21 +192,21 @@ void session_load_jit(struct session *s)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     bool ended = s->exit_kind != EXIT_NONE;
-    if (s->njit == 0 || (s->jit_ended && ended) ||
-        (!ended && s->jit_read_ns != 0 && now - s->jit_read_ns < 1000000000u))
+    if (s->live.njit == 0 || (s->live.jit_ended && ended) ||
+        (!ended && s->live.jit_read_ns != 0 && now - s->live.jit_read_ns < 1000000000u))
         return;
-    s->jit_read_ns = now;
-    s->jit_ended = ended;
+    s->live.jit_read_ns = now;
+    s->live.jit_ended = ended;
     bool changed = false;
-    for (size_t i = 0; i < s->njit; i++) {
+    for (size_t i = 0; i < s->live.njit; i++) {
         struct stat st;
-        int fd = session_open_jit_map(s->jit[i].pid, &st);
+        int fd = session_open_jit_map(s->live.jit[i].pid, &st);
         if (fd < 0)
             continue;
         close(fd);
-        changed |= st.st_size != s->jit[i].size || st.st_mtime != s->jit[i].mtime;
-        s->jit[i].size = st.st_size;
-        s->jit[i].mtime = st.st_mtime;
+        changed |= st.st_size != s->live.jit[i].size || st.st_mtime != s->live.jit[i].mtime;
+        s->live.jit[i].size = st.st_size;
+        s->live.jit[i].mtime = st.st_mtime;
     }
     if (!changed)
         return;
@@ -215,9 +215,9 @@ void session_load_jit(struct session *s)
     struct module *m = s->modules[s->jit_module];
     m->loaded = true;
     module_clear_symbols(m);
-    for (size_t i = 0; i < s->njit; i++) {
+    for (size_t i = 0; i < s->live.njit; i++) {
         struct stat st;
-        int fd = session_open_jit_map(s->jit[i].pid, &st);
+        int fd = session_open_jit_map(s->live.jit[i].pid, &st);
         FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
         if (f == NULL) {
             if (fd >= 0)

@@ -84,7 +84,7 @@ void session_free(struct session *s)
     free(s->comment);
     free(s->interpreter);
     free(s->driver);
-    free(s->jit);
+    free(s->live.jit);
     free(s->buckets);
     free(s->buckets_before_clear);
     for (size_t i = 0; i < s->nmodules; i++)
@@ -96,7 +96,7 @@ void session_free(struct session *s)
         free(s->funcs[i].raw);
     }
     free(s->funcs);
-    free(s->func_index);
+    free(s->cache.func_index);
     session_free_spaces(s);
     session_stacks_free(s);
     lines_free(s);
@@ -131,12 +131,12 @@ static void session_count(struct session *s, struct ingest *in, uint32_t module,
 /* Remember that PID ran anonymous code: its JIT may keep a perf map. */
 static void session_note_jit(struct session *s, uint32_t pid)
 {
-    for (size_t i = 0; i < s->njit; i++) {
-        if (s->jit[i].pid == pid)
+    for (size_t i = 0; i < s->live.njit; i++) {
+        if (s->live.jit[i].pid == pid)
             return;
     }
-    s->jit = xreallocarray(s->jit, s->njit + 1, sizeof *s->jit);
-    s->jit[s->njit++] = (struct session_jit){pid, -1, -1};
+    s->live.jit = xreallocarray(s->live.jit, s->live.njit + 1, sizeof *s->live.jit);
+    s->live.jit[s->live.njit++] = (struct session_jit){pid, -1, -1};
 }
 
 /* Which module a user-mode PC lies in, by the process's mappings. */
@@ -152,7 +152,7 @@ static void session_classify_user(struct session *s, struct ingest *in, const st
 void session_ingest(struct session *s, const struct event *ev)
 {
     /* --start-paused: the ticks between the exec and the pause are not the run's. */
-    if (s->sample_from_ns != 0 && ev->time_ns < s->sample_from_ns &&
+    if (s->live.sample_from_ns != 0 && ev->time_ns < s->live.sample_from_ns &&
         (ev->type == EVENT_SAMPLE || ev->type == EVENT_LOST || ev->type == EVENT_PREEMPTED))
         return;
     if (s->start_ns == 0)
@@ -347,7 +347,7 @@ const char *session_bucket_label(const struct session *s, size_t i, size_t *othe
 
 void session_set_exit(struct session *s, int wstatus)
 {
-    s->funcs_dirty = true; /* a JIT's map is read once more, now it is complete */
+    s->cache.funcs_dirty = true; /* a JIT's map is read once more, now it is complete */
     if (WIFSIGNALED(wstatus)) {
         s->exit_kind = EXIT_ABORTED;
         s->exit_signal = WTERMSIG(wstatus);

@@ -114,7 +114,7 @@ static void stack_add(struct session *s, struct ingest *in, uint32_t id, uint64_
 {
     if (in->view) { /* the views show this thread (session/threads.h) */
         s->stack_count[id] += count;
-        s->totals_dirty = true;
+        s->cache.totals_dirty = true;
     }
     struct frame *f = in->frame;
     if (f != NULL)
@@ -187,9 +187,9 @@ void session_count_stack(struct session *s, struct ingest *in, const struct even
         return;
     }
     const struct event_stack *st = ev->sample.stack;
-    if (s->unwind_pcs == NULL)
-        s->unwind_pcs = xcalloc(UNWIND_MAX_FRAMES, sizeof *s->unwind_pcs);
-    uint64_t *pcs = s->unwind_pcs;
+    if (s->live.unwind_pcs == NULL)
+        s->live.unwind_pcs = xcalloc(UNWIND_MAX_FRAMES, sizeof *s->live.unwind_pcs);
+    uint64_t *pcs = s->live.unwind_pcs;
     size_t nu = 0;
     enum unwind_end end = UNWIND_FAILED;
     struct addrspace *as = session_space(s, ev->pid, false);
@@ -202,9 +202,9 @@ void session_count_stack(struct session *s, struct ingest *in, const struct even
         nu = unwind_user(as->unwinder, ev->tid, st, pcs, UNWIND_MAX_FRAMES, &end);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
         int64_t us = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
-        if (s->unwind_hist == NULL)
-            s->unwind_hist = xcalloc(UNWIND_HIST_BINS, sizeof *s->unwind_hist);
-        s->unwind_hist[us < 0 ? 0 : us >= UNWIND_HIST_BINS ? UNWIND_HIST_BINS - 1 : us]++;
+        if (s->live.unwind_hist == NULL)
+            s->live.unwind_hist = xcalloc(UNWIND_HIST_BINS, sizeof *s->live.unwind_hist);
+        s->live.unwind_hist[us < 0 ? 0 : us >= UNWIND_HIST_BINS ? UNWIND_HIST_BINS - 1 : us]++;
         s->unwinds++;
     } else if (ev->sample.mode == SAMPLE_USER) {
         pcs[nu++] = ev->sample.pc;
@@ -252,7 +252,7 @@ void session_stacks_clear(struct session *s)
         s->stack_count[i] = 0;
     }
     tid_table_clear(&s->tstacks);
-    s->totals_dirty = true;
+    s->cache.totals_dirty = true;
 }
 
 void session_stacks_reset(struct session *s)
@@ -262,16 +262,16 @@ void session_stacks_reset(struct session *s)
         memset(s->stack_before_clear, 0, s->nstacks * sizeof *s->stack_before_clear);
     }
     tid_table_zero(&s->tstacks);
-    s->totals_dirty = true;
+    s->cache.totals_dirty = true;
 }
 
 double session_unwind_percentile(const struct session *s, double p)
 {
-    if (s->unwinds == 0 || s->unwind_hist == NULL)
+    if (s->unwinds == 0 || s->live.unwind_hist == NULL)
         return 0;
     uint64_t want = (uint64_t)((double)s->unwinds * p / 100.0), seen = 0;
     for (int i = 0; i < UNWIND_HIST_BINS; i++) {
-        seen += s->unwind_hist[i];
+        seen += s->live.unwind_hist[i];
         if (seen > want)
             return i + 0.5; /* the bin's middle */
     }
@@ -281,12 +281,12 @@ double session_unwind_percentile(const struct session *s, double p)
 void session_stacks_free(struct session *s)
 {
     tid_table_free(&s->tstacks);
-    free(s->unwind_hist);
+    free(s->live.unwind_hist);
     free(s->stacks);
     free(s->stack_index);
     free(s->stack_count);
     free(s->stack_before_clear);
-    free(s->unwind_pcs);
+    free(s->live.unwind_pcs);
 }
 
 int64_t session_stack_func(struct session *s, uint32_t id)
@@ -447,7 +447,7 @@ static void totals_leave(void *arg, uint32_t id)
 void session_totals(struct session *s)
 {
     session_rank(s);
-    if (!s->totals_dirty)
+    if (!s->cache.totals_dirty)
         return;
     /* Name every frame first: naming may add functions. */
     stack_name_frames(s);
@@ -480,7 +480,7 @@ void session_totals(struct session *s)
     free(leaf);
     if (!s->has_stacks && !s->no_inline)
         stack_inline_totals(s);
-    s->totals_dirty = false;
+    s->cache.totals_dirty = false;
 }
 
 struct stack_stats session_stack_stats(const struct session *s)

@@ -74,7 +74,7 @@ void session_stacks_free(struct session *s);
  * run's, into count). */
 void session_thread_stack(struct session *s, uint32_t tid, uint32_t id, uint64_t count);
 
-/* The bins of session.unwind_hist. */
+/* The bins of session.live.unwind_hist. */
 #define UNWIND_HIST_BINS 2001
 
 /* The Pth percentile of the live unwinding times, in microseconds. */

@@ -58,7 +58,7 @@ void session_view_finish(struct session *s)
         if (h->module != UINT32_MAX && h->func >= 0)
             s->funcs[h->func].samples = session_sat_add(s->funcs[h->func].samples, h->count);
     }
-    s->totals_dirty = true;
+    s->cache.totals_dirty = true;
 }
 
 /* The view's counts, made again from frames [FROM, TO) of the timeline. */

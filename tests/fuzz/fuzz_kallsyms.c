@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pcs[npcs++] = UINT64_MAX;
     symbols_text_free(t, n);
     struct session *s = fuzz_session();
-    s->kallsyms = path; /* instead of /proc/kallsyms */
+    s->live.kallsyms = path; /* instead of /proc/kallsyms */
     for (size_t i = 0; i < npcs; i++) {
         struct event_stack st = {.kernel = pcs, .nkernel = (uint32_t)(i < 4 ? i : 4)};
         struct event ev = {.type = EVENT_SAMPLE, .pid = 1, .tid = 1, .time_ns = 1000 * (i + 1)};
