@@ -281,12 +281,15 @@ for f in "$D"/*.cmd; do
         ;;
     tmux)
         # The live screen: in tmux, the size of the picture, the questions
-        # answered as the shown output answers them.
-        width=$(awk '{ if (length($0) > w) w = length($0) } END { print w }' "$D/$n.screen")
+        # answered as the shown output answers them; on a UTF-8 terminal, as
+        # the picture is (in the C locale profil draws ASCII: "Timev" for
+        # "Time▼", "..." for "…"), whatever locale the suite runs in; its width in
+        # characters, not bytes.
+        width=$(LC_ALL=C.UTF-8 awk '{ if (length($0) > w) w = length($0) } END { print w }' "$D/$n.screen")
         height=$(wc -l <"$D/$n.screen")
         cp "$f" "$dir/.cmd"
         tm new-session -d -s s -x "$width" -y "$height" \
-            "cd '$dir' && PATH='$dir/bin':\$PATH HOME='$T/home' XDG_STATE_HOME='$T/state' NO_COLOR=1 sh .cmd; echo EXIT=\$?; sleep 600"
+            "cd '$dir' && PATH='$dir/bin':\$PATH HOME='$T/home' XDG_STATE_HOME='$T/state' NO_COLOR=1 LC_ALL=C.UTF-8 sh .cmd; echo EXIT=\$?; sleep 600"
         sed -n 's/^.*? \(.*\)$/\1/p; s/^.*?$//p' "$D/$n.want" | head -n 3 | while IFS= read -r a; do
             wait_for '\? *$' 10
             tm send-keys -t s -l "$a"
