@@ -8,6 +8,7 @@
 # stacks, the search and its share, zoom, the inverted view, one thread of
 # several, a diff page, a 100,000-stack broom's size and time, a screenshot
 # (kept as tests/html.png in the build tree), and the errors.
+E2E_ALONE=1 # Chromium takes both CPUs: the tests beside it would be late
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 plan 61
 

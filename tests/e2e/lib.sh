@@ -216,7 +216,13 @@ ok() {
         diag "command failed: $*"
         # A screen that did not come: what it showed instead.
         case $1 in
-        wait_for | gone) diag "the screen's last lines:" "$(screen 2>&1 | grep -v '^ *$' | tail -n 8)" ;;
+        wait_for | gone)
+            diag "the screen's last lines:" "$(screen 2>&1 | grep -v '^ *$' | tail -n 8)"
+            # And profil's processes then: running, stopped, or waiting on what
+            # (a q that is slow to leave: keep.sh's ".old: q leaves").
+            diag "profil's processes:" "$(ps -o pid,stat,wchan:24,etime,time,args -u "$(id -u)" 2>&1 |
+                grep -e '^ *PID' -e '[p]rofil ' | cut -c1-160)"
+            ;;
         esac
         return 1
     fi
