@@ -78,7 +78,7 @@ static struct func_link *session_links(struct session *s, int64_t f, bool caller
         if (key >= -1 && key < (int64_t)s->nfuncs)
             w.key[id] = (uint32_t)(key + 1);
         if (!callers && nd->func == f)
-            w.leaf[id] = s->stack_count[id];
+            w.leaf[id] = s->view.stack_count[id];
     }
     stack_tree_walk(s, &t, links_enter, links_leave, &w);
     /* F's own samples that carry no stack: F running, no callee known. */
@@ -119,7 +119,7 @@ static uint64_t depth_cost(const struct session *s, bool threads, uint32_t cap, 
     *deepest = 0;
     for (size_t id = 1; id < s->nstacks; id++) {
         uint32_t d = s->stacks[id].depth;
-        if (s->stack_count[id] == 0)
+        if (s->view.stack_count[id] == 0)
             continue;
         sum += cap > 0 && d > cap ? cap : d;
         if (d > *deepest)
@@ -255,7 +255,7 @@ struct calltree *session_calltree(struct session *s, bool inverted)
     uint64_t *leaf = xcalloc(s->nfuncs + 1, sizeof *leaf);
     uint32_t cap = session_depth_cap(s, false);
     for (size_t id = 1; id < s->nstacks; id++) {
-        uint64_t c = s->stack_count[id];
+        uint64_t c = s->view.stack_count[id];
         if (c == 0)
             continue;
         uint32_t depth = s->stacks[id].depth;

@@ -129,8 +129,8 @@ static void diff_holm(struct diff *d)
 struct diff *diff_sessions(struct session *a, struct session *b)
 {
     struct diff *d = xcalloc(1, sizeof *d);
-    d->before_total = a->c.total;
-    d->after_total = b->c.total;
+    d->before_total = a->view.c.total;
+    d->after_total = b->view.c.total;
     d->before_interval_us = a->interval_us;
     d->after_interval_us = b->interval_us;
     d->before_deff = session_deff(a);

@@ -264,8 +264,8 @@ int merge_sessions(struct session *out, struct session **runs, const char *const
     session_reset(out);
     session_timeline_reset(out);
     threads_reset(out); /* the first run's come again, with the others' */
-    session_filter_free(out->filter);
-    out->filter = NULL;
+    session_filter_free(out->view.filter);
+    out->view.filter = NULL;
     out->start_ns = MERGE_T0;
     out->duration_s = 0;
     size_t end = 0;

@@ -22,7 +22,7 @@ double settle_update(struct settle *st, struct session *s, double now)
     size_t *order = session_ranking(s, &n);
     size_t top[SETTLE_TOP], ntop = 0;
     for (size_t k = 0; k < n && ntop < SETTLE_TOP; k++) {
-        if (s->funcs[order[k]].samples * 100 >= s->c.total * SETTLE_MIN_PCT &&
+        if (s->funcs[order[k]].samples * 100 >= s->view.c.total * SETTLE_MIN_PCT &&
             s->funcs[order[k]].samples > 0)
             top[ntop++] = order[k];
     }
@@ -32,10 +32,10 @@ double settle_update(struct settle *st, struct session *s, double now)
     memset(keys, 0, sizeof keys);
     for (size_t k = 0; k < watched; k++)
         keys[k] = (struct settle_key){s->funcs[top[k]].module, s->funcs[top[k]].start};
-    bool steady = watched > 0 && s->c.total >= SETTLE_MIN_SAMPLES && watched == st->ntop &&
+    bool steady = watched > 0 && s->view.c.total >= SETTLE_MIN_SAMPLES && watched == st->ntop &&
                   memcmp(keys, st->top, watched * sizeof *keys) == 0;
     for (size_t k = 0; steady && k + 1 < ntop; k++) {
-        if (stats_overlap_z(s->funcs[top[k]].samples, s->funcs[top[k + 1]].samples, s->c.total,
+        if (stats_overlap_z(s->funcs[top[k]].samples, s->funcs[top[k + 1]].samples, s->view.c.total,
                             session_deff(s), SETTLE_Z))
             steady = false;
     }

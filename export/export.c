@@ -68,7 +68,7 @@ uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg)
     uint64_t *leaf = xcalloc(s->nfuncs + 1, sizeof *leaf);
     uint32_t cap = session_depth_cap(s, true);
     for (size_t id = 1; id < s->nstacks; id++) {
-        uint64_t c = s->stack_count[id];
+        uint64_t c = s->view.stack_count[id];
         if (c == 0)
             continue;
         size_t depth = export_stack(s, (uint32_t)id, cap, &ids, &fr, &alloc);
@@ -88,10 +88,10 @@ uint64_t export_walk(struct session *s, export_sample_cb cb, void *arg)
         }
     }
     /* And those in no function: blocked without a PC, code without a name. */
-    if (s->c.total > sum) {
+    if (s->view.c.total > sum) {
         fr[0] = (struct export_frame){UINT32_MAX, 0, -1, 0};
-        cb(fr, 1, s->c.total - sum, arg);
-        sum = s->c.total;
+        cb(fr, 1, s->view.c.total - sum, arg);
+        sum = s->view.c.total;
     }
     free(leaf);
     free(fr);

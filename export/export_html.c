@@ -97,7 +97,7 @@ static void html_text_add(struct html_text *t, const char *fmt, ...)
 /* The kind of module M, as the Flame view colours it. */
 static enum html_kind html_kind(const struct session *s, uint32_t m)
 {
-    if (m == s->prog_module)
+    if (m == s->view.prog_module)
         return HTML_PROGRAM;
     if (m == s->jit_module || strcmp(s->modules[m]->name, "[JIT]") == 0)
         return HTML_JIT;
@@ -255,10 +255,11 @@ static cJSON *html_meta(struct session *s, const char *title)
         snprintf(buf, sizeof buf, "%s", s->jitter_known ? "exact periods (--no-jitter)" : "");
     cJSON_AddStringToObject(m, "periods", buf);
     cJSON_AddNumberToObject(m, "interval_us", s->interval_us);
-    cJSON_AddNumberToObject(m, "samples", (double)s->c.total);
-    cJSON_AddStringToObject(m, "time", ticks_time(buf, sizeof buf, s->c.total, s->interval_us));
-    cJSON_AddNumberToObject(m, "lost", (double)s->c.lost);
-    cJSON_AddNumberToObject(m, "lost_pct", round(report_lost_pct(&s->c) * 100) / 100);
+    cJSON_AddNumberToObject(m, "samples", (double)s->view.c.total);
+    cJSON_AddStringToObject(m, "time",
+                            ticks_time(buf, sizeof buf, s->view.c.total, s->interval_us));
+    cJSON_AddNumberToObject(m, "lost", (double)s->view.c.lost);
+    cJSON_AddNumberToObject(m, "lost_pct", round(report_lost_pct(&s->view.c) * 100) / 100);
     cJSON_AddStringToObject(m, "ended", report_termination(s, buf, sizeof buf));
     if (s->has_stacks) {
         struct stack_stats st = session_stack_stats(s);

@@ -310,15 +310,16 @@ static int main_replay(const struct options *o)
         session_free(file);
         return 0;
     }
-    bool window = copy->window;
-    size_t win_from = copy->win_from, win_to = copy->win_to;
+    bool window = copy->view.window;
+    size_t win_from = copy->view.win_from, win_to = copy->view.win_to;
     struct replay *r = replay_new(file, copy);
-    if (copy->filter != NULL) /* a replay's samples have no thread: the whole run's, filtered */
-        session_filter_set(copy, copy->filter);
+    if (copy->view.filter !=
+        NULL) /* a replay's samples have no thread: the whole run's, filtered */
+        session_filter_set(copy, copy->view.filter);
     if (window) { /* the window's frames, as far as the replay has come */
-        copy->window = true;
-        copy->win_from = win_from;
-        copy->win_to = win_to;
+        copy->view.window = true;
+        copy->view.win_from = win_from;
+        copy->view.win_to = win_to;
     }
     char *title = xasprintf("%s  (%s)", o->target, file->program ? file->program : "?");
     struct tui_config tc = {.delay_ms = o->delay ? o->delay * 100 : 100,
@@ -508,9 +509,9 @@ static int main_export(const struct options *o)
                 "profil: %s: %s and perhaps other values did not fit in 16 bits: "
                 "saturated at 65535\n",
                 o->output, saturated);
-    if (r == 0 && s->nbuckets > 65535)
+    if (r == 0 && s->view.nbuckets > 65535)
         fprintf(stderr, "profil: %s: only the first 65535 of %zu buckets fit\n", o->output,
-                s->nbuckets);
+                s->view.nbuckets);
     session_free(s);
     return r;
 }

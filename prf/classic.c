@@ -51,32 +51,35 @@ struct session *classic_read(const uint8_t *data, size_t len, const char *name, 
     s->lines->from_file = true; /* 1983 had no line tables */
     s->classic = true;
     s->interval_us = w[0];
-    s->nbuckets = w[1];
-    s->bucket_paragraphs = s->asked_paragraphs = w[2];
+    s->view.nbuckets = w[1];
+    s->view.bucket_paragraphs = s->asked_paragraphs = w[2];
     /* The area the buckets cover; PROFIL's own upper bound is kept apart. */
-    s->prog_low = (uint64_t)w[3] * 16;
-    s->prog_high = s->prog_low + s->nbuckets * 16 * (uint64_t)s->bucket_paragraphs;
+    s->view.prog_low = (uint64_t)w[3] * 16;
+    s->view.prog_high =
+        s->view.prog_low + s->view.nbuckets * 16 * (uint64_t)s->view.bucket_paragraphs;
+    s->prog_low = s->view.prog_low;
+    s->prog_high = s->view.prog_high;
     s->classic_high_pa = w[4];
     s->classic_dos_pa = w[5];
-    s->c.io = w[6];
-    s->c.dos = w[7];
-    s->c.high = w[8];
-    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
-    for (size_t i = 0; i < s->nbuckets; i++) {
-        s->buckets[i] = classic_word(data + CLASSIC_HEADER_LEN + 2 * i);
-        s->c.program += s->buckets[i];
+    s->view.c.io = w[6];
+    s->view.c.dos = w[7];
+    s->view.c.high = w[8];
+    s->view.buckets = xcalloc(s->view.nbuckets, sizeof *s->view.buckets);
+    for (size_t i = 0; i < s->view.nbuckets; i++) {
+        s->view.buckets[i] = classic_word(data + CLASSIC_HEADER_LEN + 2 * i);
+        s->view.c.program += s->view.buckets[i];
     }
-    s->c.total = s->c.program + s->c.dos + s->c.io + s->c.high;
+    s->view.c.total = s->view.c.program + s->view.c.dos + s->view.c.io + s->view.c.high;
     s->program = xstrdup(name);
     s->exit_kind = EXIT_NONE; /* the file does not say, nor which clock or how long */
     session_module(s, name, MODULE_PROGRAM);
     s->modules[0]->loaded = true; /* no image: nothing to read from disk */
     /* One frame holds it all, so a replay shows the whole session at once. */
     struct frame *f = session_frame_at(s, 0);
-    f->program = s->c.program;
-    f->dos = s->c.dos;
-    f->io = s->c.io;
-    f->high = s->c.high;
+    f->program = s->view.c.program;
+    f->dos = s->view.c.dos;
+    f->io = s->view.c.io;
+    f->high = s->view.c.high;
     f->compact = true;
     session_run_from_view(s);
     return s;
@@ -96,19 +99,19 @@ void classic_write_buffer(const struct session *s, uint8_t **data, size_t *len,
                           const char **saturated)
 {
     *saturated = NULL;
-    uint16_t num = classic_sat(s->nbuckets, "bucket_num", saturated);
+    uint16_t num = classic_sat(s->view.nbuckets, "bucket_num", saturated);
     uint16_t w[9] = {
         classic_sat(s->interval_us, "clock_grain", saturated),
         num,
-        classic_sat(s->bucket_paragraphs, "bucket_siz", saturated),
-        classic_sat(s->prog_low / 16, "prog_low_pa", saturated),
+        classic_sat(s->view.bucket_paragraphs, "bucket_siz", saturated),
+        classic_sat(s->view.prog_low / 16, "prog_low_pa", saturated),
         /* A 1983 file's own word, kept as it was: nothing saturates there. */
         s->classic ? s->classic_high_pa
-                   : classic_sat((s->prog_high + 15) / 16, "prog_high_pa", saturated),
+                   : classic_sat((s->view.prog_high + 15) / 16, "prog_high_pa", saturated),
         s->classic ? s->classic_dos_pa : 0,
-        classic_sat(s->c.io, "hit_io", saturated),
-        classic_sat(s->c.dos, "hit_dos", saturated),
-        classic_sat(s->c.high, "hit_high", saturated),
+        classic_sat(s->view.c.io, "hit_io", saturated),
+        classic_sat(s->view.c.dos, "hit_dos", saturated),
+        classic_sat(s->view.c.high, "hit_high", saturated),
     };
     *len = CLASSIC_HEADER_LEN + 2 * (size_t)num;
     uint8_t *out = xmalloc(*len);
@@ -117,7 +120,7 @@ void classic_write_buffer(const struct session *s, uint8_t **data, size_t *len,
         out[2 * i + 1] = (uint8_t)(w[i] >> 8);
     }
     for (size_t i = 0; i < num; i++) {
-        uint16_t b = classic_sat(s->buckets[i], "buckets", saturated);
+        uint16_t b = classic_sat(s->view.buckets[i], "buckets", saturated);
         out[CLASSIC_HEADER_LEN + 2 * i] = (uint8_t)b;
         out[CLASSIC_HEADER_LEN + 2 * i + 1] = (uint8_t)(b >> 8);
     }

@@ -113,8 +113,9 @@ char *meta_to_json(const struct session *s)
     meta_set(obj, "interval_us", cJSON_CreateNumber(s->interval_us));
     meta_set(obj, "jitter_pct",
              s->jitter_known ? cJSON_CreateNumber(s->jitter_pct) : cJSON_CreateNull());
-    meta_set(obj, "bucket_paragraphs",
-             cJSON_CreateNumber(s->asked_paragraphs ? s->asked_paragraphs : s->bucket_paragraphs));
+    meta_set(
+        obj, "bucket_paragraphs",
+        cJSON_CreateNumber(s->asked_paragraphs ? s->asked_paragraphs : s->view.bucket_paragraphs));
     meta_set(obj, "pid", cJSON_CreateNumber(s->pid));
     meta_set(obj, "threads", cJSON_CreateNumber(s->max_threads));
     meta_set(obj, "duration_s", cJSON_CreateNumber(s->duration_s));

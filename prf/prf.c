@@ -119,16 +119,16 @@ static bool cur_fits(struct cursor *c, uint64_t count, size_t size)
 static int prf_parse_head(struct session *s, struct cursor *c, char **cause)
 {
     s->interval_us = cur_u32(c);
-    s->bucket_paragraphs = s->asked_paragraphs = cur_u32(c);
+    s->view.bucket_paragraphs = s->asked_paragraphs = cur_u32(c);
     uint64_t nbuckets = cur_u64(c);
-    s->prog_low = cur_u64(c);
-    s->prog_high = cur_u64(c);
-    s->c.program = cur_u64(c);
-    s->c.dos = cur_u64(c);
-    s->c.io = cur_u64(c);
-    s->c.high = cur_u64(c);
-    s->c.total = cur_u64(c);
-    s->c.lost = cur_u64(c);
+    s->view.prog_low = s->prog_low = cur_u64(c);
+    s->view.prog_high = s->prog_high = cur_u64(c);
+    s->view.c.program = cur_u64(c);
+    s->view.c.dos = cur_u64(c);
+    s->view.c.io = cur_u64(c);
+    s->view.c.high = cur_u64(c);
+    s->view.c.total = cur_u64(c);
+    s->view.c.lost = cur_u64(c);
     uint32_t clock = cur_u32(c), exit_kind = cur_u32(c);
     s->exit_code = (int)cur_u32(c);
     s->exit_signal = (int)cur_u32(c);
@@ -141,10 +141,11 @@ static int prf_parse_head(struct session *s, struct cursor *c, char **cause)
         return -1;
     }
     if (c->left >= 8)
-        s->c.preempted = cur_u64(c); /* 1.1; a 1.0 header ends before it */
-    if (s->interval_us == 0 || s->bucket_paragraphs == 0 || clock > 1 || exit_kind > 2 ||
-        s->prog_high < s->prog_low || nbuckets == 0 ||
-        nbuckets != session_bucket_count(s->prog_low, s->prog_high, s->bucket_paragraphs)) {
+        s->view.c.preempted = cur_u64(c); /* 1.1; a 1.0 header ends before it */
+    if (s->interval_us == 0 || s->view.bucket_paragraphs == 0 || clock > 1 || exit_kind > 2 ||
+        s->view.prog_high < s->view.prog_low || nbuckets == 0 ||
+        nbuckets !=
+            session_bucket_count(s->view.prog_low, s->view.prog_high, s->view.bucket_paragraphs)) {
         *cause = xstrdup("header holds impossible values");
         return -1;
     }
@@ -157,21 +158,21 @@ static int prf_parse_head(struct session *s, struct cursor *c, char **cause)
         s->exit_signal = 0;
     s->clock = (enum clock_kind)clock;
     s->exit_kind = (enum exit_kind)exit_kind;
-    s->nbuckets = (size_t)nbuckets;
+    s->view.nbuckets = (size_t)nbuckets;
     return 0;
 }
 
 static int prf_parse_buckets(struct session *s, struct cursor *c, char **cause)
 {
     uint64_t n = cur_u64(c);
-    if (!cur_fits(c, n, 8) || n != s->nbuckets) {
+    if (!cur_fits(c, n, 8) || n != s->view.nbuckets) {
         *cause = xstrdup("bucket chunk does not match the header");
         return -1;
     }
-    free(s->buckets);
-    s->buckets = xcalloc((size_t)n, sizeof *s->buckets);
+    free(s->view.buckets);
+    s->view.buckets = xcalloc((size_t)n, sizeof *s->view.buckets);
     for (uint64_t i = 0; i < n; i++)
-        s->buckets[i] = cur_u64(c);
+        s->view.buckets[i] = cur_u64(c);
     return 0;
 }
 
@@ -593,7 +594,7 @@ static int prf_parse_stack_counts(struct session *s, struct cursor *c, uint64_t 
                 return -1;
             }
             f->stacks[f->nstacks++] = (struct frame_hit){id_of[id], (uint32_t)count};
-            s->stack_count[id_of[id]] += count;
+            s->view.stack_count[id_of[id]] += count;
         }
         f->stacks_compact = true;
     }
@@ -608,7 +609,7 @@ static int prf_parse_stack_counts(struct session *s, struct cursor *c, uint64_t 
     /* What the threads have of each stack adds up to its count at most. */
     uint64_t *left = xcalloc(s->nstacks ? s->nstacks : 1, sizeof *left);
     if (s->nstacks > 0) /* (no stacks: stack_count is NULL, and every entry refused) */
-        memcpy(left, s->stack_count, s->nstacks * sizeof *left);
+        memcpy(left, s->view.stack_count, s->nstacks * sizeof *left);
     for (uint64_t k = 0; k < nt; k++) {
         uint64_t tid = cur_varint(c), id = cur_varint(c), count = cur_varint(c);
         if (c->bad || tid == 0 || tid > UINT32_MAX || id == 0 || id > nodes || count == 0 ||
@@ -784,9 +785,11 @@ static int prf_check_timeline(const struct session *s, char **cause)
         for (uint32_t k = 0; k < f->nhits; k++)
             hits[f->hits[k].id] += f->hits[k].count;
     }
-    bool same = sum.program == s->c.program && sum.dos == s->c.dos && sum.io == s->c.io &&
-                sum.high == s->c.high && sum.lost == s->c.lost && sum.preempted == s->c.preempted &&
-                s->c.total == s->c.program + s->c.dos + s->c.io + s->c.high;
+    bool same =
+        sum.program == s->view.c.program && sum.dos == s->view.c.dos && sum.io == s->view.c.io &&
+        sum.high == s->view.c.high && sum.lost == s->view.c.lost &&
+        sum.preempted == s->view.c.preempted &&
+        s->view.c.total == s->view.c.program + s->view.c.dos + s->view.c.io + s->view.c.high;
     for (size_t i = 0; i < s->hits_alloc && same; i++) {
         const struct hit *h = &s->hits[i];
         if (h->module != UINT32_MAX && h->id < s->nkeys && hits[h->id] != h->count)
@@ -899,9 +902,9 @@ static int prf_chunk_budget(const struct session *s, enum prf_kind kind, uint64_
     uint64_t free_bytes = 0;
     switch (kind) {
     case K_BUCK: /* the header's buckets, and room for fields a newer format adds */
-        if (raw > 8 + 8 * (uint64_t)s->nbuckets + 65536) {
+        if (raw > 8 + 8 * (uint64_t)s->view.nbuckets + 65536) {
             *cause = xasprintf("bucket chunk: %llu bytes for %zu buckets", (unsigned long long)raw,
-                               s->nbuckets);
+                               s->view.nbuckets);
             return -1;
         }
         return 0;

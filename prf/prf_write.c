@@ -376,13 +376,13 @@ static void prf_write_head(struct session *s, struct buf *out, struct buf *p)
     /* The whole run: a clear on the screen is a mark in the timeline. */
     struct counters run = session_run_counters(s);
     size_t nbuckets;
-    uint32_t paragraphs = s->asked_paragraphs ? s->asked_paragraphs : s->bucket_paragraphs;
+    uint32_t paragraphs = s->asked_paragraphs ? s->asked_paragraphs : s->view.bucket_paragraphs;
     uint64_t *buckets = session_run_buckets(s, paragraphs, &nbuckets); /* not the zoomed size */
     buf_u32(p, s->interval_us);
     buf_u32(p, paragraphs);
     buf_u64(p, nbuckets);
-    buf_u64(p, s->prog_module == 0 ? s->prog_low : s->prog_low0); /* the run's area */
-    buf_u64(p, s->prog_module == 0 ? s->prog_high : s->prog_high0);
+    buf_u64(p, s->prog_low); /* the run's area, whichever the views show */
+    buf_u64(p, s->prog_high);
     buf_u64(p, run.program);
     buf_u64(p, run.dos);
     buf_u64(p, run.io);

@@ -93,8 +93,9 @@ static void replay_apply(struct replay *r, size_t i)
     }
     if (file->classic) {
         /* A 1983 file has buckets and counters but no exact hits to feed. */
-        memcpy(now->buckets, file->buckets, file->nbuckets * sizeof *now->buckets);
-        now->c = file->c;
+        memcpy(now->view.buckets, file->view.buckets,
+               file->view.nbuckets * sizeof *now->view.buckets);
+        now->view.c = file->view.c;
         struct frame *nf = session_frame_at(now, t);
         nf->program = f->program;
         nf->dos = f->dos;

@@ -341,7 +341,7 @@ struct annotation *annotate_function(struct session *s, int64_t f, bool disasm)
     struct annotation *a = xcalloc(1, sizeof *a);
     a->func = f;
     session_totals(s);
-    a->total = s->c.total;
+    a->total = s->view.c.total;
     if (f < 0 || (size_t)f >= s->nfuncs) {
         a->lines_why = xstrdup("no such function");
         return a;

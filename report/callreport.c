@@ -83,7 +83,7 @@ void report_tree(struct session *s, FILE *out, bool inverted, double percent_lim
                      "profil before 0.2): no call tree.\n");
         return;
     }
-    uint64_t whole = s->c.total;
+    uint64_t whole = s->view.c.total;
     uint64_t limit = (uint64_t)ceil(percent_limit / 100.0 * (double)whole);
     fprintf(out, "# Call tree, %s: %" PRIu64 " samples, paths under %.2f%% hidden\n",
             inverted ? "bottom-up (callers under each function where samples ended)"

@@ -64,7 +64,7 @@ void report_lines(struct session *s, FILE *out, size_t limit)
 {
     size_t n;
     struct line_count *l = linereport_hot(s, &n);
-    uint64_t total = s->c.total;
+    uint64_t total = s->view.c.total;
     fprintf(out, "\nHottest lines");
     if (n == 0) {
         const char *why = s->nmodules > 0 ? lines_module_why(s, 0) : NULL;
@@ -116,13 +116,13 @@ static void linereport_missing(struct session *s, FILE *out)
             none[h->module] += h->count;
     }
     for (size_t m = 0; m < s->nmodules; m++) {
-        if (none[m] == 0 || pct_of(none[m], s->c.total) < 1.0)
+        if (none[m] == 0 || pct_of(none[m], s->view.c.total) < 1.0)
             continue;
         const char *why = s->lines != NULL && s->lines->from_file
                               ? "it had no line information when it was profiled"
                               : lines_module_why(s, (uint32_t)m);
         fprintf(out, "Without lines: %.2f%% of the samples, in %s (%s)\n",
-                pct_of(none[m], s->c.total), quote(s->modules[m]->name),
+                pct_of(none[m], s->view.c.total), quote(s->modules[m]->name),
                 why ? quote(why) : "its debug information has no line there");
     }
     free(none);
@@ -160,8 +160,8 @@ void report_json_add_lines(struct session *s, cJSON *o)
         cJSON_AddStringToObject(j, "function", l[i].func >= 0 ? s->funcs[l[i].func].name : "");
         cJSON_AddNumberToObject(j, "samples", (double)l[i].self);
         cJSON_AddNumberToObject(j, "total", (double)l[i].total);
-        cJSON_AddNumberToObject(j, "pct", pct_of(l[i].self, s->c.total));
-        cJSON_AddNumberToObject(j, "total_pct", pct_of(l[i].total, s->c.total));
+        cJSON_AddNumberToObject(j, "pct", pct_of(l[i].self, s->view.c.total));
+        cJSON_AddNumberToObject(j, "total_pct", pct_of(l[i].total, s->view.c.total));
         cJSON_AddItemToArray(a, j);
     }
     free(l);
@@ -169,21 +169,21 @@ void report_json_add_lines(struct session *s, cJSON *o)
 
 struct report_place *report_bucket_places(struct session *s)
 {
-    struct report_place *p = xcalloc(s->nbuckets + 1, sizeof *p);
-    uint64_t *best = xcalloc(s->nbuckets + 1, sizeof *best),
-             *at = xcalloc(s->nbuckets + 1, sizeof *at);
+    struct report_place *p = xcalloc(s->view.nbuckets + 1, sizeof *p);
+    uint64_t *best = xcalloc(s->view.nbuckets + 1, sizeof *best),
+             *at = xcalloc(s->view.nbuckets + 1, sizeof *at);
     for (size_t i = 0; i < s->hits_alloc && !s->classic; i++) {
         const struct hit *h = &s->hits[i];
         size_t b;
-        if (h->module != s->prog_module || h->count == 0 || !session_bucket_of(s, h->offset, &b) ||
-            b >= s->nbuckets)
+        if (h->module != s->view.prog_module || h->count == 0 ||
+            !session_bucket_of(s, h->offset, &b) || b >= s->view.nbuckets)
             continue;
         if (h->count > best[b] || (h->count == best[b] && h->offset < at[b])) {
             best[b] = h->count;
             at[b] = h->offset;
         }
     }
-    for (size_t b = 0; b < s->nbuckets; b++) {
+    for (size_t b = 0; b < s->view.nbuckets; b++) {
         const struct srcloc *loc = best[b] ? lines_lookup(s, 0, at[b]) : NULL;
         if (loc != NULL)
             p[b] = (struct report_place){loc->file, loc->line};
@@ -318,7 +318,7 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
             last = all[i].line; /* a line past the end of the text: the file changed */
     }
     uint32_t from = lo->from > 0 ? lo->from : 1, to = lo->to > 0 && lo->to < last ? lo->to : last;
-    uint64_t total = s->c.total;
+    uint64_t total = s->view.c.total;
     size_t width = lo->line_length > 0 ? lo->line_length : 132;
     char *buf = xmalloc(width + 1);
     bool calls = s->has_stacks && !(lo->exclude & LISTING_CALLS);

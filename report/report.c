@@ -140,7 +140,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     size_t n;
     size_t *order = session_ranking(s, &n);
     uint64_t accounted = session_accounted(s);
-    uint64_t total = s->c.total;
+    uint64_t total = s->view.c.total;
 
     if (title != NULL)
         fprintf(out, "profil report of %s\n", quote(title));
@@ -169,12 +169,12 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
         fprintf(out, "\n");
     }
     fprintf(out, "   Ended: %s\n", report_termination(s, end, sizeof end));
-    if (s->filter != NULL)
-        fprintf(out, "  Filter: %s: every count below is its own\n", quote(s->filter->label));
-    if (s->window)
+    if (s->view.filter != NULL)
+        fprintf(out, "  Filter: %s: every count below is its own\n", quote(s->view.filter->label));
+    if (s->view.window)
         fprintf(out, "  Window: %.1f-%.1f s of %.1f s: every count below is its own\n",
-                (double)s->win_from * SESSION_FRAME_NS / 1e9,
-                (double)s->win_to * SESSION_FRAME_NS / 1e9,
+                (double)s->view.win_from * SESSION_FRAME_NS / 1e9,
+                (double)s->view.win_to * SESSION_FRAME_NS / 1e9,
                 (double)s->nframes * SESSION_FRAME_NS / 1e9);
     report_attached(s, out);
     report_merged(s, out);
@@ -198,21 +198,21 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     if (session_saturated(s))
         fprintf(out, " Warning: counts reached 2^64 - 1 and stopped there (saturated): the times "
                      "and shares made of them are not exact\n");
-    double lost_pct = report_lost_pct(&s->c);
+    double lost_pct = report_lost_pct(&s->view.c);
     if (lost_pct > REPORT_LOST_WARN_PCT)
         fprintf(out,
                 " Warning: %" PRIu64 " samples lost, %.2f%% of the ticks: the shares below "
                 "may be biased\n",
-                s->c.lost, lost_pct);
+                s->view.c.lost, lost_pct);
     fprintf(out, "\n");
 
-    if (s->prog_module != 0)
+    if (s->view.prog_module != 0)
         fprintf(out, "    Area: %s, the executable of the process shown\n",
-                quote(s->modules[s->prog_module]->path));
-    fprintf(out, "   Start: 0x%" PRIx64 "\n", s->prog_low);
-    fprintf(out, "     End: 0x%" PRIx64 "\n", s->prog_high);
-    fprintf(out, "  Length: %zu\n", s->nbuckets);
-    fprintf(out, "   Scale: %u\n", s->bucket_paragraphs);
+                quote(s->modules[s->view.prog_module]->path));
+    fprintf(out, "   Start: 0x%" PRIx64 "\n", s->view.prog_low);
+    fprintf(out, "     End: 0x%" PRIx64 "\n", s->view.prog_high);
+    fprintf(out, "  Length: %zu\n", s->view.nbuckets);
+    fprintf(out, "   Scale: %u\n", s->view.bucket_paragraphs);
     fprintf(out, "Interval: %u\n", s->interval_us);
     fprintf(out, "    Time: %s\n", ticks_time(t, sizeof t, total, s->interval_us));
     if (s->classic) {
@@ -277,7 +277,7 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     report_reliability(s, out, order, n);
     free(order);
     report_counters(s, out, lost_pct);
-    if (s->nthreads > 1 || s->filter != NULL)
+    if (s->nthreads > 1 || s->view.filter != NULL)
         report_who(s, out, limit);
 }
 
@@ -288,7 +288,7 @@ bool report_indistinct(const struct session *s, const size_t *order, size_t n, s
         return false;
     for (size_t j = k > 0 ? k - 1 : k + 1; j <= k + 1 && j < n; j += 2) {
         uint64_t other = s->funcs[order[j]].samples;
-        if (other > 0 && stats_overlap(me, other, s->c.total, session_deff(s)))
+        if (other > 0 && stats_overlap(me, other, s->view.c.total, session_deff(s)))
             return true;
     }
     return false;
@@ -298,7 +298,7 @@ bool report_indistinct(const struct session *s, const size_t *order, size_t n, s
  * much: say so, and how many would make it +-1 point. */
 static void report_reliability(const struct session *s, FILE *out, const size_t *order, size_t n)
 {
-    uint64_t total = s->c.total;
+    uint64_t total = s->view.c.total;
     if (total == 0 || n == 0)
         return;
     const struct func *top = &s->funcs[order[0]];
@@ -317,7 +317,7 @@ static void report_reliability(const struct session *s, FILE *out, const size_t 
 
 uint64_t report_samples_wanted(const struct session *s)
 {
-    uint64_t total = s->c.total, top = 0;
+    uint64_t total = s->view.c.total, top = 0;
     if (total == 0)
         return 0;
     for (size_t i = 0; i < s->nfuncs; i++) {
@@ -333,13 +333,15 @@ uint64_t report_samples_wanted(const struct session *s)
 /* The counters table: PROFIL's four, the total, and what was not sampled. */
 static void report_counters(const struct session *s, FILE *out, double lost_pct)
 {
-    uint64_t total = s->c.total;
+    uint64_t total = s->view.c.total;
     fprintf(out, "\n%-9s %12s %8s\n", "Counter", "Samples", "%");
     const struct {
         const char *name;
         uint64_t v;
-    } rows[] = {
-        {"Program", s->c.program}, {"DOS", s->c.dos}, {"I/O", s->c.io}, {"high", s->c.high}};
+    } rows[] = {{"Program", s->view.c.program},
+                {"DOS", s->view.c.dos},
+                {"I/O", s->view.c.io},
+                {"high", s->view.c.high}};
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         fprintf(out, "%-9s %12" PRIu64 " %7.2f%%\n", rows[i].name, rows[i].v,
                 pct_of(rows[i].v, total));
@@ -348,9 +350,9 @@ static void report_counters(const struct session *s, FILE *out, double lost_pct)
         fprintf(out, "%-9s %12s\n%-9s %12s\n", "Lost", "unknown", "Preempted", "unknown");
         return;
     }
-    fprintf(out, "%-9s %12" PRIu64 " %7.2f%% of the ticks\n", "Lost", s->c.lost, lost_pct);
-    fprintf(out, "%-9s %12" PRIu64 "\n", "Preempted", s->c.preempted);
-    if (s->c.preempted > 0)
+    fprintf(out, "%-9s %12" PRIu64 " %7.2f%% of the ticks\n", "Lost", s->view.c.lost, lost_pct);
+    fprintf(out, "%-9s %12" PRIu64 "\n", "Preempted", s->view.c.preempted);
+    if (s->view.c.preempted > 0)
         fprintf(out, "Preempted: ticks in which a thread of the program was ready to run but "
                      "waited for a CPU; neither samples nor lost.\n");
 }
@@ -472,10 +474,10 @@ static cJSON *report_json_object(struct session *s)
     cJSON_AddItemToObject(o, "jitter_pct",
                           s->jitter_known ? cJSON_CreateNumber(s->jitter_pct) : cJSON_CreateNull());
     cJSON_AddNumberToObject(o, "design_effect", session_deff(s));
-    cJSON_AddNumberToObject(o, "bucket_paragraphs", s->bucket_paragraphs);
-    cJSON_AddNumberToObject(o, "bucket_count", (double)s->nbuckets);
-    cJSON_AddNumberToObject(o, "prog_low", (double)s->prog_low);
-    cJSON_AddNumberToObject(o, "prog_high", (double)s->prog_high);
+    cJSON_AddNumberToObject(o, "bucket_paragraphs", s->view.bucket_paragraphs);
+    cJSON_AddNumberToObject(o, "bucket_count", (double)s->view.nbuckets);
+    cJSON_AddNumberToObject(o, "prog_low", (double)s->view.prog_low);
+    cJSON_AddNumberToObject(o, "prog_high", (double)s->view.prog_high);
 
     cJSON *exit = cJSON_AddObjectToObject(o, "exit");
     cJSON_AddItemToObject(exit, "status",
@@ -495,14 +497,15 @@ static cJSON *report_json_object(struct session *s)
                               : cJSON_CreateNull());
 
     cJSON *c = cJSON_AddObjectToObject(o, "counters");
-    cJSON_AddNumberToObject(c, "program", (double)s->c.program);
-    cJSON_AddNumberToObject(c, "dos", (double)s->c.dos);
-    cJSON_AddNumberToObject(c, "io", (double)s->c.io);
-    cJSON_AddNumberToObject(c, "high", (double)s->c.high);
-    cJSON_AddNumberToObject(c, "total", (double)s->c.total);
-    cJSON_AddNumberToObject(c, "lost", (double)s->c.lost);
-    cJSON_AddNumberToObject(c, "preempted", (double)s->c.preempted);
-    cJSON_AddItemToObject(c, "lost_pct", report_json_pct(s->c.lost, s->c.total + s->c.lost));
+    cJSON_AddNumberToObject(c, "program", (double)s->view.c.program);
+    cJSON_AddNumberToObject(c, "dos", (double)s->view.c.dos);
+    cJSON_AddNumberToObject(c, "io", (double)s->view.c.io);
+    cJSON_AddNumberToObject(c, "high", (double)s->view.c.high);
+    cJSON_AddNumberToObject(c, "total", (double)s->view.c.total);
+    cJSON_AddNumberToObject(c, "lost", (double)s->view.c.lost);
+    cJSON_AddNumberToObject(c, "preempted", (double)s->view.c.preempted);
+    cJSON_AddItemToObject(c, "lost_pct",
+                          report_json_pct(s->view.c.lost, s->view.c.total + s->view.c.lost));
 
     size_t n;
     size_t *order = session_ranking(s, &n);
@@ -517,18 +520,18 @@ static cJSON *report_json_object(struct session *s)
         cJSON_AddStringToObject(j, "module", s->modules[f->module]->name);
         cJSON_AddNumberToObject(j, "samples", (double)f->samples);
         cJSON_AddNumberToObject(j, "seconds", (double)f->samples * (double)s->interval_us / 1e6);
-        cJSON_AddItemToObject(j, "pct_total", report_json_pct(f->samples, s->c.total));
+        cJSON_AddItemToObject(j, "pct_total", report_json_pct(f->samples, s->view.c.total));
         cJSON_AddItemToObject(j, "pct_accounted", report_json_pct(f->samples, accounted));
         /* The 95 % interval of pct_total (Wilson's): docs/statistics.md. */
         double lo, hi;
-        stats_wilson(f->samples, s->c.total, session_deff(s), &lo, &hi);
+        stats_wilson(f->samples, s->view.c.total, session_deff(s), &lo, &hi);
         cJSON_AddNumberToObject(j, "ci_low", round(lo * 100000.0) / 1000.0);
         cJSON_AddNumberToObject(j, "ci_high", round(hi * 100000.0) / 1000.0);
         cJSON_AddBoolToObject(j, "indistinct", report_indistinct(s, order, n, k));
         cJSON_AddNumberToObject(j, "self", (double)f->samples);
         cJSON_AddNumberToObject(j, "total", (double)f->total);
-        cJSON_AddItemToObject(j, "self_pct", report_json_pct(f->samples, s->c.total));
-        cJSON_AddItemToObject(j, "total_pct", report_json_pct(f->total, s->c.total));
+        cJSON_AddItemToObject(j, "self_pct", report_json_pct(f->samples, s->view.c.total));
+        cJSON_AddItemToObject(j, "total_pct", report_json_pct(f->total, s->view.c.total));
         uint32_t file, line;
         if (lines_func_place(s, (int64_t)order[k], &file, &line)) {
             cJSON_AddStringToObject(j, "file", lines_file(s, file));
@@ -550,8 +553,8 @@ static cJSON *report_json_object(struct session *s)
     free(order);
 
     struct report_raw buckets = {NULL, 0, 0, false};
-    for (size_t i = 0; i < s->nbuckets; i++)
-        report_raw_count(&buckets, s->buckets[i]);
+    for (size_t i = 0; i < s->view.nbuckets; i++)
+        report_raw_count(&buckets, s->view.buckets[i]);
     report_raw_end(&buckets, o, "buckets");
 
     cJSON *notes = cJSON_AddArrayToObject(o, "notes");
@@ -651,7 +654,7 @@ char *report_json_full(struct session *s, bool tree, bool inverted, double perce
     if (!tree) {
         return report_json_print(o);
     } else if (t != NULL) {
-        uint64_t limit = (uint64_t)ceil(percent_limit / 100.0 * (double)s->c.total);
+        uint64_t limit = (uint64_t)ceil(percent_limit / 100.0 * (double)s->view.c.total);
         uint32_t deepest = 0;
         cJSON *jt = report_json_node(s, t, 0, limit, 0, &deepest);
         cJSON_AddBoolToObject(jt, "inverted", inverted);
@@ -688,27 +691,27 @@ void report_hist(struct session *s, FILE *out, bool all)
 {
     struct bucket_label *labels = session_bucket_labels(s);
     struct report_place *places = report_bucket_places(s);
-    uint64_t max = 0, size = 16 * (uint64_t)s->bucket_paragraphs;
-    for (size_t i = 0; i < s->nbuckets; i++)
-        max = s->buckets[i] > max ? s->buckets[i] : max;
+    uint64_t max = 0, size = 16 * (uint64_t)s->view.bucket_paragraphs;
+    for (size_t i = 0; i < s->view.nbuckets; i++)
+        max = s->view.buckets[i] > max ? s->view.buckets[i] : max;
     fprintf(out,
             "Bucket histogram: %zu buckets of %u paragraph%s (%" PRIu64 " bytes) from 0x%" PRIx64
             " to 0x%" PRIx64 "%s\n",
-            s->nbuckets, s->bucket_paragraphs, s->bucket_paragraphs == 1 ? "" : "s", size,
-            s->prog_low, s->prog_high, all ? "" : "; empty buckets not shown");
+            s->view.nbuckets, s->view.bucket_paragraphs, s->view.bucket_paragraphs == 1 ? "" : "s",
+            size, s->view.prog_low, s->view.prog_high, all ? "" : "; empty buckets not shown");
     if (s->classic)
         fprintf(out, "%-18s %10s\n", "Address", "Count");
     else
         fprintf(out, "%-18s %-32s %-24s %10s\n", "Address", "Symbol", "Line", "Count");
     char name[512], bar[REPORT_BAR_WIDTH + 1], place[300];
-    for (size_t i = 0; i < s->nbuckets; i++) {
-        uint64_t count = s->buckets[i];
+    for (size_t i = 0; i < s->view.nbuckets; i++) {
+        uint64_t count = s->view.buckets[i];
         if (count == 0 && !all)
             continue;
         int n = report_bar(count, max);
         memset(bar, '*', (size_t)n);
         bar[n] = '\0';
-        uint64_t addr = s->prog_low + i * size;
+        uint64_t addr = s->view.prog_low + i * size;
         if (s->classic)
             fprintf(out, "0x%-16" PRIx64 " %10" PRIu64 " %s\n", addr, count, bar);
         else
@@ -724,26 +727,26 @@ char *report_hist_json(struct session *s, bool all)
 {
     struct bucket_label *labels = session_bucket_labels(s);
     struct report_place *places = report_bucket_places(s);
-    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
+    uint64_t size = 16 * (uint64_t)s->view.bucket_paragraphs;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "program", s->program && !s->classic ? s->program : "");
-    cJSON_AddNumberToObject(o, "bucket_paragraphs", s->bucket_paragraphs);
-    cJSON_AddNumberToObject(o, "bucket_count", (double)s->nbuckets);
-    cJSON_AddNumberToObject(o, "prog_low", (double)s->prog_low);
-    cJSON_AddNumberToObject(o, "prog_high", (double)s->prog_high);
+    cJSON_AddNumberToObject(o, "bucket_paragraphs", s->view.bucket_paragraphs);
+    cJSON_AddNumberToObject(o, "bucket_count", (double)s->view.nbuckets);
+    cJSON_AddNumberToObject(o, "prog_low", (double)s->view.prog_low);
+    cJSON_AddNumberToObject(o, "prog_high", (double)s->view.prog_high);
     cJSON_AddBoolToObject(o, "empty_shown", all);
     cJSON_AddRawToObject(o, "buckets", "\001"); /* where they go */
     struct report_raw buckets = {NULL, 0, 0, false};
     char *tail = report_raw_start(&buckets, o);
-    for (size_t i = 0; i < s->nbuckets; i++) {
-        if (s->buckets[i] == 0 && !all)
+    for (size_t i = 0; i < s->view.nbuckets; i++) {
+        if (s->view.buckets[i] == 0 && !all)
             continue;
         cJSON *b = cJSON_CreateObject();
-        cJSON_AddNumberToObject(b, "addr", (double)(s->prog_low + i * size));
+        cJSON_AddNumberToObject(b, "addr", (double)(s->view.prog_low + i * size));
         cJSON_AddItemToObject(
             b, "symbol", labels[i].name ? cJSON_CreateString(labels[i].name) : cJSON_CreateNull());
         cJSON_AddNumberToObject(b, "others", (double)labels[i].others);
-        cJSON_AddNumberToObject(b, "count", (double)s->buckets[i]);
+        cJSON_AddNumberToObject(b, "count", (double)s->view.buckets[i]);
         if (places[i].file != 0) {
             cJSON_AddStringToObject(b, "file", lines_file(s, places[i].file));
             cJSON_AddNumberToObject(b, "line", places[i].line);

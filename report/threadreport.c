@@ -220,12 +220,14 @@ void report_json_who(struct session *s, cJSON *o, const size_t *order, size_t n)
     cJSON_AddNumberToObject(tm, "blocked_s", bl);
     cJSON_AddNumberToObject(tm, "threads", (double)nt);
     cJSON_AddItemToObject(o, "filter",
-                          s->filter ? cJSON_CreateString(s->filter->label) : cJSON_CreateNull());
-    cJSON_AddStringToObject(o, "program_area", s->nmodules ? s->modules[s->prog_module]->path : "");
-    if (s->window) {
+                          s->view.filter ? cJSON_CreateString(s->view.filter->label)
+                                         : cJSON_CreateNull());
+    cJSON_AddStringToObject(o, "program_area",
+                            s->nmodules ? s->modules[s->view.prog_module]->path : "");
+    if (s->view.window) {
         cJSON *w = cJSON_AddObjectToObject(o, "window");
-        cJSON_AddNumberToObject(w, "from_s", (double)s->win_from * SESSION_FRAME_NS / 1e9);
-        cJSON_AddNumberToObject(w, "to_s", (double)s->win_to * SESSION_FRAME_NS / 1e9);
+        cJSON_AddNumberToObject(w, "from_s", (double)s->view.win_from * SESSION_FRAME_NS / 1e9);
+        cJSON_AddNumberToObject(w, "to_s", (double)s->view.win_to * SESSION_FRAME_NS / 1e9);
     } else {
         cJSON_AddNullToObject(o, "window");
     }

@@ -34,12 +34,12 @@ static bool hitorder_current(const struct hitorder *o, const struct session *s)
 
 void hitorder_update(struct hitorder *o, const struct session *s)
 {
-    if (hitorder_current(o, s) && o->module == s->prog_module &&
+    if (hitorder_current(o, s) && o->module == s->view.prog_module &&
         (o->slot_of != NULL || s->nkeys == 0))
         return;
-    if (s->nkeys < o->seen_nkeys || o->module != s->prog_module) {
+    if (s->nkeys < o->seen_nkeys || o->module != s->view.prog_module) {
         hitorder_fini(o); /* not the session, or the program area, it was built for */
-        o->module = s->prog_module;
+        o->module = s->view.prog_module;
     }
     /* Every slot, in one pass: the table may have grown and moved them all. */
     o->slot_of = xreallocarray(o->slot_of, s->nkeys ? s->nkeys : 1, sizeof *o->slot_of);
@@ -53,13 +53,13 @@ void hitorder_update(struct hitorder *o, const struct session *s)
     /* The new ids, sorted on their own, then merged from the end down. */
     size_t add = 0;
     for (size_t id = o->seen_nkeys; id < s->nkeys; id++)
-        add += s->hit_keys[id].module == s->prog_module;
+        add += s->hit_keys[id].module == s->view.prog_module;
     if (add > 0) {
         o->e = xreallocarray(o->e, o->n + add, sizeof *o->e);
         struct hitorder_entry *fresh = xcalloc(add, sizeof *fresh);
         size_t k = 0;
         for (size_t id = o->seen_nkeys; id < s->nkeys; id++) {
-            if (s->hit_keys[id].module == s->prog_module)
+            if (s->hit_keys[id].module == s->view.prog_module)
                 fresh[k++] = (struct hitorder_entry){s->hit_keys[id].offset, (uint32_t)id};
         }
         if (add > 1)
@@ -97,12 +97,12 @@ const char *hitorder_label(struct hitorder *o, const struct session *s, size_t i
 {
     *others = 0;
     uint64_t off_lo, off_hi;
-    if (i >= s->nbuckets || !session_bucket_span(s, i, &off_lo, &off_hi))
+    if (i >= s->view.nbuckets || !session_bucket_span(s, i, &off_lo, &off_hi))
         return NULL;
-    const struct module *m = s->modules[s->prog_module];
+    const struct module *m = s->modules[s->view.prog_module];
     long cover = module_find_symbol(m, off_lo);
     /* An end before the start (segments mapped out of order): an empty bucket. */
-    if (s->buckets[i] > 0 && !s->classic && off_hi >= off_lo) {
+    if (s->view.buckets[i] > 0 && !s->classic && off_hi >= off_lo) {
         hitorder_update(o, s);
         const char *best = NULL;
         uint64_t best_count = 0, sum = 0;

@@ -373,8 +373,8 @@ uint32_t ingest_hit(struct session *s, struct ingest *in, uint32_t module, uint6
  * --range asked), whichever a filter shows. */
 static void session_run_area(const struct session *s, uint64_t *lo, uint64_t *hi)
 {
-    *lo = s->prog_module == 0 ? s->prog_low : s->prog_low0;
-    *hi = s->prog_module == 0 ? s->prog_high : s->prog_high0;
+    *lo = s->prog_low;
+    *hi = s->prog_high;
 }
 
 /* The bucket of offset OFF of module AREA's code when the area is
@@ -397,13 +397,13 @@ static bool session_area_bucket(const struct session *s, uint32_t area, uint64_t
 static bool session_bucket_at(const struct session *s, uint64_t off, uint32_t paragraphs,
                               size_t nbuckets, size_t *bucket)
 {
-    return session_area_bucket(s, s->prog_module, s->prog_low, s->prog_high, off, paragraphs,
-                               nbuckets, bucket);
+    return session_area_bucket(s, s->view.prog_module, s->view.prog_low, s->view.prog_high, off,
+                               paragraphs, nbuckets, bucket);
 }
 
 bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket)
 {
-    return session_bucket_at(s, off, s->bucket_paragraphs, s->nbuckets, bucket);
+    return session_bucket_at(s, off, s->view.bucket_paragraphs, s->view.nbuckets, bucket);
 }
 
 /* Count N samples at (MODULE, OFFSET) where PROFIL would: a bucket of the
@@ -412,7 +412,7 @@ bool session_bucket_of(const struct session *s, uint64_t off, size_t *bucket)
 enum counter_kind session_counter_of(const struct session *s, uint32_t module, uint64_t offset,
                                      size_t *bucket)
 {
-    if (module == s->prog_module) /* in the program's file but outside its code: high */
+    if (module == s->view.prog_module) /* in the program's file but outside its code: high */
         return session_bucket_of(s, offset, bucket) ? COUNT_PROGRAM : COUNT_HIGH;
     return session_module_counter(s, module);
 }
@@ -435,7 +435,7 @@ enum counter_kind session_module_counter(const struct session *s, uint32_t modul
 enum counter_kind session_run_counter(const struct session *s, uint32_t module, uint64_t offset,
                                       enum counter_kind shown)
 {
-    if (s->prog_module == 0)
+    if (s->view.prog_module == 0)
         return shown;
     if (module != 0)
         return session_module_counter(s, module);
@@ -491,14 +491,14 @@ struct counters session_run_counters(const struct session *s)
 
 void session_run_from_view(struct session *s)
 {
-    struct counters r = s->c;
-    r.program += s->before_clear.program;
-    r.dos += s->before_clear.dos;
-    r.io += s->before_clear.io;
-    r.high += s->before_clear.high;
-    r.total += s->before_clear.total;
-    r.lost += s->before_clear.lost;
-    r.preempted += s->before_clear.preempted;
+    struct counters r = s->view.c;
+    r.program += s->view.before_clear.program;
+    r.dos += s->view.before_clear.dos;
+    r.io += s->view.before_clear.io;
+    r.high += s->view.before_clear.high;
+    r.total += s->view.before_clear.total;
+    r.lost += s->view.before_clear.lost;
+    r.preempted += s->view.before_clear.preempted;
     s->run = r;
     for (size_t i = 0; i < s->hits_alloc; i++)
         s->hits[i].run = s->hits[i].count + s->hits[i].before_clear;
@@ -507,16 +507,18 @@ void session_run_from_view(struct session *s)
 uint64_t *session_run_buckets(const struct session *s, uint32_t paragraphs, size_t *n)
 {
     if (paragraphs == 0)
-        paragraphs = s->bucket_paragraphs;
+        paragraphs = s->view.bucket_paragraphs;
     uint64_t lo, hi;
     session_run_area(s, &lo, &hi);
     *n = session_bucket_count(lo, hi, paragraphs);
     uint64_t *b = xcalloc(*n ? *n : 1, sizeof *b);
     /* The buckets shown, where they are the run's at that size. */
-    if (s->classic || (paragraphs == s->bucket_paragraphs && s->before_clear.program == 0 &&
-                       s->prog_module == 0 && s->filter == NULL && !s->window)) {
-        for (size_t i = 0; i < *n && i < s->nbuckets; i++)
-            b[i] = s->buckets[i] + (s->buckets_before_clear ? s->buckets_before_clear[i] : 0);
+    if (s->classic ||
+        (paragraphs == s->view.bucket_paragraphs && s->view.before_clear.program == 0 &&
+         s->view.prog_module == 0 && s->view.filter == NULL && !s->view.window)) {
+        for (size_t i = 0; i < *n && i < s->view.nbuckets; i++)
+            b[i] = s->view.buckets[i] +
+                   (s->view.buckets_before_clear ? s->view.buckets_before_clear[i] : 0);
         return b;
     }
     size_t k;
@@ -547,19 +549,19 @@ int session_rebucket(struct session *s, uint32_t paragraphs)
     if (paragraphs == 0 || s->classic)
         return -1;
     /* Zoomed in past the limit: the smallest buckets that stay under it. */
-    uint64_t span = s->prog_high > s->prog_low ? s->prog_high - s->prog_low : 0;
+    uint64_t span = s->view.prog_high > s->view.prog_low ? s->view.prog_high - s->view.prog_low : 0;
     uint64_t least = span / (16 * LIMIT_BUCKETS) + 1;
-    if (session_bucket_count(s->prog_low, s->prog_high, paragraphs) > LIMIT_BUCKETS)
+    if (session_bucket_count(s->view.prog_low, s->view.prog_high, paragraphs) > LIMIT_BUCKETS)
         paragraphs = least < UINT32_MAX ? (uint32_t)least : UINT32_MAX;
-    s->bucket_paragraphs = paragraphs;
-    s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, paragraphs);
-    free(s->buckets);
-    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    s->view.bucket_paragraphs = paragraphs;
+    s->view.nbuckets = session_bucket_count(s->view.prog_low, s->view.prog_high, paragraphs);
+    free(s->view.buckets);
+    s->view.buckets = xcalloc(s->view.nbuckets, sizeof *s->view.buckets);
     size_t b;
     for (size_t i = 0; i < s->hits_alloc; i++) {
         const struct hit *h = &s->hits[i];
-        if (h->module == s->prog_module && h->count > 0 && session_bucket_of(s, h->offset, &b))
-            s->buckets[b] += h->count;
+        if (h->module == s->view.prog_module && h->count > 0 && session_bucket_of(s, h->offset, &b))
+            s->view.buckets[b] += h->count;
     }
     return 0;
 }
@@ -579,7 +581,7 @@ double session_deff(const struct session *s)
 
 bool session_saturated(const struct session *s)
 {
-    const struct counters *c = &s->c;
+    const struct counters *c = &s->view.c;
     if (c->program == UINT64_MAX || c->dos == UINT64_MAX || c->io == UINT64_MAX ||
         c->high == UINT64_MAX || c->total == UINT64_MAX || c->lost == UINT64_MAX ||
         c->preempted == UINT64_MAX || session_accounted(s) == UINT64_MAX)
@@ -595,9 +597,9 @@ bool session_bucket_span(const struct session *s, size_t i, uint64_t *off_lo, ui
 {
     if (s->nmodules == 0)
         return false;
-    const struct module *m = s->modules[s->prog_module];
-    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
-    uint64_t lo = s->prog_low + i * size;
+    const struct module *m = s->modules[s->view.prog_module];
+    uint64_t size = 16 * (uint64_t)s->view.bucket_paragraphs;
+    uint64_t lo = s->view.prog_low + i * size;
     if (!module_vaddr_to_offset(m, lo, off_lo))
         return false;
     if (!module_vaddr_to_offset(m, lo + size - 1, off_hi))
@@ -611,7 +613,7 @@ const char *session_bucket_symbol(const struct session *s, size_t i, bool *start
     uint64_t off_lo, off_hi;
     if (!session_bucket_span(s, i, &off_lo, &off_hi))
         return NULL;
-    const struct module *m = s->modules[s->prog_module];
+    const struct module *m = s->modules[s->view.prog_module];
     /* The first symbol starting at or after off_lo. */
     size_t a = off_lo > 0 ? module_symbol_after(m, off_lo - 1) : 0;
     if (a < m->nsyms && m->syms[a].start <= off_hi && !m->syms[a].synthetic) {
@@ -625,7 +627,7 @@ const char *session_bucket_symbol(const struct session *s, size_t i, bool *start
 const char *session_bucket_unsampled(const struct session *s, size_t i, long cover)
 {
     if (cover >= 0)
-        return module_symbol_name(s->modules[s->prog_module], (size_t)cover, s->raw_names);
+        return module_symbol_name(s->modules[s->view.prog_module], (size_t)cover, s->raw_names);
     bool starts;
     return session_bucket_symbol(s, i, &starts);
 }
@@ -660,14 +662,14 @@ static int label_part_cmp(const void *a, const void *b)
  * ONLY into OUT[0]) from the program's hits: one pass over the hit table. */
 static void session_label(const struct session *s, size_t only, struct bucket_label *out)
 {
-    const struct module *m = s->nmodules > 0 ? s->modules[s->prog_module] : NULL;
+    const struct module *m = s->nmodules > 0 ? s->modules[s->view.prog_module] : NULL;
     struct label_part *parts = NULL;
     size_t n = 0, alloc = 0;
     for (size_t i = 0; m != NULL && i < s->hits_alloc; i++) {
         const struct hit *h = &s->hits[i];
         size_t b;
-        if (h->module != s->prog_module || h->count == 0 || !session_bucket_of(s, h->offset, &b) ||
-            (only != SIZE_MAX && b != only))
+        if (h->module != s->view.prog_module || h->count == 0 ||
+            !session_bucket_of(s, h->offset, &b) || (only != SIZE_MAX && b != only))
             continue;
         long k = module_find_symbol(m, h->offset);
         if (k < 0)
@@ -706,10 +708,10 @@ static void session_label(const struct session *s, size_t only, struct bucket_la
 
 struct bucket_label *session_bucket_labels(const struct session *s)
 {
-    struct bucket_label *l = xcalloc(s->nbuckets ? s->nbuckets : 1, sizeof *l);
+    struct bucket_label *l = xcalloc(s->view.nbuckets ? s->view.nbuckets : 1, sizeof *l);
     session_label(s, SIZE_MAX, l);
-    const struct module *m = s->nmodules > 0 ? s->modules[s->prog_module] : NULL;
-    for (size_t i = 0; m != NULL && i < s->nbuckets; i++) {
+    const struct module *m = s->nmodules > 0 ? s->modules[s->view.prog_module] : NULL;
+    for (size_t i = 0; m != NULL && i < s->view.nbuckets; i++) {
         uint64_t off, end;
         if (l[i].name == NULL && session_bucket_span(s, i, &off, &end))
             l[i].name = session_bucket_unsampled(s, i, module_find_symbol(m, off));

@@ -184,6 +184,34 @@ struct session_live {
     uint64_t sample_from_ns;
 };
 
+/* What the views show, worked out from the run under a small view state
+ * (the thread filter, the time window, the area and bucket size, the latest
+ * clear); never saved.  Ingest adds to it as it appends to the run, and the
+ * filter, window, area and clear rebuild it from the run (session/view.c);
+ * saving reads only the run (session.run, hit.run, the frames). */
+struct session_view {
+    uint32_t bucket_paragraphs; /* the size shown: z and Z change it */
+    /* The area the buckets count, in its module's own addresses: module
+     * prog_module's code, the program's (0), or under a filter of one
+     * process, that process's own executable (session_filter_set). */
+    uint64_t prog_low;
+    uint64_t prog_high;
+    uint32_t prog_module;
+    uint64_t *buckets; /* owned */
+    size_t nbuckets;
+    uint64_t *buckets_before_clear; /* owned; only a classic session has no hits to rebuild
+                                     * its buckets from, so it keeps them here (else NULL) */
+    /* The counts since the latest clear ('c'), which are the whole run's
+     * when nothing was cleared; what came before the clear is kept beside. */
+    struct counters c;
+    struct counters before_clear;
+    uint64_t *stack_count;         /* by stack id: samples since the latest clear */
+    uint64_t *stack_before_clear;  /* by stack id: counted before it */
+    struct session_filter *filter; /* owned: the threads the views show, or NULL: all */
+    bool window;                   /* the views show frames [win_from, win_to) only (view.c) */
+    size_t win_from, win_to;
+};
+
 struct session {
     /* What was asked. */
     char *program; /* owned: the path as resolved */
@@ -192,8 +220,7 @@ struct session {
     char *comment;     /* owned, may be NULL */
     char *interpreter; /* owned: what runs the program when it is a #! script, or NULL */
     uint32_t interval_us;
-    uint32_t bucket_paragraphs; /* the size shown: z and Z change it (a view) */
-    uint32_t asked_paragraphs;  /* the size asked for, which the file keeps (0: the same) */
+    uint32_t asked_paragraphs; /* the size asked for, which the file keeps (0: the same) */
     enum clock_kind clock;
     char *driver; /* owned: "perf", "ptrace" */
     /* The periods were drawn within +-jitter_pct % of interval_us (0: exact);
@@ -201,28 +228,15 @@ struct session {
     double jitter_pct;
     bool jitter_known;
 
-    /* The program area, in the executable's own addresses: module
-     * prog_module's code, the program's (0), or under a filter of one
-     * process, that process's own executable (session_filter_set). */
-    uint64_t prog_low;
-    uint64_t prog_high;
-    uint32_t prog_module;
-    uint64_t prog_low0, prog_high0; /* the program's, while another module's is shown */
-    uint64_t *buckets;              /* owned */
-    size_t nbuckets;
-
-    /* What the views show: the counts since the latest clear ('c'), which
-     * are the whole run's when nothing was cleared.  A clear is a view: what
-     * came before it is kept here, and the file gets the whole run. */
-    struct counters c;
-    struct counters before_clear;
     /* The recorded run, whatever the views show: every thread, every
      * moment, never cleared, classified by the program's own area (module
      * 0's, or the --range asked), whichever area a filter shows.  What a
      * saved file holds: saving never touches the view (issue 23). */
     struct counters run;
-    uint64_t *buckets_before_clear; /* owned; only a classic session has no hits to rebuild
-                                     * its buckets from, so it keeps them here (else NULL) */
+    /* The program's area, in the executable's own addresses: module 0's
+     * code, or the --range asked.  What the file keeps; the views may show
+     * another module's (session.view.prog_*). */
+    uint64_t prog_low, prog_high;
     bool legacy_clear; /* read from a 1.0 file, whose clears threw away what came before
                         * them: its counters start at the last cleared frame */
 
@@ -257,12 +271,10 @@ struct session {
     struct stack_node *stacks; /* owned */
     size_t nstacks;            /* nodes, the empty one included */
     size_t stacks_alloc;
-    uint32_t *stack_index;        /* open addressing on (parent, module, offset): id, 0 empty */
-    size_t stack_index_alloc;     /* a power of two */
-    uint64_t *stack_count;        /* by id: samples since the latest clear */
-    uint64_t *stack_before_clear; /* by id: counted before it */
-    uint64_t unwinds;             /* stacks unwound live */
-    struct tid_table tstacks;     /* each thread's samples with each stack */
+    uint32_t *stack_index;     /* open addressing on (parent, module, offset): id, 0 empty */
+    size_t stack_index_alloc;  /* a power of two */
+    uint64_t unwinds;          /* stacks unwound live */
+    struct tid_table tstacks;  /* each thread's samples with each stack */
     bool no_inline;            /* --no-inline: inlined functions are not functions of their own */
     bool embed_source;         /* --embed-source: the file keeps the text of the sampled sources */
     struct lines *lines;       /* owned: source places (session/lines.h), or NULL */
@@ -296,12 +308,9 @@ struct session {
     size_t thread_index_alloc;    /* a power of two, or 0 */
     struct id_slot *proc_index;   /* ... on pid: the latest process of each */
     size_t proc_index_alloc;
-    struct tid_table thits;        /* each thread's samples at each hit */
-    struct session_filter *filter; /* owned: the threads the views show, or NULL: all */
-    bool window;                   /* the views show frames [win_from, win_to) only (window.c) */
-    size_t win_from, win_to;
-    bool frame_threads; /* the frames say which thread took their samples (a live
-                         * session's): a filter and a window combine */
+    struct tid_table thits; /* each thread's samples at each hit */
+    bool frame_threads;     /* the frames say which thread took their samples (a live
+                             * session's): a filter and a window combine */
     /* Marks put into the run (--control's "mark TEXT", profil_mark()), in
      * the order they came; saved in the metadata (docs/prf-format.md). */
     struct session_mark *marks; /* owned */
@@ -314,6 +323,7 @@ struct session {
     bool exit_unknown;          /* it ended, but not as profil's child: how is not known */
     struct session_live live;   /* a live run's own state, never saved */
     struct session_cache cache; /* worked out from the run, never saved */
+    struct session_view view;   /* what the views show, never saved */
 };
 
 /* Whether sessions made from now on (live or read) keep inlined functions

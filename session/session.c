@@ -39,7 +39,7 @@ struct session *session_new(const char *program, uint32_t bucket_paragraphs, uin
     }
     struct session *s = session_new_empty();
     s->program = xstrdup(program);
-    s->bucket_paragraphs = s->asked_paragraphs = bucket_paragraphs;
+    s->view.bucket_paragraphs = s->asked_paragraphs = bucket_paragraphs;
     s->interval_us = interval_us;
     uint32_t id = session_module(s, real, MODULE_PROGRAM);
     free(real);
@@ -50,15 +50,18 @@ struct session *session_new(const char *program, uint32_t bucket_paragraphs, uin
         session_free(s);
         return NULL;
     }
-    s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, bucket_paragraphs);
-    if (s->nbuckets > LIMIT_BUCKETS) {
+    s->view.prog_low = s->prog_low;
+    s->view.prog_high = s->prog_high;
+    s->view.nbuckets = session_bucket_count(s->view.prog_low, s->view.prog_high, bucket_paragraphs);
+    if (s->view.nbuckets > LIMIT_BUCKETS) {
         /* The -b that brings the buckets under the limit, when there is one. */
-        uint64_t span = s->prog_high - s->prog_low, need = span / (16 * LIMIT_BUCKETS) + 1;
+        uint64_t span = s->view.prog_high - s->view.prog_low,
+                 need = span / (16 * LIMIT_BUCKETS) + 1;
         if (need <= 65535)
             *cause = xasprintf("%s: its code spans %llu bytes: %zu buckets of %u paragraph%s, "
                                "more than the %llu profil keeps; use -b %llu or more",
-                               program, (unsigned long long)span, s->nbuckets, bucket_paragraphs,
-                               bucket_paragraphs == 1 ? "" : "s", LIMIT_BUCKETS,
+                               program, (unsigned long long)span, s->view.nbuckets,
+                               bucket_paragraphs, bucket_paragraphs == 1 ? "" : "s", LIMIT_BUCKETS,
                                (unsigned long long)need);
         else
             *cause = xasprintf("%s: its code spans %llu bytes, more than profil's buckets can "
@@ -68,7 +71,7 @@ struct session *session_new(const char *program, uint32_t bucket_paragraphs, uin
         return NULL;
     }
     const char *was_for = xmalloc_for("the buckets");
-    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    s->view.buckets = xcalloc(s->view.nbuckets, sizeof *s->view.buckets);
     xmalloc_for(was_for);
     return s;
 }
@@ -85,8 +88,8 @@ void session_free(struct session *s)
     free(s->interpreter);
     free(s->driver);
     free(s->live.jit);
-    free(s->buckets);
-    free(s->buckets_before_clear);
+    free(s->view.buckets);
+    free(s->view.buckets_before_clear);
     for (size_t i = 0; i < s->nmodules; i++)
         module_free(s->modules[i]);
     free(s->modules);
@@ -107,7 +110,7 @@ void session_free(struct session *s)
     free(s->frames);
     free(s->hit_keys);
     threads_free(s);
-    session_filter_free(s->filter);
+    session_filter_free(s->view.filter);
     free(s);
 }
 
@@ -121,9 +124,9 @@ static void session_count(struct session *s, struct ingest *in, uint32_t module,
     counters_add(&in->delta, k, n);
     counters_add(&s->run, session_run_counter(s, module, offset, k), n);
     if (in->view) {
-        counters_add(&s->c, k, n);
+        counters_add(&s->view.c, k, n);
         if (k == COUNT_PROGRAM)
-            s->buckets[b] += n;
+            s->view.buckets[b] += n;
     }
     in->hit = ingest_hit(s, in, module, offset, n);
 }
@@ -187,7 +190,7 @@ void session_ingest(struct session *s, const struct event *ev)
             counters_add(&in.delta, COUNT_IO, ev->sample.count);
             counters_add(&s->run, COUNT_IO, ev->sample.count);
             if (in.view)
-                counters_add(&s->c, COUNT_IO, ev->sample.count);
+                counters_add(&s->view.c, COUNT_IO, ev->sample.count);
             break;
         }
         if (t != NULL) {
@@ -218,14 +221,14 @@ void session_ingest(struct session *s, const struct event *ev)
     case EVENT_LOST: /* no thread: the whole program's, filtered or not */
         in.delta.lost += ev->lost.count;
         s->run.lost = session_sat_add(s->run.lost, ev->lost.count);
-        if (!s->window)
-            s->c.lost += ev->lost.count;
+        if (!s->view.window)
+            s->view.c.lost += ev->lost.count;
         break;
     case EVENT_PREEMPTED:
         in.delta.preempted += ev->lost.count;
         s->run.preempted = session_sat_add(s->run.preempted, ev->lost.count);
-        if (!s->window)
-            s->c.preempted += ev->lost.count;
+        if (!s->view.window)
+            s->view.c.preempted += ev->lost.count;
         break;
     }
     struct frame *f = in.frame; /* nothing above grows the frame array: still good */
@@ -255,22 +258,23 @@ void session_clear(struct session *s)
         s->clear_frame = s->nframes;
         session_frame(s, s->nframes)->cleared = true;
     }
-    struct counters *b = &s->before_clear;
-    b->program += s->c.program;
-    b->dos += s->c.dos;
-    b->io += s->c.io;
-    b->high += s->c.high;
-    b->total += s->c.total;
-    b->lost += s->c.lost;
-    b->preempted += s->c.preempted;
-    memset(&s->c, 0, sizeof s->c);
+    struct counters *b = &s->view.before_clear;
+    b->program += s->view.c.program;
+    b->dos += s->view.c.dos;
+    b->io += s->view.c.io;
+    b->high += s->view.c.high;
+    b->total += s->view.c.total;
+    b->lost += s->view.c.lost;
+    b->preempted += s->view.c.preempted;
+    memset(&s->view.c, 0, sizeof s->view.c);
     if (s->classic) { /* no hits to rebuild the whole run's buckets from */
-        if (s->buckets_before_clear == NULL)
-            s->buckets_before_clear = xcalloc(s->nbuckets ? s->nbuckets : 1, sizeof *s->buckets);
-        for (size_t i = 0; i < s->nbuckets; i++)
-            s->buckets_before_clear[i] += s->buckets[i];
+        if (s->view.buckets_before_clear == NULL)
+            s->view.buckets_before_clear =
+                xcalloc(s->view.nbuckets ? s->view.nbuckets : 1, sizeof *s->view.buckets);
+        for (size_t i = 0; i < s->view.nbuckets; i++)
+            s->view.buckets_before_clear[i] += s->view.buckets[i];
     }
-    memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
+    memset(s->view.buckets, 0, s->view.nbuckets * sizeof *s->view.buckets);
     for (size_t i = 0; i < s->hits_alloc; i++) {
         s->hits[i].before_clear += s->hits[i].count;
         s->hits[i].count = 0;
@@ -283,12 +287,12 @@ void session_clear(struct session *s)
 
 void session_reset(struct session *s)
 {
-    memset(&s->c, 0, sizeof s->c);
-    memset(&s->before_clear, 0, sizeof s->before_clear);
+    memset(&s->view.c, 0, sizeof s->view.c);
+    memset(&s->view.before_clear, 0, sizeof s->view.before_clear);
     memset(&s->run, 0, sizeof s->run);
-    free(s->buckets_before_clear);
-    s->buckets_before_clear = NULL;
-    memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
+    free(s->view.buckets_before_clear);
+    s->view.buckets_before_clear = NULL;
+    memset(s->view.buckets, 0, s->view.nbuckets * sizeof *s->view.buckets);
     for (size_t i = 0; i < s->hits_alloc; i++)
         s->hits[i].count = s->hits[i].before_clear = s->hits[i].run = 0;
     for (size_t i = 0; i < s->nfuncs; i++)

@@ -48,12 +48,12 @@ static void stack_reserve(struct session *s, size_t n)
     while (alloc < n)
         alloc *= 2;
     s->stacks = xreallocarray(s->stacks, alloc, sizeof *s->stacks);
-    s->stack_count = xreallocarray(s->stack_count, alloc, sizeof *s->stack_count);
-    s->stack_before_clear =
-        xreallocarray(s->stack_before_clear, alloc, sizeof *s->stack_before_clear);
+    s->view.stack_count = xreallocarray(s->view.stack_count, alloc, sizeof *s->view.stack_count);
+    s->view.stack_before_clear =
+        xreallocarray(s->view.stack_before_clear, alloc, sizeof *s->view.stack_before_clear);
     size_t old = s->stacks_alloc;
-    memset(s->stack_count + old, 0, (alloc - old) * sizeof *s->stack_count);
-    memset(s->stack_before_clear + old, 0, (alloc - old) * sizeof *s->stack_before_clear);
+    memset(s->view.stack_count + old, 0, (alloc - old) * sizeof *s->view.stack_count);
+    memset(s->view.stack_before_clear + old, 0, (alloc - old) * sizeof *s->view.stack_before_clear);
     s->stacks_alloc = alloc;
 }
 
@@ -113,7 +113,7 @@ uint32_t session_stack_intern(struct session *s, uint32_t parent, uint32_t modul
 static void stack_add(struct session *s, struct ingest *in, uint32_t id, uint64_t count)
 {
     if (in->view) { /* the views show this thread (session/threads.h) */
-        s->stack_count[id] += count;
+        s->view.stack_count[id] += count;
         s->cache.totals_dirty = true;
     }
     struct frame *f = in->frame;
@@ -248,8 +248,8 @@ void session_thread_stack(struct session *s, uint32_t tid, uint32_t id, uint64_t
 void session_stacks_clear(struct session *s)
 {
     for (size_t i = 0; i < s->nstacks; i++) {
-        s->stack_before_clear[i] += s->stack_count[i];
-        s->stack_count[i] = 0;
+        s->view.stack_before_clear[i] += s->view.stack_count[i];
+        s->view.stack_count[i] = 0;
     }
     tid_table_clear(&s->tstacks);
     s->cache.totals_dirty = true;
@@ -258,8 +258,8 @@ void session_stacks_clear(struct session *s)
 void session_stacks_reset(struct session *s)
 {
     if (s->nstacks > 0) {
-        memset(s->stack_count, 0, s->nstacks * sizeof *s->stack_count);
-        memset(s->stack_before_clear, 0, s->nstacks * sizeof *s->stack_before_clear);
+        memset(s->view.stack_count, 0, s->nstacks * sizeof *s->view.stack_count);
+        memset(s->view.stack_before_clear, 0, s->nstacks * sizeof *s->view.stack_before_clear);
     }
     tid_table_zero(&s->tstacks);
     s->cache.totals_dirty = true;
@@ -284,8 +284,8 @@ void session_stacks_free(struct session *s)
     free(s->live.unwind_hist);
     free(s->stacks);
     free(s->stack_index);
-    free(s->stack_count);
-    free(s->stack_before_clear);
+    free(s->view.stack_count);
+    free(s->view.stack_before_clear);
     free(s->live.unwind_pcs);
 }
 
@@ -309,7 +309,7 @@ static void stack_name_frames(struct session *s)
     uint32_t *ids = NULL;
     size_t n = 0, alloc = 0;
     for (size_t id = 1; id < s->nstacks; id++) {
-        if (s->stack_count[id] == 0)
+        if (s->view.stack_count[id] == 0)
             continue;
         for (uint32_t j = (uint32_t)id; j != 0 && s->stacks[j].func == -1;
              j = s->stacks[j].parent) {
@@ -370,7 +370,7 @@ void stack_tree_make(const struct session *s, struct stack_tree *t)
     t->child = xcalloc(n + 1, sizeof *t->child);
     t->next = xcalloc(n + 1, sizeof *t->next);
     for (size_t id = 1; id < n; id++)
-        t->under[id] = s->stack_count[id];
+        t->under[id] = s->view.stack_count[id];
     for (size_t id = n; id-- > 1;) { /* parents come before their children */
         uint32_t p = s->stacks[id].parent;
         if (p < id) {
@@ -462,7 +462,7 @@ void session_totals(struct session *s)
      * outermost on the path (once per sample, however deep the recursion),
      * the samples of the stacks under them (stack_tree_walk). */
     for (size_t id = 1; id < s->nstacks; id++) {
-        uint64_t c = s->stack_count[id];
+        uint64_t c = s->view.stack_count[id];
         int64_t lf = s->stacks[id].func;
         if (c > 0 && lf >= 0)
             leaf[lf] = session_sat_add(leaf[lf], c);
@@ -493,7 +493,7 @@ struct stack_stats session_stack_stats(const struct session *s)
         root[id] = p != 0 && p < id ? root[p] : (uint32_t)id;
     }
     for (size_t id = 1; id < s->nstacks; id++) {
-        uint64_t c = s->stack_count[id];
+        uint64_t c = s->view.stack_count[id];
         if (c == 0)
             continue;
         st.samples += c;

@@ -38,14 +38,14 @@ struct hit *session_hit_by_id(struct session *s, uint32_t id)
 
 void session_view_zero(struct session *s)
 {
-    memset(&s->c, 0, sizeof s->c);
-    memset(&s->before_clear, 0, sizeof s->before_clear);
-    memset(s->buckets, 0, s->nbuckets * sizeof *s->buckets);
+    memset(&s->view.c, 0, sizeof s->view.c);
+    memset(&s->view.before_clear, 0, sizeof s->view.before_clear);
+    memset(s->view.buckets, 0, s->view.nbuckets * sizeof *s->view.buckets);
     for (size_t i = 0; i < s->hits_alloc; i++)
         s->hits[i].count = s->hits[i].before_clear = 0;
     if (s->nstacks > 0) {
-        memset(s->stack_count, 0, s->nstacks * sizeof *s->stack_count);
-        memset(s->stack_before_clear, 0, s->nstacks * sizeof *s->stack_before_clear);
+        memset(s->view.stack_count, 0, s->nstacks * sizeof *s->view.stack_count);
+        memset(s->view.stack_before_clear, 0, s->nstacks * sizeof *s->view.stack_before_clear);
     }
 }
 
@@ -78,14 +78,14 @@ static void window_add_frame(struct counters *c, const struct frame *f)
  * whole program's, as under a filter alone). */
 static void window_count_threads(struct session *s, const struct frame *f)
 {
-    s->c.lost = session_sat_add(s->c.lost, f->lost);
-    s->c.preempted = session_sat_add(s->c.preempted, f->preempted);
+    s->view.c.lost = session_sat_add(s->view.c.lost, f->lost);
+    s->view.c.preempted = session_sat_add(s->view.c.preempted, f->preempted);
     for (uint32_t k = 0; k < f->nthits; k++) {
         const struct frame_tid *e = &f->thits[k];
         if (!threads_shown(s, e->tid))
             continue;
         if (e->key == FRAME_BLOCKED) { /* I/O without a hit */
-            counters_add(&s->c, COUNT_IO, e->count);
+            counters_add(&s->view.c, COUNT_IO, e->count);
             continue;
         }
         struct hit *h = session_hit_by_id(s, e->key);
@@ -94,14 +94,14 @@ static void window_count_threads(struct session *s, const struct frame *f)
         h->count = session_sat_add(h->count, e->count);
         size_t b = 0;
         enum counter_kind kind = session_counter_of(s, h->module, h->offset, &b);
-        counters_add(&s->c, kind, e->count);
+        counters_add(&s->view.c, kind, e->count);
         if (kind == COUNT_PROGRAM)
-            s->buckets[b] = session_sat_add(s->buckets[b], e->count);
+            s->view.buckets[b] = session_sat_add(s->view.buckets[b], e->count);
     }
     for (uint32_t k = 0; k < f->ntstacks; k++) {
         const struct frame_tid *e = &f->tstacks[k];
         if (e->key < s->nstacks && threads_shown(s, e->tid))
-            s->stack_count[e->key] += e->count;
+            s->view.stack_count[e->key] += e->count;
     }
 }
 
@@ -112,11 +112,11 @@ static void window_count(struct session *s, size_t from, size_t to)
         to = s->nframes;
     for (size_t i = from; i < to; i++) {
         const struct frame *f = &s->frames[i];
-        if (s->filter != NULL) {
+        if (s->view.filter != NULL) {
             window_count_threads(s, f);
             continue;
         }
-        window_add_frame(&s->c, f);
+        window_add_frame(&s->view.c, f);
         for (uint32_t k = 0; k < f->nhits; k++) {
             struct hit *h = session_hit_by_id(s, f->hits[k].id);
             if (h == NULL)
@@ -124,16 +124,16 @@ static void window_count(struct session *s, size_t from, size_t to)
             h->count = session_sat_add(h->count, f->hits[k].count);
             size_t b;
             if (session_counter_of(s, h->module, h->offset, &b) == COUNT_PROGRAM)
-                s->buckets[b] = session_sat_add(s->buckets[b], f->hits[k].count);
+                s->view.buckets[b] = session_sat_add(s->view.buckets[b], f->hits[k].count);
         }
         for (uint32_t k = 0; k < f->nstacks; k++) {
             if (f->stacks[k].id < s->nstacks)
-                s->stack_count[f->stacks[k].id] += f->stacks[k].count;
+                s->view.stack_count[f->stacks[k].id] += f->stacks[k].count;
         }
     }
-    if (s->filter == NULL)
-        s->c.total = session_sat_add(session_sat_add(s->c.program, s->c.dos),
-                                     session_sat_add(s->c.io, s->c.high));
+    if (s->view.filter == NULL)
+        s->view.c.total = session_sat_add(session_sat_add(s->view.c.program, s->view.c.dos),
+                                          session_sat_add(s->view.c.io, s->view.c.high));
     session_view_finish(s);
 }
 
@@ -142,7 +142,7 @@ static void window_count(struct session *s, size_t from, size_t to)
 static void frame_funcs_add(const struct session *s, const struct frame *f, const int64_t *of,
                             uint64_t *sum)
 {
-    if (s->filter == NULL || !s->frame_threads) {
+    if (s->view.filter == NULL || !s->frame_threads) {
         for (uint32_t k = 0; k < f->nhits; k++) {
             if (f->hits[k].id < s->nkeys && of[f->hits[k].id] >= 0)
                 sum[of[f->hits[k].id]] += f->hits[k].count;
@@ -215,7 +215,7 @@ uint64_t session_frames_samples(const struct session *s, size_t from, size_t to)
         to = s->nframes;
     for (size_t i = from; i < to; i++) {
         const struct frame *f = &s->frames[i];
-        if (s->filter == NULL || !s->frame_threads) {
+        if (s->view.filter == NULL || !s->frame_threads) {
             sum += f->program + f->dos + f->io + f->high;
             continue;
         }
@@ -233,46 +233,42 @@ void session_window_set(struct session *s, size_t from, size_t to)
         return; /* a 1983 file's one frame has no hits to count again */
     if (to > from) {
         if (!s->frame_threads) { /* one or the other: a file's frames have no threads */
-            session_filter_free(s->filter);
-            s->filter = NULL;
+            session_filter_free(s->view.filter);
+            s->view.filter = NULL;
         }
-        if (s->filter == NULL) /* else the filter's program area stays */
+        if (s->view.filter == NULL) /* else the filter's program area stays */
             session_set_program_area(s, 0);
-        s->window = true;
-        s->win_from = from;
-        s->win_to = to;
+        s->view.window = true;
+        s->view.win_from = from;
+        s->view.win_to = to;
         window_count(s, from, to);
         return;
     }
-    s->window = false;
+    s->view.window = false;
     if (s->nthreads > 0)
-        session_filter_set(s, s->filter); /* every thread's counts, since the latest clear */
+        session_filter_set(s, s->view.filter); /* every thread's counts, since the latest clear */
     else
         window_count(s, 0, s->nframes); /* no threads kept (an older file): the whole timeline */
 }
 
 bool session_set_program_area(struct session *s, uint32_t module)
 {
-    if (module == s->prog_module || module >= s->nmodules || s->classic)
-        return module == s->prog_module;
-    uint64_t lo = s->prog_low0, hi = s->prog_high0;
+    if (module == s->view.prog_module || module >= s->nmodules || s->classic)
+        return module == s->view.prog_module;
+    uint64_t lo = s->prog_low, hi = s->prog_high;
     if (module != 0) {
         struct module *m = s->modules[module];
         session_load_module(m);
         if (!module_exec_span(m, &lo, &hi) ||
-            session_bucket_count(lo, hi, s->bucket_paragraphs) > LIMIT_BUCKETS)
+            session_bucket_count(lo, hi, s->view.bucket_paragraphs) > LIMIT_BUCKETS)
             return false;
     }
-    if (s->prog_module == 0) { /* the program's own, to come back to */
-        s->prog_low0 = s->prog_low;
-        s->prog_high0 = s->prog_high;
-    }
-    s->prog_module = module;
-    s->prog_low = lo;
-    s->prog_high = hi;
-    s->nbuckets = session_bucket_count(lo, hi, s->bucket_paragraphs);
-    free(s->buckets);
-    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    s->view.prog_module = module;
+    s->view.prog_low = lo;
+    s->view.prog_high = hi;
+    s->view.nbuckets = session_bucket_count(lo, hi, s->view.bucket_paragraphs);
+    free(s->view.buckets);
+    s->view.buckets = xcalloc(s->view.nbuckets, sizeof *s->view.buckets);
     return true;
 }
 
@@ -309,16 +305,19 @@ int session_set_range(struct session *s, const char *spec, char **cause)
         *cause = xasprintf("--range %s: the range is empty", spec);
         return -1;
     }
-    if (hi <= s->prog_low || lo >= s->prog_high) {
+    if (hi <= s->view.prog_low || lo >= s->view.prog_high) {
         *cause = xasprintf("--range %s: outside the program's code, 0x%" PRIx64 "-0x%" PRIx64, spec,
-                           s->prog_low, s->prog_high);
+                           s->view.prog_low, s->view.prog_high);
         return -1;
     }
-    s->prog_low = lo > s->prog_low ? lo : s->prog_low;
-    s->prog_high = hi < s->prog_high ? hi : s->prog_high;
-    s->nbuckets = session_bucket_count(s->prog_low, s->prog_high, s->bucket_paragraphs);
-    free(s->buckets);
-    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    s->view.prog_low = lo > s->view.prog_low ? lo : s->view.prog_low;
+    s->view.prog_high = hi < s->view.prog_high ? hi : s->view.prog_high;
+    s->prog_low = s->view.prog_low; /* the run's own area from now on */
+    s->prog_high = s->view.prog_high;
+    s->view.nbuckets =
+        session_bucket_count(s->view.prog_low, s->view.prog_high, s->view.bucket_paragraphs);
+    free(s->view.buckets);
+    s->view.buckets = xcalloc(s->view.nbuckets, sizeof *s->view.buckets);
     return 0;
 }
 
@@ -348,12 +347,12 @@ static bool filter_has(const struct session_filter *f, uint32_t tid)
 
 bool threads_shown(const struct session *s, uint32_t tid)
 {
-    return s->filter == NULL || filter_has(s->filter, tid);
+    return s->view.filter == NULL || filter_has(s->view.filter, tid);
 }
 
 bool threads_viewed(const struct session *s, uint32_t tid)
 {
-    return !s->window && threads_shown(s, tid);
+    return !s->view.window && threads_shown(s, tid);
 }
 
 /* Count N samples at (MODULE, OFFSET) in C and BUCKETS (or none), as a live one counts. */
@@ -369,14 +368,14 @@ static void filter_count(struct session *s, struct counters *c, uint64_t *bucket
 
 void session_filter_set(struct session *s, struct session_filter *f)
 {
-    if (f != s->filter)
-        session_filter_free(s->filter);
-    s->filter = f;
+    if (f != s->view.filter)
+        session_filter_free(s->view.filter);
+    s->view.filter = f;
     /* A live session's frames say which thread took their samples: a
      * window stays, and counts the filter's threads only; a file's do not,
      * so a filter ends the window. */
-    bool window = s->window && f != NULL && s->frame_threads;
-    s->window = false;
+    bool window = s->view.window && f != NULL && s->frame_threads;
+    s->view.window = false;
     if (s->classic)
         return; /* no threads: nothing to filter */
     /* The threads of one process: its own executable is the program area. */
@@ -395,16 +394,16 @@ void session_filter_set(struct session *s, struct session_filter *f)
     if (!session_set_program_area(s, area))
         session_set_program_area(s, 0);
     if (window) {
-        session_window_set(s, s->win_from, s->win_to);
+        session_window_set(s, s->view.win_from, s->view.win_to);
         return;
     }
-    uint64_t lost = s->c.lost, preempted = s->c.preempted;
-    uint64_t lost_bc = s->before_clear.lost, preempted_bc = s->before_clear.preempted;
+    uint64_t lost = s->view.c.lost, preempted = s->view.c.preempted;
+    uint64_t lost_bc = s->view.before_clear.lost, preempted_bc = s->view.before_clear.preempted;
     session_view_zero(s);
-    s->c.lost = lost;
-    s->c.preempted = preempted;
-    s->before_clear.lost = lost_bc;
-    s->before_clear.preempted = preempted_bc;
+    s->view.c.lost = lost;
+    s->view.c.preempted = preempted;
+    s->view.before_clear.lost = lost_bc;
+    s->view.before_clear.preempted = preempted_bc;
     for (size_t i = 0; i < s->thits.alloc; i++) {
         const struct tid_count *e = &s->thits.slots[i];
         if (e->tid == 0 || e->key >= s->nkeys || !threads_shown(s, e->tid))
@@ -414,24 +413,24 @@ void session_filter_set(struct session *s, struct session_filter *f)
             continue;
         h->count = session_sat_add(h->count, e->count);
         h->before_clear = session_sat_add(h->before_clear, e->before_clear);
-        filter_count(s, &s->c, s->buckets, h->module, h->offset, e->count);
-        filter_count(s, &s->before_clear, NULL, h->module, h->offset, e->before_clear);
+        filter_count(s, &s->view.c, s->view.buckets, h->module, h->offset, e->count);
+        filter_count(s, &s->view.before_clear, NULL, h->module, h->offset, e->before_clear);
     }
     for (size_t i = 0; i < s->nthreads; i++) { /* blocked ticks are I/O without a hit */
         const struct thread_info *t = &s->threads[i];
         if (!threads_shown(s, t->tid))
             continue;
-        counters_add(&s->c, COUNT_IO, t->blocked);
-        counters_add(&s->before_clear, COUNT_IO, t->blocked_before_clear);
+        counters_add(&s->view.c, COUNT_IO, t->blocked);
+        counters_add(&s->view.before_clear, COUNT_IO, t->blocked_before_clear);
     }
     if (s->nstacks > 0) {
         for (size_t i = 0; i < s->tstacks.alloc; i++) {
             const struct tid_count *e = &s->tstacks.slots[i];
             if (e->tid == 0 || e->key >= s->nstacks || !threads_shown(s, e->tid))
                 continue;
-            s->stack_count[e->key] = session_sat_add(s->stack_count[e->key], e->count);
-            s->stack_before_clear[e->key] =
-                session_sat_add(s->stack_before_clear[e->key], e->before_clear);
+            s->view.stack_count[e->key] = session_sat_add(s->view.stack_count[e->key], e->count);
+            s->view.stack_before_clear[e->key] =
+                session_sat_add(s->view.stack_before_clear[e->key], e->before_clear);
         }
     }
     session_view_finish(s);

@@ -111,7 +111,7 @@ static void tui_save_as(struct tui *t)
     char *cause = NULL;
     if (t->cfg->save_as(t->cfg->save_arg, t->s, t->save_name, &cause) == 0)
         tui_status(t, "saved as %s (%llu samples)", t->save_name,
-                   (unsigned long long)t->s->c.total);
+                   (unsigned long long)t->s->view.c.total);
     else
         tui_save_failed(t, cause);
     free(cause);
@@ -125,9 +125,10 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
         if (session_rebucket(t->s, ctx->want_paragraphs) < 0)
             tui_status(t, "a classic PROFIL file has no exact hits to re-bucket");
         else
-            tui_status(t, "%zu bucket%s of %u paragraph%s (%u bytes)", t->s->nbuckets,
-                       t->s->nbuckets == 1 ? "" : "s", t->s->bucket_paragraphs,
-                       t->s->bucket_paragraphs == 1 ? "" : "s", 16 * t->s->bucket_paragraphs);
+            tui_status(t, "%zu bucket%s of %u paragraph%s (%u bytes)", t->s->view.nbuckets,
+                       t->s->view.nbuckets == 1 ? "" : "s", t->s->view.bucket_paragraphs,
+                       t->s->view.bucket_paragraphs == 1 ? "" : "s",
+                       16 * t->s->view.bucket_paragraphs);
     }
     if (flags & VIEW_CALLERS) {
         struct view_ctx jc;
@@ -157,11 +158,11 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
             tui_status(t, "%s", cause);
             free(cause);
         } else {
-            bool window = t->s->window;
+            bool window = t->s->view.window;
             tui_filter(t, f);
-            if (t->s->window)
+            if (t->s->view.window)
                 tui_status(t, "every view shows %s in %.1f-%.1f s only; Esc shows all", f->label,
-                           (double)t->s->win_from / 10, (double)t->s->win_to / 10);
+                           (double)t->s->view.win_from / 10, (double)t->s->view.win_to / 10);
             else if (window) /* a file's frames do not say which thread took them */
                 tui_status(t,
                            "every view shows %s only, over the whole run: the saved "
@@ -172,11 +173,11 @@ static void tui_apply(struct tui *t, int flags, struct view_ctx *ctx)
         }
     }
     if (flags & VIEW_WINDOW) {
-        bool filtered = t->s->filter != NULL;
+        bool filtered = t->s->view.filter != NULL;
         tui_window(t, ctx->window_from, ctx->window_to);
-        if (t->s->filter != NULL)
+        if (t->s->view.filter != NULL)
             tui_status(t, "every view shows %s in %.1f-%.1f s only; Esc shows all",
-                       t->s->filter->label, (double)ctx->window_from / 10,
+                       t->s->view.filter->label, (double)ctx->window_from / 10,
                        (double)ctx->window_to / 10);
         else if (filtered) /* a file's frames do not say which thread took them */
             tui_status(t,
@@ -278,11 +279,11 @@ static void tui_ask(struct tui *t, enum tui_mode mode, char *buf)
 static void cmd_whole_run(struct tui *t, int ch)
 {
     (void)ch;
-    if (t->s->filter != NULL || t->s->window) { /* Esc: every thread, the whole run */
+    if (t->s->view.filter != NULL || t->s->view.window) { /* Esc: every thread, the whole run */
         tui_status(t, "%s",
-                   t->s->window && t->s->filter ? "every thread, the whole run shown"
-                   : t->s->window               ? "the whole run shown"
-                                                : "every thread shown");
+                   t->s->view.window && t->s->view.filter ? "every thread, the whole run shown"
+                   : t->s->view.window                    ? "the whole run shown"
+                                                          : "every thread shown");
         tui_filter(t, NULL);
     }
 }

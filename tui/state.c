@@ -61,11 +61,11 @@ void tui_filter(struct tui *t, struct session_filter *f)
 void tui_replay_seek(struct tui *t, size_t pos)
 {
     replay_seek(t->replay, pos);
-    if (t->s->window) /* the window's frames, as far as the replay has come */
-        session_window_set(t->s, t->s->win_from, t->s->win_to);
-    else if (t->s->filter !=
+    if (t->s->view.window) /* the window's frames, as far as the replay has come */
+        session_window_set(t->s, t->s->view.win_from, t->s->view.win_to);
+    else if (t->s->view.filter !=
              NULL) /* a replay's samples have no thread: the whole run's, filtered */
-        session_filter_set(t->s, t->s->filter);
+        session_filter_set(t->s, t->s->view.filter);
     t->frame_acc = 0;
     if (t->replay->pos >= t->replay->nframes)
         t->playing = false;

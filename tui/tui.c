@@ -145,10 +145,11 @@ static double tui_rate(const struct session *s, size_t upto)
  * run has reached (a replay may not have come to its end); else -1. */
 static double tui_window_rate(const struct session *s)
 {
-    size_t to = s->win_to < s->nframes ? s->win_to : s->nframes;
-    if (!s->window || to <= s->win_from)
+    size_t to = s->view.win_to < s->nframes ? s->view.win_to : s->nframes;
+    if (!s->view.window || to <= s->view.win_from)
         return -1;
-    return (double)s->c.total / ((double)(to - s->win_from) * (double)SESSION_FRAME_NS / 1e9);
+    return (double)s->view.c.total /
+           ((double)(to - s->view.win_from) * (double)SESSION_FRAME_NS / 1e9);
 }
 
 /* One fact of the header, and how long it stays when room runs out. */
@@ -201,20 +202,21 @@ static size_t tui_counts(const struct session *s, double rate, bool average, str
     char r[40] = "";
     if (rate >= 0)
         snprintf(r, sizeof r, " (%.0f/s%s)", rate, average ? " avg" : "");
-    snprintf(f[n].text, sizeof f[n].text, "samples %llu%s", (unsigned long long)s->c.total, r);
+    snprintf(f[n].text, sizeof f[n].text, "samples %llu%s", (unsigned long long)s->view.c.total, r);
     f[n++].keep = 9;
     /* Lost: a share of the ticks the clock took (the report's); preempted: of
      * all the ticks that came due, sampled, lost or preempted. */
-    uint64_t due = s->c.total + s->c.lost + s->c.preempted;
-    if (s->c.lost > 0)
-        snprintf(f[n].text, sizeof f[n].text, "lost %llu (%.1f%%)", (unsigned long long)s->c.lost,
-                 report_lost_pct(&s->c));
+    uint64_t due = s->view.c.total + s->view.c.lost + s->view.c.preempted;
+    if (s->view.c.lost > 0)
+        snprintf(f[n].text, sizeof f[n].text, "lost %llu (%.1f%%)",
+                 (unsigned long long)s->view.c.lost, report_lost_pct(&s->view.c));
     else
         snprintf(f[n].text, sizeof f[n].text, "lost 0");
-    f[n++].keep = s->c.lost > 0 ? 8 : 0;
-    if (s->c.preempted > 0) {
+    f[n++].keep = s->view.c.lost > 0 ? 8 : 0;
+    if (s->view.c.preempted > 0) {
         snprintf(f[n].text, sizeof f[n].text, "preempted %llu (%.1f%%)",
-                 (unsigned long long)s->c.preempted, 100.0 * (double)s->c.preempted / (double)due);
+                 (unsigned long long)s->view.c.preempted,
+                 100.0 * (double)s->view.c.preempted / (double)due);
         f[n++].keep = 7;
     }
     return n;
@@ -225,14 +227,15 @@ static size_t tui_counts(const struct session *s, double rate, bool average, str
 static size_t tui_who(const struct session *s, struct tui_field *f)
 {
     size_t n = 0;
-    if (s->filter != NULL || s->window) { /* both, when both: they combine */
+    if (s->view.filter != NULL || s->view.window) { /* both, when both: they combine */
         char win[48] = "";
-        if (s->window)
-            snprintf(win, sizeof win, "%s%.1f-%.1f s", s->filter ? " in " : "",
-                     (double)s->win_from / 10, (double)s->win_to / 10);
+        if (s->view.window)
+            snprintf(win, sizeof win, "%s%.1f-%.1f s", s->view.filter ? " in " : "",
+                     (double)s->view.win_from / 10, (double)s->view.win_to / 10);
         snprintf(f[n].text, sizeof f[n].text, "only %s%s (Esc: all)",
-                 s->filter ? s->filter->label : "", win);
-        snprintf(f[n].alt, sizeof f[n].alt, "only %s%s", s->filter ? s->filter->label : "", win);
+                 s->view.filter ? s->view.filter->label : "", win);
+        snprintf(f[n].alt, sizeof f[n].alt, "only %s%s",
+                 s->view.filter ? s->view.filter->label : "", win);
         f[n++].keep = 9;
     }
     double on, bl;
@@ -252,7 +255,7 @@ static size_t tui_who(const struct session *s, struct tui_field *f)
 /* One meter, htop style: "Label [||||      ] 12.3% 1234". */
 static void tui_meter(struct tui *t, int y, int x, int w, const char *label, uint64_t v, int pair)
 {
-    double pct = pct_of(v, t->s->c.total);
+    double pct = pct_of(v, t->s->view.c.total);
     char num[48];
     if (w >= 50)
         snprintf(num, sizeof num, " %6.2f%% %9llu", pct, (unsigned long long)v);
@@ -295,11 +298,11 @@ static void tui_draw_header(struct tui *t)
         }
         /* At the end, the average over the run; a 1983 file has no duration to average over. */
         double secs = s->duration_s - (double)s->clear_frame * SESSION_FRAME_NS / 1e9;
-        double rate = end ? (s->duration_s > 0 && secs > 0 ? (double)s->c.total / secs : -1)
+        double rate = end ? (s->duration_s > 0 && secs > 0 ? (double)s->view.c.total / secs : -1)
                           : tui_rate(s, r->pos);
-        if (s->window)
+        if (s->view.window)
             rate = tui_window_rate(s);
-        n += tui_counts(s, rate, end || s->window, f + n);
+        n += tui_counts(s, rate, end || s->view.window, f + n);
     } else {
         bool ended = t->d->ended;
         mode = ended ? "ended" : "live";
@@ -323,14 +326,14 @@ static void tui_draw_header(struct tui *t)
         double rate;
         if (ended) { /* the average since the start, or since the last clear */
             double secs = elapsed - (double)s->clear_frame * SESSION_FRAME_NS / 1e9;
-            rate = secs > 0 ? (double)s->c.total / secs : -1;
+            rate = secs > 0 ? (double)s->view.c.total / secs : -1;
         } else { /* the newest whole frame may still wait in the driver's buffers */
             size_t now = (size_t)((clockdrv_now_ns() - s->start_ns) / SESSION_FRAME_NS);
             rate = tui_rate(s, now > 0 ? now - 1 : 0);
         }
-        if (s->window)
+        if (s->view.window)
             rate = tui_window_rate(s);
-        n += tui_counts(s, rate, ended || s->window, f + n);
+        n += tui_counts(s, rate, ended || s->view.window, f + n);
     }
     n += tui_who(s, f + n);
 
@@ -361,10 +364,10 @@ static void tui_draw_header(struct tui *t)
         return;
     }
     int half = t->cols / 2;
-    tui_meter(t, 2, 0, half - 1, "Program", s->c.program, PAIR_PROGRAM);
-    tui_meter(t, 2, half, half - 1, "DOS", s->c.dos, PAIR_DOS);
-    tui_meter(t, 3, 0, half - 1, "I/O", s->c.io, PAIR_IO);
-    tui_meter(t, 3, half, half - 1, "high", s->c.high, PAIR_HIGH);
+    tui_meter(t, 2, 0, half - 1, "Program", s->view.c.program, PAIR_PROGRAM);
+    tui_meter(t, 2, half, half - 1, "DOS", s->view.c.dos, PAIR_DOS);
+    tui_meter(t, 3, 0, half - 1, "I/O", s->view.c.io, PAIR_IO);
+    tui_meter(t, 3, half, half - 1, "high", s->view.c.high, PAIR_HIGH);
 }
 
 static void tui_draw_status(struct tui *t)
@@ -659,9 +662,9 @@ static void tui_drain(struct tui *t)
             tui_status(t, "settled: stopping the program...");
         }
     }
-    if (t->s->c.total != t->seen_total || t->s->c.lost != t->seen_lost) {
-        t->seen_total = t->s->c.total;
-        t->seen_lost = t->s->c.lost;
+    if (t->s->view.c.total != t->seen_total || t->s->view.c.lost != t->seen_lost) {
+        t->seen_total = t->s->view.c.total;
+        t->seen_lost = t->s->view.c.lost;
         t->dirty = true;
     }
     if (t->d->ended && !was_ended)

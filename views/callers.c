@@ -176,7 +176,7 @@ static void callers_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             continue;
         }
         /* Share: of the samples with the middle routine on the stack. */
-        double pt = pct_of(row->samples, s->c.total);
+        double pt = pct_of(row->samples, s->view.c.total);
         double sh = pct_of(row->samples, fn->total);
         char fit[256];
         draw_fit_middle(fit, sizeof fit, callers_name(s, row), namew - 2);
@@ -187,7 +187,7 @@ static void callers_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             wattron(win, ctx->colors ? COLOR_PAIR(PAIR_SELECT) : A_REVERSE);
         else if (row->kind == ROW_MIDDLE)
             wattron(win, A_BOLD);
-        else if (ctx->colors && row->func >= 0 && s->funcs[row->func].module != s->prog_module)
+        else if (ctx->colors && row->func >= 0 && s->funcs[row->func].module != s->view.prog_module)
             wattron(win, COLOR_PAIR(PAIR_DOS));
         draw_text(win, r + 2, 0, w, line);
         wattrset(win, A_NORMAL);

@@ -46,14 +46,14 @@ static void counters_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         uint64_t v;
         int pair;
     } rows[] = {
-        {"Program", "in the program's own code (the buckets)", s->c.program, PAIR_PROGRAM},
-        {"DOS", "in shared libraries, the loader, the vDSO", s->c.dos, PAIR_DOS},
-        {"I/O", "in the kernel, or blocked in a system call", s->c.io, PAIR_IO},
-        {"high", "outside every file: JIT, anonymous code", s->c.high, PAIR_HIGH},
+        {"Program", "in the program's own code (the buckets)", s->view.c.program, PAIR_PROGRAM},
+        {"DOS", "in shared libraries, the loader, the vDSO", s->view.c.dos, PAIR_DOS},
+        {"I/O", "in the kernel, or blocked in a system call", s->view.c.io, PAIR_IO},
+        {"high", "outside every file: JIT, anonymous code", s->view.c.high, PAIR_HIGH},
     };
     int y = 2, barx = 44, barw = w - barx - 2;
     for (size_t i = 0; i < 4 && y < h; i++, y += 2) {
-        double pct = pct_of(rows[i].v, s->c.total);
+        double pct = pct_of(rows[i].v, s->view.c.total);
         char t[32];
         counters_line(win, y, 1, barw > 4 ? barx - 1 : w, "%-9s %10" PRIu64 " %7.2f%%  %s",
                       rows[i].name, rows[i].v, pct,
@@ -66,24 +66,25 @@ static void counters_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         return;
     /* Lost, as the report gives it: a share of the ticks the clock took (samples
      * and lost).  Preempted ticks are not the program's: a share of all that came due. */
-    uint64_t due = s->c.total + s->c.lost + s->c.preempted;
-    counters_line(win, y++, 1, w, "%-9s %10" PRIu64, "Total", s->c.total);
-    if (s->c.lost > 0)
+    uint64_t due = s->view.c.total + s->view.c.lost + s->view.c.preempted;
+    counters_line(win, y++, 1, w, "%-9s %10" PRIu64, "Total", s->view.c.total);
+    if (s->view.c.lost > 0)
         counters_line(win, y++, 1, w,
                       "%-9s %10" PRIu64 " %7.1f%%  of the ticks: dropped before profil saw them",
-                      "Lost", s->c.lost, report_lost_pct(&s->c));
+                      "Lost", s->view.c.lost, report_lost_pct(&s->view.c));
     else
         counters_line(win, y++, 1, w, "%-9s %10d  (dropped before profil saw them)", "Lost", 0);
-    if (s->c.preempted > 0) {
+    if (s->view.c.preempted > 0) {
         counters_line(win, y++, 1, w, "%-9s %10" PRIu64 " %7.1f%%  of the ticks", "Preempted",
-                      s->c.preempted, 100.0 * (double)s->c.preempted / (double)due);
+                      s->view.c.preempted, 100.0 * (double)s->view.c.preempted / (double)due);
         counters_line(win, y++, 3, w,
                       "a thread was ready to run but no CPU ran it: not a sample, not lost");
     }
     counters_line(win, y++, 1, w,
                   "%-9s %10zu  of %u paragraph%s (%u bytes), 0x%" PRIx64 "..0x%" PRIx64, "Buckets",
-                  s->nbuckets, s->bucket_paragraphs, s->bucket_paragraphs == 1 ? "" : "s",
-                  16 * s->bucket_paragraphs, s->prog_low, s->prog_high);
+                  s->view.nbuckets, s->view.bucket_paragraphs,
+                  s->view.bucket_paragraphs == 1 ? "" : "s", 16 * s->view.bucket_paragraphs,
+                  s->view.prog_low, s->view.prog_high);
     counters_line(win, y++, 1, w, "%-9s %10zu  distinct PCs %zu", "Modules", s->nmodules, s->nhits);
 }
 

@@ -112,7 +112,7 @@ static uint32_t flame_node_of(const struct flame *f, const struct session *s,
 static int flame_class(const struct session *s, const struct func *fn, char *fill)
 {
     const struct module *m = s->modules[fn->module];
-    if (fn->module == s->prog_module) {
+    if (fn->module == s->view.prog_module) {
         *fill = '=';
         return PAIR_PROGRAM;
     }
@@ -177,7 +177,7 @@ static uint64_t flame_matched(const struct flame *f, const struct session *s, ui
 
 static double flame_pct(uint64_t part, const struct session *s)
 {
-    return pct_of(part, s->c.total);
+    return pct_of(part, s->view.c.total);
 }
 
 /* The search's result in a few words, into BUF. */

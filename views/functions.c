@@ -208,12 +208,12 @@ static void functions_baseline(struct functions *f, struct view_ctx *ctx)
     const struct session *s = ctx->s;
     double now = functions_now();
     bool moving = ctx->mode == VIEW_LIVE || ctx->playing;
-    if (f->chg != NULL && f->nchg == s->nfuncs && f->chg_total == s->c.total)
+    if (f->chg != NULL && f->nchg == s->nfuncs && f->chg_total == s->view.c.total)
         return;
     if (f->chg != NULL && moving && now - f->chg_at < 1.0)
         return;
     f->chg_at = now;
-    f->chg_total = s->c.total;
+    f->chg_total = s->view.c.total;
     free(f->chg);
     f->chg = xcalloc(s->nfuncs + 1, sizeof *f->chg);
     f->nchg = s->nfuncs;
@@ -304,7 +304,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         const struct func *fn = &s->funcs[f->order[row]];
         char t[32], num[32];
         ticks_time(t, sizeof t, fn->samples, s->interval_us);
-        double pt = pct_of(fn->samples, s->c.total);
+        double pt = pct_of(fn->samples, s->view.c.total);
         double pa = pct_of(fn->samples, accounted);
         line[0] = '\0';
         functions_cell(line, sizeof line, t, 10, false);
@@ -315,7 +315,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             line[strlen(line) - 1] = '~'; /* in the blank after the share */
         if (pm) {
             snprintf(num, sizeof num, "+-%.2f",
-                     stats_halfwidth_pct(fn->samples, s->c.total, session_deff(s)));
+                     stats_halfwidth_pct(fn->samples, s->view.c.total, session_deff(s)));
             functions_cell(line, sizeof line, num, 6, true);
         }
         if (base) {
@@ -333,7 +333,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             functions_cell(line, sizeof line, num, 9, true);
         }
         if (stacks) {
-            double ptot = pct_of(fn->total, s->c.total);
+            double ptot = pct_of(fn->total, s->view.c.total);
             snprintf(num, sizeof num, "%7.2f%%", ptot);
             functions_cell(line, sizeof line, num, 8, true);
         }
@@ -347,7 +347,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         bool selected = row == f->sel && ctx->focused;
         if (selected)
             wattron(win, ctx->colors ? COLOR_PAIR(PAIR_SELECT) : A_REVERSE);
-        else if (ctx->colors && fn->module != s->prog_module)
+        else if (ctx->colors && fn->module != s->view.prog_module)
             wattron(win, COLOR_PAIR(PAIR_DOS));
         draw_text(win, r + 2, 0, w, line);
         wattrset(win, A_NORMAL);
@@ -357,12 +357,12 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         char detail[1024];
         /* Its share with the 95 % interval, which the columns have no room for. */
         double lo, hi;
-        stats_wilson(fn->samples, s->c.total, session_deff(s), &lo, &hi);
+        stats_wilson(fn->samples, s->view.c.total, session_deff(s), &lo, &hi);
         snprintf(detail, sizeof detail,
                  "%s  (%s+0x%" PRIx64 "%s%s)  %.2f%% +-%.2f (95 %%: %.2f-%.2f)", fn->name,
                  s->modules[fn->module]->name, fn->start, fn->raw ? ", " : "",
-                 fn->raw ? fn->raw : "", pct_of(fn->samples, s->c.total), 50 * (hi - lo), 100 * lo,
-                 100 * hi);
+                 fn->raw ? fn->raw : "", pct_of(fn->samples, s->view.c.total), 50 * (hi - lo),
+                 100 * lo, 100 * hi);
         size_t fi = f->order[f->sel];
         if (base && fi < f->nchg && f->chg[fi].known) {
             size_t len = strlen(detail);

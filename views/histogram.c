@@ -72,19 +72,21 @@ static void histogram_destroy(void *state)
 static void histogram_refresh(struct histogram *h, const struct session *s)
 {
     bool rebuild = h->cand == NULL || h->seen_nhits != s->nhits ||
-                   h->seen_nbuckets != s->nbuckets || h->seen_paragraphs != s->bucket_paragraphs;
-    if (!rebuild && h->seen_program == s->c.program && h->nonempty != NULL)
+                   h->seen_nbuckets != s->view.nbuckets ||
+                   h->seen_paragraphs != s->view.bucket_paragraphs;
+    if (!rebuild && h->seen_program == s->view.c.program && h->nonempty != NULL)
         return;
     if (rebuild) {
         h->seen_nhits = s->nhits;
-        h->seen_nbuckets = s->nbuckets;
-        h->seen_paragraphs = s->bucket_paragraphs;
+        h->seen_nbuckets = s->view.nbuckets;
+        h->seen_paragraphs = s->view.bucket_paragraphs;
         free(h->cand);
         h->cand = xcalloc(s->nhits + 1, sizeof *h->cand);
         h->ncand = 0;
         size_t b;
         for (size_t i = 0; i < s->hits_alloc; i++) {
-            if (s->hits[i].module == s->prog_module && session_bucket_of(s, s->hits[i].offset, &b))
+            if (s->hits[i].module == s->view.prog_module &&
+                session_bucket_of(s, s->hits[i].offset, &b))
                 h->cand[h->ncand++] = b;
         }
         size_t n = h->ncand;
@@ -105,12 +107,12 @@ static void histogram_refresh(struct histogram *h, const struct session *s)
         free(h->nonempty);
         h->nonempty = xcalloc(k + 1, sizeof *h->nonempty);
     }
-    h->seen_program = s->c.program;
+    h->seen_program = s->view.c.program;
     h->nnonempty = 0;
     h->max = 0;
     h->hottest = 0;
     for (size_t i = 0; i < h->ncand; i++) {
-        uint64_t c = s->buckets[h->cand[i]];
+        uint64_t c = s->view.buckets[h->cand[i]];
         if (c == 0)
             continue;
         h->nonempty[h->nnonempty++] = h->cand[i];
@@ -123,7 +125,7 @@ static void histogram_refresh(struct histogram *h, const struct session *s)
 
 static size_t histogram_rows(const struct histogram *h, const struct session *s)
 {
-    return h->hide_empty ? h->nnonempty : s->nbuckets;
+    return h->hide_empty ? h->nnonempty : s->view.nbuckets;
 }
 
 static size_t histogram_bucket_at(const struct histogram *h, size_t row)
@@ -154,18 +156,18 @@ static size_t histogram_row_of(const struct histogram *h, size_t b)
 static const char *histogram_label(struct histogram *h, const struct session *s, size_t r, size_t b,
                                    size_t *others)
 {
-    if (h->label_nhits != s->nhits || h->label_paragraphs != s->bucket_paragraphs ||
-        s->c.total < h->label_total) { /* a new PC, a new size, a clear */
+    if (h->label_nhits != s->nhits || h->label_paragraphs != s->view.bucket_paragraphs ||
+        s->view.c.total < h->label_total) { /* a new PC, a new size, a clear */
         for (size_t i = 0; i < h->nlabels; i++)
             h->labels[i].bucket = SIZE_MAX;
         h->label_nhits = s->nhits;
-        h->label_paragraphs = s->bucket_paragraphs;
+        h->label_paragraphs = s->view.bucket_paragraphs;
     }
-    h->label_total = s->c.total;
+    h->label_total = s->view.c.total;
     struct label *l = &h->labels[r];
-    if (l->bucket != b || l->count != s->buckets[b]) {
+    if (l->bucket != b || l->count != s->view.buckets[b]) {
         l->bucket = b;
-        l->count = s->buckets[b];
+        l->count = s->view.buckets[b];
         l->name = hitorder_label(&h->order, s, b, &l->others);
     }
     *others = l->others;
@@ -175,10 +177,11 @@ static const char *histogram_label(struct histogram *h, const struct session *s,
 /* Whether NAME is the function bucket B falls in, started in an earlier bucket. */
 static bool histogram_continues(const struct session *s, size_t b, const char *name)
 {
-    const struct module *m = s->nmodules ? s->modules[s->prog_module] : NULL;
+    const struct module *m = s->nmodules ? s->modules[s->view.prog_module] : NULL;
     uint64_t off;
     if (m == NULL || name == NULL ||
-        !module_vaddr_to_offset(m, s->prog_low + b * 16 * (uint64_t)s->bucket_paragraphs, &off))
+        !module_vaddr_to_offset(m, s->view.prog_low + b * 16 * (uint64_t)s->view.bucket_paragraphs,
+                                &off))
         return false;
     long k = module_find_symbol(m, off);
     return k >= 0 && m->syms[k].start < off &&
@@ -194,9 +197,9 @@ static int histogram_elsewhere(WINDOW *win, int y, int w, int rows, const struct
         uint64_t v;
         const char *where;
     } k[] = {
-        {s->c.dos, "in shared libraries (DOS)"},
-        {s->c.io, "in the kernel or blocked in system calls (I/O)"},
-        {s->c.high, "outside every file (high)"},
+        {s->view.c.dos, "in shared libraries (DOS)"},
+        {s->view.c.io, "in the kernel or blocked in system calls (I/O)"},
+        {s->view.c.high, "outside every file (high)"},
     };
     size_t top = 0;
     for (size_t i = 1; i < sizeof k / sizeof k[0]; i++) {
@@ -205,13 +208,13 @@ static int histogram_elsewhere(WINDOW *win, int y, int w, int rows, const struct
     }
     bool ranked = false; /* functions elsewhere to look at? */
     for (size_t i = 0; i < s->nfuncs && !ranked; i++)
-        ranked = s->funcs[i].module != s->prog_module && s->funcs[i].samples > 0;
+        ranked = s->funcs[i].module != s->view.prog_module && s->funcs[i].samples > 0;
     char msg[256], own[64] = "No samples";
-    double pct = 100.0 * (double)s->c.program / (double)s->c.total;
-    if (s->c.program > 0) /* never "0.0%" for some */
+    double pct = 100.0 * (double)s->view.c.program / (double)s->view.c.total;
+    if (s->view.c.program > 0) /* never "0.0%" for some */
         snprintf(own, sizeof own, "Only %.*f%% of the samples", pct < 0.1 ? 2 : 1, pct);
     snprintf(msg, sizeof msg, "%s in the program's own code: %.1f%% %s. See %s.", own,
-             100.0 * (double)k[top].v / (double)s->c.total, k[top].where,
+             100.0 * (double)k[top].v / (double)s->view.c.total, k[top].where,
              ranked ? "Functions (2)" : "Counters (4)");
     /* Word-wrapped to the panel. */
     int used = 0, width = w > 2 ? w - 1 : 1;
@@ -279,15 +282,15 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     int w = getmaxx(win), rows = getmaxy(win) - 2;
     char info[160];
     snprintf(info, sizeof info, "%s%s%zu bucket%s of %u paragraph%s%s",
-             s->prog_module != 0 ? s->modules[s->prog_module]->name : "",
-             s->prog_module != 0 ? "'s code: " : "", s->nbuckets, s->nbuckets == 1 ? "" : "s",
-             s->bucket_paragraphs, s->bucket_paragraphs == 1 ? "" : "s",
-             h->hide_empty ? ", empty hidden" : "");
+             s->view.prog_module != 0 ? s->modules[s->view.prog_module]->name : "",
+             s->view.prog_module != 0 ? "'s code: " : "", s->view.nbuckets,
+             s->view.nbuckets == 1 ? "" : "s", s->view.bucket_paragraphs,
+             s->view.bucket_paragraphs == 1 ? "" : "s", h->hide_empty ? ", empty hidden" : "");
     draw_title(win, "Histogram", info, ctx->focused, ctx->colors);
     if (rows <= 0)
         return;
     int y0 = 1;
-    if (s->c.total > 0 && s->c.program * 100 < s->c.total) { /* under 1 % */
+    if (s->view.c.total > 0 && s->view.c.program * 100 < s->view.c.total) { /* under 1 % */
         int used = histogram_elsewhere(win, 1, w, rows - 1, s);
         y0 += used + 1;
         rows -= used + 1;
@@ -315,7 +318,7 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     int countx = 13 + namew + 1;
     int barx = countx + 18;
     int barw = w - barx - 1; /* a blank column keeps the bar off the next panel */
-    double top = histogram_bar_top(h->max, s->c.total, session_deff(s), barw);
+    double top = histogram_bar_top(h->max, s->view.c.total, session_deff(s), barw);
     char line[128];
     wattron(win, A_BOLD);
     snprintf(line, sizeof line, "%-12s %-*s %9s %7s", "Address", namew, "Function", "Count", "%");
@@ -323,8 +326,8 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     wattroff(win, A_BOLD);
     for (int r = 0; r < rows && h->top + (size_t)r < n; r++) {
         size_t b = histogram_bucket_at(h, h->top + (size_t)r);
-        uint64_t count = s->buckets[b];
-        uint64_t addr = s->prog_low + b * 16 * (uint64_t)s->bucket_paragraphs;
+        uint64_t count = s->view.buckets[b];
+        uint64_t addr = s->view.prog_low + b * 16 * (uint64_t)s->view.bucket_paragraphs;
         size_t others;
         const char *sym = histogram_label(h, s, (size_t)r, b, &others);
         char more[32] = "", name[128], fitted[128];
@@ -347,13 +350,13 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         snprintf(line, sizeof line, "%012" PRIx64 " ", addr);
         draw_text(win, y, 0, 13, line);
         draw_text(win, y, 13, namew + 1, name);
-        snprintf(line, sizeof line, "%9" PRIu64 " %6.2f%% ", count, pct_of(count, s->c.total));
+        snprintf(line, sizeof line, "%9" PRIu64 " %6.2f%% ", count, pct_of(count, s->view.c.total));
         draw_text(win, y, countx, 18, line);
         wattrset(win, A_NORMAL);
         if (barw > 0) {
             draw_bar(win, y, barx, barw, top > 0 ? (double)count / top : 0, PAIR_PROGRAM,
                      ctx->colors);
-            histogram_whisker(win, y, barx, barw, count, s->c.total, session_deff(s), top);
+            histogram_whisker(win, y, barx, barw, count, s->view.c.total, session_deff(s), top);
         }
     }
 }
@@ -362,7 +365,7 @@ static void histogram_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 static int histogram_zoom(struct histogram *h, struct view_ctx *ctx, bool finer)
 {
     const struct session *s = ctx->s;
-    uint32_t p = s->bucket_paragraphs;
+    uint32_t p = s->view.bucket_paragraphs;
     uint32_t want = finer ? (p > 1 ? p / 2 : 1) : (p < 32768 ? p * 2 : 65535);
     if (want == p) {
         snprintf(ctx->status, sizeof ctx->status, "the bucket size is already %u paragraph%s", p,
@@ -383,7 +386,8 @@ static int histogram_source(struct histogram *h, struct view_ctx *ctx)
     const struct session *s = ctx->s;
     size_t others;
     uint64_t lo, hi;
-    const char *name = h->sel < s->nbuckets ? hitorder_label(&h->order, s, h->sel, &others) : NULL;
+    const char *name =
+        h->sel < s->view.nbuckets ? hitorder_label(&h->order, s, h->sel, &others) : NULL;
     if (name == NULL || !session_bucket_span(s, h->sel, &lo, &hi)) {
         snprintf(ctx->status, sizeof ctx->status, "no function labels this bucket");
         return VIEW_REDRAW;
@@ -393,7 +397,7 @@ static int histogram_source(struct histogram *h, struct view_ctx *ctx)
     const struct func *best = NULL;
     for (size_t i = 0; i < s->nfuncs; i++) {
         const struct func *fn = &s->funcs[i];
-        if (fn->module != s->prog_module || fn->inlined || strcmp(fn->name, name) != 0)
+        if (fn->module != s->view.prog_module || fn->inlined || strcmp(fn->name, name) != 0)
             continue;
         if (best == NULL || (fn->start <= hi && fn->end > lo))
             best = fn;
@@ -458,16 +462,16 @@ static int histogram_jump(void *state, struct view_ctx *ctx)
     struct histogram *h = state;
     const struct session *s = ctx->s;
     uint64_t lo, hi;
-    if (ctx->jump_module != s->prog_module || s->nmodules == 0 ||
-        !module_offset_to_vaddr(s->modules[s->prog_module], ctx->jump_start, &lo) ||
-        !module_offset_to_vaddr(s->modules[s->prog_module], ctx->jump_end - 1, &hi) ||
-        lo < s->prog_low || hi >= s->prog_high) {
+    if (ctx->jump_module != s->view.prog_module || s->nmodules == 0 ||
+        !module_offset_to_vaddr(s->modules[s->view.prog_module], ctx->jump_start, &lo) ||
+        !module_offset_to_vaddr(s->modules[s->view.prog_module], ctx->jump_end - 1, &hi) ||
+        lo < s->view.prog_low || hi >= s->view.prog_high) {
         snprintf(ctx->status, sizeof ctx->status, "that function is not in the program area");
         return VIEW_REDRAW;
     }
-    uint64_t size = 16 * (uint64_t)s->bucket_paragraphs;
-    h->hl_first = (size_t)((lo - s->prog_low) / size);
-    h->hl_last = (size_t)((hi - s->prog_low) / size);
+    uint64_t size = 16 * (uint64_t)s->view.bucket_paragraphs;
+    h->hl_first = (size_t)((lo - s->view.prog_low) / size);
+    h->hl_last = (size_t)((hi - s->view.prog_low) / size);
     h->sel = h->hl_first;
     h->top = h->hide_empty ? histogram_row_of(h, h->sel) : h->sel;
     h->moved = true;
@@ -493,7 +497,7 @@ static int histogram_search(void *state, const char *text, int dir, struct view_
         size_t b = histogram_bucket_at(h, r), others;
         bool match;
         if (any) {
-            match = s->buckets[b] > 0;
+            match = s->view.buckets[b] > 0;
         } else {
             const char *name = hitorder_label(&h->order, s, b, &others);
             match = name != NULL && strcasestr(name, text) != NULL;

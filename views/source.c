@@ -243,7 +243,7 @@ static void source_build(struct source *v, struct view_ctx *ctx, int64_t f)
     v->func = f;
     v->built_disasm = v->disasm;
     v->built_ns = source_now();
-    v->built_total = s->c.total;
+    v->built_total = s->view.c.total;
     source_vrows(v);
     if (v->center || v->follow || !v->mark.set) {
         source_select_hottest(v, v->center || !v->mark.set);
@@ -275,7 +275,7 @@ static bool source_due(const struct source *v, const struct view_ctx *ctx)
 {
     if (v->a == NULL)
         return true;
-    if (ctx->s->c.total == v->built_total)
+    if (ctx->s->view.c.total == v->built_total)
         return false;
     return !(ctx->mode == VIEW_LIVE || ctx->playing) ||
            source_now() - v->built_ns >= SOURCE_REBUILD_NS;

@@ -167,7 +167,7 @@ static void threads_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     char info[160];
     snprintf(info, sizeof info, "%zu process%s, %zu thread%s; sort %s (> <)%s", s->nprocs,
              s->nprocs == 1 ? "" : "es", s->nthreads, s->nthreads == 1 ? "" : "s",
-             sort_names[v->sort], s->filter ? "; Esc shows all" : "; Enter filters");
+             sort_names[v->sort], s->view.filter ? "; Esc shows all" : "; Enter filters");
     draw_title(win, "Threads", info, ctx->focused, ctx->colors);
     if (h < 3)
         return;

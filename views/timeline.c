@@ -79,7 +79,7 @@ static void timeline_draw_lanes(WINDOW *win, struct view_ctx *ctx, size_t first,
         const struct func *fn = &s->funcs[funcs[k]];
         int y = top + (int)k;
         draw_text(win, y, 0, margin - 1, fn->name);
-        int pair = fn->module == s->prog_module                    ? PAIR_PROGRAM
+        int pair = fn->module == s->view.prog_module               ? PAIR_PROGRAM
                    : s->modules[fn->module]->kind == MODULE_KERNEL ? PAIR_IO
                                                                    : PAIR_DOS;
         for (size_t i = 0; i < span; i++) {
@@ -131,9 +131,9 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     /* "live" only while a program runs and the view follows it. */
     size_t cur = t->cursor ? t->cursor - 1 : (end ? end - 1 : 0);
     char win_text[64] = "";
-    if (s->window)
-        snprintf(win_text, sizeof win_text, "; window %.1f-%.1f s", (double)s->win_from / 10,
-                 (double)s->win_to / 10);
+    if (s->view.window)
+        snprintf(win_text, sizeof win_text, "; window %.1f-%.1f s", (double)s->view.win_from / 10,
+                 (double)s->view.win_to / 10);
     else if (t->mark)
         snprintf(win_text, sizeof win_text, "; window from %.1f s: } ends it",
                  (double)(t->mark - 1) / 10);
@@ -176,7 +176,7 @@ static void timeline_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         timeline_draw_lanes(win, ctx, first, end, lanes_top, lanes, margin);
     /* The cursor ({ and } take its frame) and the window, on the bottom row. */
     for (size_t i = first; i < end; i++) {
-        bool in = (s->window && i >= s->win_from && i < s->win_to) ||
+        bool in = (s->view.window && i >= s->view.win_from && i < s->view.win_to) ||
                   (t->mark && i >= t->mark - 1 && i <= cur);
         if (i == cur || in) {
             int x = margin + (int)(i - first);

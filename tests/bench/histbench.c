@@ -26,9 +26,9 @@ static void histbench_hit(struct session *s, uint64_t off)
     size_t b;
     session_add_hit(s, 0, off, 1);
     if (session_bucket_of(s, off, &b))
-        s->buckets[b]++;
-    s->c.program++;
-    s->c.total++;
+        s->view.buckets[b]++;
+    s->view.c.program++;
+    s->view.c.total++;
 }
 
 int main(int argc, char **argv)
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     for (uint64_t off = lo; off < hi; off += step)
         histbench_hit(s, off);
     printf("%zu hits in a table of %zu slots, %zu buckets of %u paragraphs\n", s->nhits,
-           s->hits_alloc, s->nbuckets, s->bucket_paragraphs);
+           s->hits_alloc, s->view.nbuckets, s->view.bucket_paragraphs);
 
     FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
     SCREEN *scr = newterm("xterm", out, in);

@@ -83,7 +83,7 @@ int main(int argc, char **argv)
         return 1;
     }
     double t0 = now_ms();
-    struct session *s = session_new(argv[1], f->bucket_paragraphs, f->interval_us, &cause);
+    struct session *s = session_new(argv[1], f->view.bucket_paragraphs, f->interval_us, &cause);
     if (s == NULL) {
         fprintf(stderr, "linesbench: %s\n", cause);
         return 1;

@@ -35,7 +35,8 @@ int main(int argc, char **argv)
     mm.mmap.len = 0x200000;
     mm.mmap.path = "/lib/x86_64-linux-gnu/libc.so.6";
     session_ingest(s, &mm);
-    uint64_t lo = s->prog_low, span = s->prog_high - s->prog_low, x = 88172645463325252ull;
+    uint64_t lo = s->view.prog_low, span = s->view.prog_high - s->view.prog_low,
+             x = 88172645463325252ull;
     uint64_t n = seconds * rate, step = 1000000000ull / rate;
     for (uint64_t i = 0; i < n; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift: a spread of PCs */
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "prfgen: %s\n", cause);
         return 1;
     }
-    printf("%llu samples, %zu frames, %zu distinct PCs\n", (unsigned long long)s->c.total,
+    printf("%llu samples, %zu frames, %zu distinct PCs\n", (unsigned long long)s->view.c.total,
            s->nframes, s->nhits);
     session_free(s);
     return 0;

@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     double t6 = now_ms();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    const struct counters *a = &r->file->c, *b = &r->now->c;
+    const struct counters *a = &r->file->view.c, *b = &r->now->view.c;
     int same = a->program == b->program && a->dos == b->dos && a->io == b->io &&
                a->high == b->high && a->total == b->total && a->lost == b->lost;
     printf("%.3f %.3f %.3f %.3f %.3f %.3f %ld %zu %llu %d\n", t1 - t0, t2 - t1, t3 - t2, t4 - t3,

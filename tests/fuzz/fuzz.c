@@ -143,11 +143,11 @@ struct session *fuzz_session(void)
     s->program = xstrdup("prog");
     s->driver = xstrdup("perf");
     s->interval_us = 1000;
-    s->bucket_paragraphs = s->asked_paragraphs = 1;
-    s->prog_low = 0x1000;
-    s->prog_high = 0x1100;
-    s->nbuckets = 16;
-    s->buckets = xcalloc(s->nbuckets, sizeof *s->buckets);
+    s->view.bucket_paragraphs = s->asked_paragraphs = 1;
+    s->view.prog_low = s->prog_low = 0x1000;
+    s->view.prog_high = s->prog_high = 0x1100;
+    s->view.nbuckets = 16;
+    s->view.buckets = xcalloc(s->view.nbuckets, sizeof *s->view.buckets);
     session_module(s, "/nonexistent/prog", MODULE_PROGRAM);
     s->modules[0]->loaded = true; /* nothing to read from disk */
     return s;

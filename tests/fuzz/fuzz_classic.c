@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_set_verdict("refused");
         return 0;
     }
-    fuzz_set_verdict("accepted, buckets: %zu", s->nbuckets);
+    fuzz_set_verdict("accepted, buckets: %zu", s->view.nbuckets);
     FILE *out = fopen("/dev/null", "w");
     if (out == NULL)
         abort();
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     report_hist(s, out, true);
     fclose(out);
     free(report_json(s));
-    if (session_rebucket(s, s->bucket_paragraphs + 1) == 0) {
+    if (session_rebucket(s, s->view.bucket_paragraphs + 1) == 0) {
         fprintf(stderr, "fuzz_classic: a 1983 file has no hits to re-bucket\n");
         abort();
     }
@@ -58,10 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* Replayed to its end, as --replay does: the counters of the file. */
     struct session *copy = classic_read(data, size, "PROFIL.PRF", &cause);
-    struct counters want = s->c;
+    struct counters want = s->view.c;
     struct replay *r = replay_new(s, copy);
     replay_seek(r, r->nframes);
-    if (memcmp(&r->now->c, &want, sizeof want) != 0) {
+    if (memcmp(&r->now->view.c, &want, sizeof want) != 0) {
         fprintf(stderr, "fuzz_classic: the replay ends with other counters than the file's\n");
         abort();
     }

@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(session_callers(s, (int64_t)i, &n));
         free(session_callees(s, (int64_t)i, &n));
     }
-    session_rebucket(s, s->bucket_paragraphs > 1 ? s->bucket_paragraphs / 2 : 2);
+    session_rebucket(s, s->view.bucket_paragraphs > 1 ? s->view.bucket_paragraphs / 2 : 2);
     uint8_t *again;
     size_t len;
     prf_write_buffer(s, &again, &len);

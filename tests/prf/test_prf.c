@@ -32,7 +32,7 @@ static struct session *make_session(void)
     }
     for (uint64_t pc = 0; pc < 0x400; pc += 3) {
         struct event ev = {.type = EVENT_SAMPLE, .pid = 1, .time_ns = 1000 + pc};
-        ev.sample.pc = 0x400000 + s->prog_low + pc % (s->prog_high - s->prog_low);
+        ev.sample.pc = 0x400000 + s->view.prog_low + pc % (s->view.prog_high - s->view.prog_low);
         ev.sample.mode = SAMPLE_USER;
         ev.sample.count = 1 + (uint32_t)(pc % 5);
         session_ingest(s, &ev);
@@ -76,16 +76,17 @@ static void test_round_trip(void)
         printf("#   %s\n", cause);
         exit(1);
     }
-    ok(memcmp(&r->c, &s->c, sizeof s->c) == 0, "counters survive");
-    is_u64(r->c.preempted, 6, "the preempted ticks survive");
+    ok(memcmp(&r->view.c, &s->view.c, sizeof s->view.c) == 0, "counters survive");
+    is_u64(r->view.c.preempted, 6, "the preempted ticks survive");
     ok(len > 16 && data[10] == 5 && data[11] == 0, "the file says format 1.5");
-    is_u64(r->nbuckets, s->nbuckets, "bucket count survives");
-    ok(memcmp(r->buckets, s->buckets, s->nbuckets * sizeof *s->buckets) == 0, "buckets survive");
+    is_u64(r->view.nbuckets, s->view.nbuckets, "bucket count survives");
+    ok(memcmp(r->view.buckets, s->view.buckets, s->view.nbuckets * sizeof *s->view.buckets) == 0,
+       "buckets survive");
     is_u64(r->nhits, s->nhits, "every distinct PC survives");
     is_u64(r->interval_us, 250, "interval");
-    is_u64(r->bucket_paragraphs, 2, "paragraphs per bucket");
-    is_u64(r->prog_low, s->prog_low, "program low");
-    is_u64(r->prog_high, s->prog_high, "program high");
+    is_u64(r->view.bucket_paragraphs, 2, "paragraphs per bucket");
+    is_u64(r->view.prog_low, s->view.prog_low, "program low");
+    is_u64(r->view.prog_high, s->view.prog_high, "program high");
     is_str(r->comment, s->comment, "comment");
     is_str(r->driver, "perf", "driver");
     is_u64(r->nargs, 2, "two parameters");
@@ -114,7 +115,8 @@ static void test_round_trip(void)
 
     /* A zoom is a view: the file keeps the bucket size asked for. */
     session_rebucket(s, 8);
-    ok(s->bucket_paragraphs == 8 && s->nbuckets < r->nbuckets, "zoomed out to 8 paragraphs");
+    ok(s->view.bucket_paragraphs == 8 && s->view.nbuckets < r->view.nbuckets,
+       "zoomed out to 8 paragraphs");
     prf_write_buffer(s, &again, &again_len);
     ok(again_len == len && memcmp(again, data, len) == 0,
        "saved while zoomed: the same bytes as before the zoom");
@@ -186,8 +188,9 @@ static void test_round_trip(void)
         end[20 + i] = (uint8_t)(crc >> (8 * i));
     cause = NULL;
     struct session *x = prf_read_buffer(ext, len + sizeof unknown, &cause);
-    ok(x != NULL && x->nhits == s->nhits && x->nbuckets == s->nbuckets &&
-           memcmp(x->buckets, s->buckets, s->nbuckets * sizeof *s->buckets) == 0,
+    ok(x != NULL && x->nhits == s->nhits && x->view.nbuckets == s->view.nbuckets &&
+           memcmp(x->view.buckets, s->view.buckets, s->view.nbuckets * sizeof *s->view.buckets) ==
+               0,
        "an unknown chunk is skipped, the rest read as written (%s)", cause ? cause : "read");
     session_free(x);
     free(cause);
@@ -209,7 +212,7 @@ static void test_files(void)
     char *cause = NULL;
     ok(prf_write_file(s, path, &cause) == 0, "written atomically");
     struct session *r = prf_read_file(path, &cause);
-    ok(r != NULL && r->nhits == s->nhits && memcmp(&r->c, &s->c, sizeof s->c) == 0,
+    ok(r != NULL && r->nhits == s->nhits && memcmp(&r->view.c, &s->view.c, sizeof s->view.c) == 0,
        "and read from disk, its counters and hits as written");
     session_free(r);
     snprintf(path, sizeof path, "%s/missing/s.PRF", dir);
@@ -373,7 +376,7 @@ static void test_hostile_segments(void)
      * once (--hist's): the same answer, and a name only of a function of M. */
     struct bucket_label *all = session_bucket_labels(s);
     size_t named = 0, disagree = 0, strange = 0;
-    for (size_t b = 0; b < s->nbuckets; b++) {
+    for (size_t b = 0; b < s->view.nbuckets; b++) {
         size_t others = 99;
         const char *one = session_bucket_label(s, b, &others);
         if (one != all[b].name || (one != NULL && others != all[b].others)) {
@@ -388,10 +391,10 @@ static void test_hostile_segments(void)
         named += one != NULL;
     }
     free(all);
-    ok(made && s->nbuckets > 0 && disagree == 0 && strange == 0,
+    ok(made && s->view.nbuckets > 0 && disagree == 0 && strange == 0,
        "hostile segments: %zu buckets labelled alike both ways, %zu by a function of the "
        "program (%zu disagree, %zu unknown names)",
-       s->nbuckets, named, disagree, strange);
+       s->view.nbuckets, named, disagree, strange);
     session_free(s);
 }
 

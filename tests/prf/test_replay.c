@@ -92,17 +92,17 @@ static void check_replay(bool with_clear)
     }
     is_u64(file->nframes, live->nframes, "%s: every frame is in the file", what);
     struct counters run = session_run_counters(live);
-    ok(memcmp(&file->c, &run, sizeof run) == 0, "%s: the file holds the whole run's counters",
+    ok(memcmp(&file->view.c, &run, sizeof run) == 0, "%s: the file holds the whole run's counters",
        what);
     if (with_clear) {
-        ok(file->c.total > live->c.total + 1000,
+        ok(file->view.c.total > live->view.c.total + 1000,
            "%s: more than the screen shows since the clear (%llu > %llu)", what,
-           (unsigned long long)file->c.total, (unsigned long long)live->c.total);
-        is_u64(file->c.total, 2000 + 286 + 154 + 3 * 40 + 7, /* see record() */
+           (unsigned long long)file->view.c.total, (unsigned long long)live->view.c.total);
+        is_u64(file->view.c.total, 2000 + 286 + 154 + 3 * 40 + 7, /* see record() */
                "%s: every sample of the run is in the file", what);
         size_t n;
-        uint64_t *b = session_run_buckets(live, live->bucket_paragraphs, &n);
-        ok(n == file->nbuckets && memcmp(b, file->buckets, n * sizeof *b) == 0,
+        uint64_t *b = session_run_buckets(live, live->view.bucket_paragraphs, &n);
+        ok(n == file->view.nbuckets && memcmp(b, file->view.buckets, n * sizeof *b) == 0,
            "%s: and the whole run's buckets", what);
         free(b);
         double at[2];
@@ -118,35 +118,36 @@ static void check_replay(bool with_clear)
         free(text);
     }
     struct replay *r = replay_new(file, copy);
-    is_u64(r->now->c.total, 0, "%s: a replay starts empty", what);
+    is_u64(r->now->view.c.total, 0, "%s: a replay starts empty", what);
     replay_seek(r, 5);
-    uint64_t at5 = r->now->c.total;
-    ok(at5 > 0 && at5 < file->c.total + (with_clear ? 1000000 : 0),
+    uint64_t at5 = r->now->view.c.total;
+    ok(at5 > 0 && at5 < file->view.c.total + (with_clear ? 1000000 : 0),
        "%s: half a second in, part of the samples (%llu)", what, (unsigned long long)at5);
     if (with_clear) {
         size_t mark = 0;
         while (mark < file->nframes && !file->frames[mark].cleared)
             mark++;
         replay_seek(r, mark);
-        uint64_t before = r->now->c.total;
+        uint64_t before = r->now->view.c.total;
         replay_seek(r, mark + 1);
         const struct frame *f = &file->frames[mark];
-        ok(before > 1000 && r->now->c.total == f->program + f->dos + f->io + f->high,
+        ok(before > 1000 && r->now->view.c.total == f->program + f->dos + f->io + f->high,
            "%s: the replay's counters start again at the mark (%llu, then %llu)", what,
-           (unsigned long long)before, (unsigned long long)r->now->c.total);
+           (unsigned long long)before, (unsigned long long)r->now->view.c.total);
     }
     replay_seek(r, r->nframes);
-    ok(memcmp(&r->now->c, &live->c, sizeof live->c) == 0,
+    ok(memcmp(&r->now->view.c, &live->view.c, sizeof live->view.c) == 0,
        "%s: the end gives the counters the screen ended with", what);
-    is_u64(r->now->c.preempted, 4, "%s: preempted ticks replay too", what);
-    ok(memcmp(r->now->buckets, live->buckets, live->nbuckets * sizeof *live->buckets) == 0,
+    is_u64(r->now->view.c.preempted, 4, "%s: preempted ticks replay too", what);
+    ok(memcmp(r->now->view.buckets, live->view.buckets,
+              live->view.nbuckets * sizeof *live->view.buckets) == 0,
        "%s: and its buckets", what);
     char *a = report_without_meta(live), *b = report_without_meta(r->now);
     is_str(b, a, "%s: and the same report: counters, buckets and ranking", what);
     free(a);
     free(b);
     replay_seek(r, 5);
-    is_u64(r->now->c.total, at5, "%s: seeking back gives the same state as before", what);
+    is_u64(r->now->view.c.total, at5, "%s: seeking back gives the same state as before", what);
     replay_seek(r, r->nframes + 100);
     is_u64(r->pos, r->nframes, "%s: seeking past the end stops at the end", what);
 
@@ -172,7 +173,8 @@ static void test_classic(void)
     size_t len;
     const char *saturated;
     classic_write_buffer(live, &data, &len, &saturated);
-    is_u64(len, CLASSIC_HEADER_LEN + 2 * live->nbuckets, "classic: nine words and the buckets");
+    is_u64(len, CLASSIC_HEADER_LEN + 2 * live->view.nbuckets,
+           "classic: nine words and the buckets");
     ok(saturated == NULL, "classic: small counts fit");
     ok(data[0] == 0xe8 && data[1] == 0x03, "classic: clock_grain 1000, little-endian");
     ok(classic_detect(data, len), "classic: recognised by its size");
@@ -180,10 +182,10 @@ static void test_classic(void)
     char *cause = NULL;
     struct session *s = classic_read(data, len, "SIEVE.PRF", &cause);
     ok(s != NULL, "classic: reads back");
-    is_u64(s->c.program, live->c.program, "classic: program hits");
-    is_u64(s->c.io, live->c.io, "classic: I/O hits");
-    is_u64(s->c.dos, live->c.dos, "classic: DOS hits");
-    is_u64(s->nbuckets, live->nbuckets, "classic: bucket count");
+    is_u64(s->view.c.program, live->view.c.program, "classic: program hits");
+    is_u64(s->view.c.io, live->view.c.io, "classic: I/O hits");
+    is_u64(s->view.c.dos, live->view.c.dos, "classic: DOS hits");
+    is_u64(s->view.nbuckets, live->view.nbuckets, "classic: bucket count");
     uint8_t *again;
     size_t again_len;
     classic_write_buffer(s, &again, &again_len, &saturated);
@@ -206,8 +208,8 @@ static void test_classic(void)
     session_free(back);
     free(prf);
 
-    live->c.io = 70000;
-    live->buckets[0] = 100000;
+    live->view.c.io = 70000;
+    live->view.buckets[0] = 100000;
     free(data);
     classic_write_buffer(live, &data, &len, &saturated);
     is_str(saturated, "hit_io", "classic: a count over 65535 saturates and says which");

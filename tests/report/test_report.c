@@ -92,8 +92,8 @@ int main(void)
     free(text);
 
     /* 1 lost of 5 ticks is 20 %: warned about; preempted ticks are explained. */
-    s->c.lost = 1;
-    s->c.preempted = 7;
+    s->view.c.lost = 1;
+    s->view.c.preempted = 7;
     out = open_memstream(&text, &len);
     report_text(s, "x.PRF", out, 0);
     fclose(out);
@@ -109,8 +109,8 @@ int main(void)
     ok(strstr(j, "\"preempted\":\t7") != NULL, "JSON: counters.preempted");
     ok(strstr(j, "\"lost_pct\":\t20") != NULL, "JSON: counters.lost_pct");
     free(j);
-    s->c.lost = 1;
-    s->c.total = 99; /* exactly 1 %: not above it */
+    s->view.c.lost = 1;
+    s->view.c.total = 99; /* exactly 1 %: not above it */
     out = open_memstream(&text, &len);
     report_text(s, "x.PRF", out, 0);
     fclose(out);

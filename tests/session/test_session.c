@@ -135,18 +135,18 @@ static void test_window_filter(void)
     uint32_t tid = 101;
     session_filter_set(s, session_filter_make(s, &tid, NULL, NULL, &cause));
     session_window_set(s, 10, 15);
-    ok(s->filter != NULL && s->window, "a window keeps the thread filter");
-    is_u64(s->c.total, 5 * (7 + 1), "the counters are the thread's in the window");
-    is_u64(s->c.io, 5, "its blocked ticks in the window are I/O");
-    is_u64(s->c.program, 5 * 7, "and its samples in the program, Program");
+    ok(s->view.filter != NULL && s->view.window, "a window keeps the thread filter");
+    is_u64(s->view.c.total, 5 * (7 + 1), "the counters are the thread's in the window");
+    is_u64(s->view.c.io, 5, "its blocked ticks in the window are I/O");
+    is_u64(s->view.c.program, 5 * 7, "and its samples in the program, Program");
     is_u64(session_frames_samples(s, 10, 15), 40, "the window's frames hold 40 of its samples");
     tid = 100;
     session_filter_set(s, session_filter_make(s, &tid, NULL, NULL, &cause));
-    ok(s->window, "another filter keeps the window");
-    is_u64(s->c.total, 5 * 2, "and counts its thread in it");
+    ok(s->view.window, "another filter keeps the window");
+    is_u64(s->view.c.total, 5 * 2, "and counts its thread in it");
     session_filter_set(s, NULL);
-    ok(!s->window && s->filter == NULL, "no filter: no window either (Esc)");
-    is_u64(s->c.total, 10 * (10 + 5) + 10 * (2 + 7 + 1), "every thread, the whole run");
+    ok(!s->view.window && s->view.filter == NULL, "no filter: no window either (Esc)");
+    is_u64(s->view.c.total, 10 * (10 + 5) + 10 * (2 + 7 + 1), "every thread, the whole run");
     session_free(s);
 }
 
@@ -174,15 +174,15 @@ static void test_save_whatever_view(void)
     uint32_t tid = 101;
     session_filter_set(s, session_filter_make(s, &tid, NULL, NULL, &cause));
     session_window_set(s, 12, 16);
-    uint64_t shown = s->c.total;
+    uint64_t shown = s->view.c.total;
     prf_write_buffer(s, &viewed, &nviewed);
     ok(nplain == nviewed && memcmp(plain, viewed, nplain) == 0,
        "save: the same bytes under a thread filter and a window as without (%zu, %zu)", nplain,
        nviewed);
-    ok(s->filter != NULL && s->window && s->c.total == shown && shown == 4 * (4 + 1),
+    ok(s->view.filter != NULL && s->view.window && s->view.c.total == shown && shown == 4 * (4 + 1),
        "save: the view is as it was (%llu samples shown)", (unsigned long long)shown);
     struct session *back = prf_read_buffer(viewed, nviewed, &cause);
-    is_u64(back != NULL ? back->c.total : 0, 20 * (3 + 1) + 10 * 1 + 10 * 4,
+    is_u64(back != NULL ? back->view.c.total : 0, 20 * (3 + 1) + 10 * 1 + 10 * 4,
            "save: the file reads back with the whole run's samples");
     is_u64(session_run_counters(s).total, 20 * (3 + 1) + 10 * 1 + 10 * 4,
            "save: and the run's counters say so under the view");
@@ -220,8 +220,9 @@ int main(void)
         printf("#   %s\n", cause);
         return tap_done();
     }
-    ok(s->prog_low < s->prog_high, "the program area is the executable span");
-    is_u64(s->nbuckets, session_bucket_count(s->prog_low, s->prog_high, 1), "bucket count");
+    ok(s->view.prog_low < s->view.prog_high, "the program area is the executable span");
+    is_u64(s->view.nbuckets, session_bucket_count(s->view.prog_low, s->view.prog_high, 1),
+           "bucket count");
 
     map_program(s, 100);
     ingest_mmap(s, 100, LIBC, 0x100000, 0x28000, "/lib/x86_64-linux-gnu/libc.so.6");
@@ -231,48 +232,49 @@ int main(void)
     ingest_sample(s, 100, markbit, SAMPLE_USER, 1);
     ingest_sample(s, 100, markbit + 1, SAMPLE_USER, 1);
     ingest_sample(s, 100, testbit, SAMPLE_USER, 1);
-    is_u64(s->c.program, 3, "program samples count in the program");
-    size_t b = (size_t)((markbit - BASE - s->prog_low) / 16);
+    is_u64(s->view.c.program, 3, "program samples count in the program");
+    size_t b = (size_t)((markbit - BASE - s->view.prog_low) / 16);
     /* markbit + 1 and testbit share its paragraph only when the layout puts them there. */
-    uint64_t in_b = 1 + ((markbit + 1 - BASE - s->prog_low) / 16 == b) +
-                    ((testbit - BASE - s->prog_low) / 16 == b);
-    is_u64(s->buckets[b], in_b, "markbit's bucket counts its samples");
+    uint64_t in_b = 1 + ((markbit + 1 - BASE - s->view.prog_low) / 16 == b) +
+                    ((testbit - BASE - s->view.prog_low) / 16 == b);
+    is_u64(s->view.buckets[b], in_b, "markbit's bucket counts its samples");
     uint64_t sum = 0;
-    for (size_t i = 0; i < s->nbuckets; i++)
-        sum += s->buckets[i];
+    for (size_t i = 0; i < s->view.nbuckets; i++)
+        sum += s->view.buckets[i];
     is_u64(sum, 3, "the buckets sum to the program counter");
 
     ingest_sample(s, 100, LIBC + 0x10, SAMPLE_USER, 1);
-    is_u64(s->c.dos, 1, "a libc PC is a DOS hit");
+    is_u64(s->view.c.dos, 1, "a libc PC is a DOS hit");
     ingest_sample(s, 100, 0x10000, SAMPLE_USER, 1);
-    is_u64(s->c.high, 1, "an unmapped PC is a high hit");
+    is_u64(s->view.c.high, 1, "an unmapped PC is a high hit");
     ingest_mmap(s, 100, 0x7e0000000000ull, 0x1000, 0, "//anon");
     ingest_sample(s, 100, 0x7e0000000010ull, SAMPLE_USER, 2);
-    is_u64(s->c.high, 3, "a PC in anonymous code is a high hit");
+    is_u64(s->view.c.high, 3, "a PC in anonymous code is a high hit");
     ingest_sample(s, 100, 0xffffffff81000000ull, SAMPLE_KERNEL, 1);
     ingest_sample(s, 100, 0, SAMPLE_BLOCKED, 5);
-    is_u64(s->c.io, 6, "kernel and blocked samples are I/O");
-    is_u64(s->c.total, 13, "total is the sum");
-    is_u64(s->c.program + s->c.dos + s->c.io + s->c.high, s->c.total, "the counters add up");
+    is_u64(s->view.c.io, 6, "kernel and blocked samples are I/O");
+    is_u64(s->view.c.total, 13, "total is the sum");
+    is_u64(s->view.c.program + s->view.c.dos + s->view.c.io + s->view.c.high, s->view.c.total,
+           "the counters add up");
 
     struct event lost = {.type = EVENT_LOST, .pid = 100};
     lost.lost.count = 7;
     session_ingest(s, &lost);
-    is_u64(s->c.lost, 7, "lost samples are counted apart");
-    is_u64(s->c.total, 13, "and not in the total");
+    is_u64(s->view.c.lost, 7, "lost samples are counted apart");
+    is_u64(s->view.c.total, 13, "and not in the total");
 
     /* A forked child shares the mappings until it execs something else. */
     struct event fork = {.type = EVENT_FORK, .pid = 200, .tid = 200};
     fork.fork.ppid = 100;
     session_ingest(s, &fork);
     ingest_sample(s, 200, markbit, SAMPLE_USER, 1);
-    is_u64(s->c.program, 4, "a forked child's PC in the program counts there");
+    is_u64(s->view.c.program, 4, "a forked child's PC in the program counts there");
     struct event exec = {.type = EVENT_EXEC, .pid = 200, .tid = 200};
     session_ingest(s, &exec);
     ingest_mmap(s, 200, BASE, 0x10000, 0, "/bin/dash");
     ingest_sample(s, 200, BASE + 0x1000, SAMPLE_USER, 1);
-    is_u64(s->c.program, 4, "after exec, the same address is another program's");
-    is_u64(s->c.dos, 2, "and counts as DOS");
+    is_u64(s->view.c.program, 4, "after exec, the same address is another program's");
+    is_u64(s->view.c.dos, 2, "and counts as DOS");
 
     size_t n;
     size_t *order = session_ranking(s, &n);
@@ -287,26 +289,27 @@ int main(void)
 
     /* Re-bucketing from the hit table keeps every program sample. */
     session_rebucket(s, 4);
-    is_u64(s->nbuckets, session_bucket_count(s->prog_low, s->prog_high, 4), "rebucketed count");
+    is_u64(s->view.nbuckets, session_bucket_count(s->view.prog_low, s->view.prog_high, 4),
+           "rebucketed count");
     sum = 0;
-    for (size_t i = 0; i < s->nbuckets; i++)
-        sum += s->buckets[i];
-    is_u64(sum, s->c.program, "rebucketed buckets still sum to the program counter");
+    for (size_t i = 0; i < s->view.nbuckets; i++)
+        sum += s->view.buckets[i];
+    is_u64(sum, s->view.c.program, "rebucketed buckets still sum to the program counter");
     /* markbit's three (two of pid 100, one of the fork), testbit's one if it shares the 64 bytes.
      */
-    uint64_t b64 = (markbit - BASE - s->prog_low) / 64;
-    is_u64(s->buckets[b64],
-           3 + ((markbit + 1 - BASE - s->prog_low) / 64 != b64 ? -1 : 0) +
-               ((testbit - BASE - s->prog_low) / 64 == b64),
+    uint64_t b64 = (markbit - BASE - s->view.prog_low) / 64;
+    is_u64(s->view.buckets[b64],
+           3 + ((markbit + 1 - BASE - s->view.prog_low) / 64 != b64 ? -1 : 0) +
+               ((testbit - BASE - s->view.prog_low) / 64 == b64),
            "markbit's hits moved together");
     bool starts;
     const char *name =
-        session_bucket_symbol(s, (size_t)((markbit - BASE - s->prog_low) / 64), &starts);
+        session_bucket_symbol(s, (size_t)((markbit - BASE - s->view.prog_low) / 64), &starts);
     ok(name != NULL, "the bucket holding markbit has a symbol (%s)", name ? name : "none");
 
     /* Labels: the function with the most samples in the bucket, and how many share it. */
     session_rebucket(s, 65535);
-    is_u64(s->nbuckets, 1, "one bucket of 65535 paragraphs holds the whole program");
+    is_u64(s->view.nbuckets, 1, "one bucket of 65535 paragraphs holds the whole program");
     size_t others = 99;
     is_str(session_bucket_label(s, 0, &others), "markbit", "the one bucket is labelled markbit");
     is_u64(others, 1, "with testbit beside it (+1)");
@@ -315,26 +318,26 @@ int main(void)
        "session_bucket_labels gives the same label");
     free(labels);
     session_rebucket(s, 1);
-    size_t tb = (size_t)((testbit - BASE - s->prog_low) / 16);
+    size_t tb = (size_t)((testbit - BASE - s->view.prog_low) / 16);
     is_str(session_bucket_label(s, tb, &others), "testbit", "testbit's own bucket is testbit");
     is_u64(others, 0, "alone");
     labels = session_bucket_labels(s);
     size_t empty = SIZE_MAX, mismatches = 0;
-    for (size_t i = 0; i < s->nbuckets; i++) {
+    for (size_t i = 0; i < s->view.nbuckets; i++) {
         size_t o;
         const char *one = session_bucket_label(s, i, &o);
         if (one != labels[i].name || o != labels[i].others)
             printf("#   bucket %zu: %s +%zu, all at once %s +%zu\n", i, one ? one : "-", o,
                    labels[i].name ? labels[i].name : "-", labels[i].others);
         mismatches += one != labels[i].name || o != labels[i].others;
-        if (s->buckets[i] == 0 && labels[i].name != NULL && empty == SIZE_MAX)
+        if (s->view.buckets[i] == 0 && labels[i].name != NULL && empty == SIZE_MAX)
             empty = i;
     }
     is_u64(mismatches, 0, "every bucket: one at a time and all at once agree");
     ok(empty != SIZE_MAX, "a bucket without samples is labelled by the function there (%s)",
        empty != SIZE_MAX ? labels[empty].name : "none");
     free(labels);
-    is_u64(session_bucket_label(s, s->nbuckets, &others) == NULL, 1, "past the end: no label");
+    is_u64(session_bucket_label(s, s->view.nbuckets, &others) == NULL, 1, "past the end: no label");
 
     /* The histogram's path, from the hits sorted by offset, agrees with both. */
     struct hitorder hits_by_offset;
@@ -347,7 +350,7 @@ int main(void)
         labels = session_bucket_labels(s);
         mismatches = 0;
         size_t named = 0, nonempty = 0;
-        for (size_t i = 0; i < s->nbuckets; i++) {
+        for (size_t i = 0; i < s->view.nbuckets; i++) {
             size_t o1, o2;
             const char *one = session_bucket_label(s, i, &o1);
             const char *view = hitorder_label(&hits_by_offset, s, i, &o2);
@@ -356,8 +359,8 @@ int main(void)
                        i, view ? view : "-", o2, one ? one : "-", o1);
             mismatches +=
                 view != one || o2 != o1 || view != labels[i].name || o2 != labels[i].others;
-            named += s->buckets[i] > 0 && view != NULL;
-            nonempty += s->buckets[i] > 0;
+            named += s->view.buckets[i] > 0 && view != NULL;
+            nonempty += s->view.buckets[i] > 0;
         }
         is_u64(mismatches, 0, "%u paragraphs: the histogram's labels are session_bucket_label's",
                sizes[z]);
@@ -371,12 +374,12 @@ int main(void)
     session_rebucket(s, 1);
 
     session_clear(s);
-    is_u64(s->c.total + s->c.program + s->c.lost, 0, "clear zeroes the counters");
+    is_u64(s->view.c.total + s->view.c.program + s->view.c.lost, 0, "clear zeroes the counters");
     order = session_ranking(s, &n);
     is_u64(n, 0, "and the ranking");
     free(order);
     ingest_sample(s, 100, markbit, SAMPLE_USER, 1);
-    is_u64(s->c.program, 1, "samples count again after a clear");
+    is_u64(s->view.c.program, 1, "samples count again after a clear");
 
     is_str(session_signal_name(11), "SIGSEGV", "signal names");
     session_free(s);

@@ -232,7 +232,7 @@ static void test_histogram(WINDOW *win)
         printf("Bail out! %s\n", cause);
         exit(1);
     }
-    uint64_t low = probe->prog_low, markbit = nm_addr("markbit");
+    uint64_t low = probe->view.prog_low, markbit = nm_addr("markbit");
     session_free(probe);
     uint32_t par = 4;
     size_t want_others = 0;
@@ -249,7 +249,7 @@ static void test_histogram(WINDOW *win)
     void *h = view_histogram_ops.create();
     draw(&view_histogram_ops, h, win, &ctx);
     char want[64];
-    snprintf(want, sizeof want, "%zu buckets of %u paragraphs", s->nbuckets, par);
+    snprintf(want, sizeof want, "%zu buckets of %u paragraphs", s->view.nbuckets, par);
     ok(window_has(win, want), "the title gives the bucket count and size");
     if (!ok(window_has(win, "markall"), "a bucket shows the symbol that starts in it"))
         for (int y = 0; y < 16; y++)
@@ -292,7 +292,7 @@ static void test_histogram(WINDOW *win)
     ok((r & VIEW_REBUCKET) && ctx.want_paragraphs == par / 2, "z asks for half the bucket size");
     session_rebucket(s, ctx.want_paragraphs);
     draw(&view_histogram_ops, h, win, &ctx);
-    snprintf(want, sizeof want, "%zu buckets of %u paragraphs", s->nbuckets, par / 2);
+    snprintf(want, sizeof want, "%zu buckets of %u paragraphs", s->view.nbuckets, par / 2);
     ok(window_has(win, want), "and the histogram shows the new buckets");
     ctx.want_paragraphs = 0;
     r = view_histogram_ops.key(h, 'Z', &ctx);
@@ -306,8 +306,8 @@ static void test_histogram(WINDOW *win)
     for (int y = 2; y < getmaxy(win); y++)
         rows += line_of(win, y)[0] != '\0';
     uint64_t nonempty = 0;
-    for (size_t i = 0; i < s->nbuckets; i++)
-        nonempty += s->buckets[i] > 0;
+    for (size_t i = 0; i < s->view.nbuckets; i++)
+        nonempty += s->view.buckets[i] > 0;
     is_u64(rows, nonempty, "one row per non-empty bucket");
     /* The hottest bucket at PAR / 2, from nm: H selects it, wherever the cursor was. */
     uint64_t hot = 0, hot_lo = 0;
@@ -463,7 +463,7 @@ static void test_counters(WINDOW *win)
     ok(shows(win, "Preempted         10    50.0%"), "and the preempted ticks when some are");
     ok(shows(win, "    10.0%  of the ticks: dropped"),
        "the lost share stays the report's: preempted ticks are not the program's");
-    is_u64((uint64_t)(report_lost_pct(&s->c) * 10 + 0.5), 100, "the report says 10.0%% too");
+    is_u64((uint64_t)(report_lost_pct(&s->view.c) * 10 + 0.5), 100, "the report says 10.0%% too");
     ok(window_has(win, "ready to run but no CPU ran it"), "with what they mean");
     session_free(s);
 }
