@@ -85,6 +85,8 @@ static void merge_note_pseudo(struct session *out, uint32_t i)
         out->unknown_module = i;
     else if (m->kind == MODULE_ANON && strcmp(m->path, "[truncated]") == 0)
         out->truncated_module = i;
+    else if (m->kind == MODULE_ANON && strcmp(m->path, "[blocked]") == 0)
+        out->blocked_module = i;
 }
 
 /* Which of OUT's modules each of RUN's is: the same file of the same build,

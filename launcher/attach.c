@@ -146,6 +146,8 @@ int launcher_attach(struct options *o)
     clockdrv_prioritize(o->interval >= CLOCKDRV_FIFO_US); /* the interval asked */
     debuginfo_background(true); /* sampling starts at once: names come when they can */
     s = session_new(path, o->bucket, o->interval, &cause);
+    if (s != NULL)
+        s->view.oncpu = o->on_cpu; /* nothing counted yet: no counts to make again */
     if (s == NULL || (o->range != NULL && session_set_range(s, o->range, &cause) < 0)) {
         fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);

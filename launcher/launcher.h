@@ -30,6 +30,7 @@ struct options {
     const char *annotate;                 /* --annotate FUNC: its annotated source */
     bool disasm;                          /* ... --disasm: with its disassembly */
     bool no_inline;                       /* --no-inline */
+    bool on_cpu;                          /* --on-cpu: the views leave the waits out */
     bool no_jitter;                       /* --no-jitter */
     double until_settled;                 /* --until-settled[=SECONDS]: 0 off */
     const char *diff_before, *diff_after; /* --diff BEFORE AFTER */

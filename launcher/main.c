@@ -44,6 +44,8 @@ static struct session *main_read(const char *path, const struct options *o)
         free(cause);
     } else {
         s->raw_names = o->no_demangle;
+        if (o->on_cpu)
+            session_oncpu_set(s, true);
     }
     return s;
 }
@@ -757,6 +759,8 @@ static int main_profile(struct options *o)
     launcher_catch_early_signals(true);
     debuginfo_background(true); /* the program starts at once: names come when they can */
     s = session_new(interp ? interp : path, o->bucket, o->interval, &cause);
+    if (s != NULL)
+        s->view.oncpu = o->on_cpu; /* nothing counted yet: no counts to make again */
     if (s == NULL || (o->range != NULL && session_set_range(s, o->range, &cause) < 0)) {
         fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);

@@ -94,6 +94,9 @@ static void options_usage(FILE *out)
             "                       samples of that thread, of that process's threads, or of\n"
             "                       the threads of that name only (every view and number)\n"
             "      --by-thread      with --report --json: each function's samples per thread\n"
+            "      --on-cpu         count on-CPU time only: a wall clock's waits (blocked\n"
+            "                       threads, and their stacks under [blocked]) left out;\n"
+            "                       the screen's o key, for the screen, --report, --export\n"
             "      --annotate=FUNCTION  print FUNCTION's source with each line's samples,\n"
             "                       as the Source view shows it (--disasm: and its\n"
             "                       instructions', as perf annotate does)\n"
@@ -186,7 +189,8 @@ enum {
     OPT_DISASM,
     OPT_START_PAUSED,
     OPT_CONTROL,
-    OPT_DURATION
+    OPT_DURATION,
+    OPT_ON_CPU
 };
 static const struct option longopts[] = {
     {"bucket", required_argument, NULL, 'b'},
@@ -236,6 +240,7 @@ static const struct option longopts[] = {
     {"hist", optional_argument, NULL, OPT_HIST},
     {"replay", no_argument, NULL, OPT_REPLAY},
     {"export", required_argument, NULL, OPT_EXPORT},
+    {"on-cpu", no_argument, NULL, OPT_ON_CPU},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -374,6 +379,7 @@ static int options_scan(int argc, char **argv, struct options *o)
             break;
         }
         case OPT_NO_INLINE: o->no_inline = true; break;
+        case OPT_ON_CPU: o->on_cpu = true; break;
         case OPT_NO_JITTER: o->no_jitter = true; break;
         case OPT_DIFF: o->mode = MODE_DIFF; break;
         case OPT_MERGE: o->mode = MODE_MERGE; break;

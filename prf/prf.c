@@ -210,6 +210,8 @@ static int prf_parse_modules(struct session *s, struct cursor *c, char **cause)
             s->unknown_module = i;
         if (kind == MODULE_ANON && strcmp(m->path, "[truncated]") == 0)
             s->truncated_module = i;
+        if (kind == MODULE_ANON && strcmp(m->path, "[blocked]") == 0)
+            s->blocked_module = i;
         m->build_id_len = cur_u8(c);
         if (m->build_id_len > sizeof m->build_id)
             c->bad = true;

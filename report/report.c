@@ -171,6 +171,9 @@ void report_text(struct session *s, const char *title, FILE *out, size_t limit)
     fprintf(out, "   Ended: %s\n", report_termination(s, end, sizeof end));
     if (s->view.filter != NULL)
         fprintf(out, "  Filter: %s: every count below is its own\n", quote(s->view.filter->label));
+    if (s->view.oncpu)
+        fprintf(out, "  On CPU: only the samples of threads that ran (--on-cpu): the waits "
+                     "left out\n");
     if (s->view.window)
         fprintf(out, "  Window: %.1f-%.1f s of %.1f s: every count below is its own\n",
                 (double)s->view.win_from * SESSION_FRAME_NS / 1e9,
@@ -541,11 +544,13 @@ static cJSON *report_json_object(struct session *s)
             cJSON_AddNullToObject(j, "line");
         }
         cJSON_AddBoolToObject(j, "inlined", f->inlined);
-        /* Where a stack ended without reaching its start is no function:
-         * say so, so that a reader need not know the names. */
+        /* Where a stack ended without reaching its start, or a thread
+         * waited off CPU, is no function: say so, so that a reader need
+         * not know the names. */
         cJSON_AddStringToObject(j, "kind",
                                 f->module == s->truncated_module ? "truncated"
                                 : f->module == s->unknown_module ? "unknown"
+                                : f->module == s->blocked_module ? "blocked"
                                                                  : "function");
         cJSON_AddItemToArray(funcs, j);
     }

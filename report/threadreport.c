@@ -222,6 +222,7 @@ void report_json_who(struct session *s, cJSON *o, const size_t *order, size_t n)
     cJSON_AddItemToObject(o, "filter",
                           s->view.filter ? cJSON_CreateString(s->view.filter->label)
                                          : cJSON_CreateNull());
+    cJSON_AddBoolToObject(o, "on_cpu", s->view.oncpu);
     cJSON_AddStringToObject(o, "program_area",
                             s->nmodules ? s->modules[s->view.prog_module]->path : "");
     if (s->view.window) {

@@ -55,6 +55,7 @@ struct session *session_new_empty(void)
     s->jit_module = UINT32_MAX;
     s->unknown_module = UINT32_MAX;
     s->truncated_module = UINT32_MAX;
+    s->blocked_module = UINT32_MAX;
     return s;
 }
 
@@ -717,4 +718,10 @@ struct bucket_label *session_bucket_labels(const struct session *s)
             l[i].name = session_bucket_unsampled(s, i, module_find_symbol(m, off));
     }
     return l;
+}
+
+bool session_stack_blocked(const struct session *s, uint32_t id)
+{
+    return id < s->nstacks && s->blocked_module != UINT32_MAX &&
+           s->stacks[id].module == s->blocked_module;
 }

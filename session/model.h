@@ -210,6 +210,7 @@ struct session_view {
     struct session_filter *filter; /* owned: the threads the views show, or NULL: all */
     bool window;                   /* the views show frames [win_from, win_to) only (view.c) */
     size_t win_from, win_to;
+    bool oncpu; /* on-CPU time only: the wall clock's waits left out (o, --on-cpu) */
 };
 
 struct session {
@@ -280,6 +281,8 @@ struct session {
     struct lines *lines;       /* owned: source places (session/lines.h), or NULL */
     uint32_t unknown_module;   /* [unknown]: where an unwinding gave out, or UINT32_MAX */
     uint32_t truncated_module; /* [truncated]: where a stack was cut, or UINT32_MAX */
+    uint32_t blocked_module;   /* [blocked]: the top of a stack taken off CPU (the wall
+                                * clock's waits), or UINT32_MAX */
 
     uint32_t anon_module;
     uint32_t kernel_module;
@@ -329,6 +332,9 @@ struct session {
 /* Whether sessions made from now on (live or read) keep inlined functions
  * as their own (the default) or not (--no-inline). */
 void session_set_no_inline(bool no_inline);
+
+/* Whether stack ID was taken off CPU: its innermost frame is [blocked]. */
+bool session_stack_blocked(const struct session *s, uint32_t id);
 
 /* An empty session whose fields a reader fills in (session_free frees it). */
 struct session *session_new_empty(void);

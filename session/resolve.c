@@ -250,9 +250,12 @@ int64_t session_resolve(struct session *s, uint32_t module, uint64_t offset)
     struct module *m = s->modules[module];
     uint32_t named = module;
     const struct symbol *sym;
-    if (module == s->unknown_module || module == s->truncated_module) {
+    if (module == s->unknown_module || module == s->truncated_module ||
+        module == s->blocked_module) {
         return session_func(s, module, 0, UINT64_MAX,
-                            module == s->unknown_module ? "[unknown]" : "[truncated]");
+                            module == s->unknown_module     ? "[unknown]"
+                            : module == s->truncated_module ? "[truncated]"
+                                                            : "[blocked]");
     } else if (m->kind == MODULE_ANON) {
         /* Unnamed anonymous code stays unresolved, and is tried again next
          * time: the JIT may name it later. */
@@ -300,7 +303,8 @@ static int64_t session_resolve_known(struct session *s, uint32_t module, uint64_
     uint32_t named = module;
     const struct symbol *sym;
     *pending = false;
-    if (module == s->unknown_module || module == s->truncated_module || m->kind == MODULE_ANON)
+    if (module == s->unknown_module || module == s->truncated_module ||
+        module == s->blocked_module || m->kind == MODULE_ANON)
         return session_resolve(s, module, offset); /* never makes a symbol up */
     if (m->kind == MODULE_KERNEL) {
         sym = session_kernel_symbol(s, module, offset, &named);

@@ -169,6 +169,10 @@ void session_ingest(struct session *s, const struct event *ev)
     /* A replayed hit or stack has no thread: a thread filter leaves it out
      * of the views (which show the whole run's samples of the thread). */
     in.view = threads_viewed(s, ev->tid);
+    if (s->view.oncpu && in.view) /* waits left out: blocked samples, the stacks they took */
+        in.view = ev->type == EVENT_SAMPLE  ? ev->sample.mode != SAMPLE_BLOCKED
+                  : ev->type == EVENT_STACK ? !session_stack_blocked(s, ev->stack.id)
+                                            : true;
     struct thread_info *t = NULL;
     if (ev->type == EVENT_SAMPLE && ev->tid != 0)
         t = threads_get(s, ev->pid, ev->tid, ev->time_ns);

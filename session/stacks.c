@@ -234,6 +234,14 @@ void session_count_stack(struct session *s, struct ingest *in, const struct even
      * callchain still ends in its own PC. */
     if (ev->sample.mode == SAMPLE_KERNEL && nk == 0)
         id = session_stack_intern(s, id, s->kernel_module, ev->sample.pc);
+    /* Taken off CPU (the wall clock's waits): a frame of its own on top, so
+     * the views can leave waits out (session.view.oncpu) and every export
+     * gives them to [blocked], not to the function that waits. */
+    if (ev->sample.mode == SAMPLE_BLOCKED && id != 0) {
+        if (s->blocked_module == UINT32_MAX)
+            s->blocked_module = session_module(s, "[blocked]", MODULE_ANON);
+        id = session_stack_intern(s, id, s->blocked_module, 0);
+    }
     if (id != 0) {
         stack_add(s, in, id, ev->sample.count);
         stack_thread_add(s, in, ev->tid, id, ev->sample.count);

@@ -61,6 +61,12 @@ void session_view_finish(struct session *s)
     s->cache.totals_dirty = true;
 }
 
+/* Whether the views count stack ID: not a wait's when on-CPU time only is shown. */
+static bool view_stack_shown(const struct session *s, uint32_t id)
+{
+    return !s->view.oncpu || !session_stack_blocked(s, id);
+}
+
 /* The view's counts, made again from frames [FROM, TO) of the timeline. */
 /* Add frame F's counters to C (its total is the caller's to make). */
 static void window_add_frame(struct counters *c, const struct frame *f)
@@ -85,7 +91,8 @@ static void window_count_threads(struct session *s, const struct frame *f)
         if (!threads_shown(s, e->tid))
             continue;
         if (e->key == FRAME_BLOCKED) { /* I/O without a hit */
-            counters_add(&s->view.c, COUNT_IO, e->count);
+            if (!s->view.oncpu)
+                counters_add(&s->view.c, COUNT_IO, e->count);
             continue;
         }
         struct hit *h = session_hit_by_id(s, e->key);
@@ -100,7 +107,7 @@ static void window_count_threads(struct session *s, const struct frame *f)
     }
     for (uint32_t k = 0; k < f->ntstacks; k++) {
         const struct frame_tid *e = &f->tstacks[k];
-        if (e->key < s->nstacks && threads_shown(s, e->tid))
+        if (e->key < s->nstacks && threads_shown(s, e->tid) && view_stack_shown(s, e->key))
             s->view.stack_count[e->key] += e->count;
     }
 }
@@ -116,22 +123,30 @@ static void window_count(struct session *s, size_t from, size_t to)
             window_count_threads(s, f);
             continue;
         }
-        window_add_frame(&s->view.c, f);
+        if (s->view.oncpu) { /* the samples with a PC: a frame's blocked ticks have none */
+            s->view.c.lost = session_sat_add(s->view.c.lost, f->lost);
+            s->view.c.preempted = session_sat_add(s->view.c.preempted, f->preempted);
+        } else {
+            window_add_frame(&s->view.c, f);
+        }
         for (uint32_t k = 0; k < f->nhits; k++) {
             struct hit *h = session_hit_by_id(s, f->hits[k].id);
             if (h == NULL)
                 continue;
             h->count = session_sat_add(h->count, f->hits[k].count);
             size_t b;
-            if (session_counter_of(s, h->module, h->offset, &b) == COUNT_PROGRAM)
+            enum counter_kind kind = session_counter_of(s, h->module, h->offset, &b);
+            if (s->view.oncpu)
+                counters_add(&s->view.c, kind, f->hits[k].count);
+            if (kind == COUNT_PROGRAM)
                 s->view.buckets[b] = session_sat_add(s->view.buckets[b], f->hits[k].count);
         }
         for (uint32_t k = 0; k < f->nstacks; k++) {
-            if (f->stacks[k].id < s->nstacks)
+            if (f->stacks[k].id < s->nstacks && view_stack_shown(s, f->stacks[k].id))
                 s->view.stack_count[f->stacks[k].id] += f->stacks[k].count;
         }
     }
-    if (s->view.filter == NULL)
+    if (s->view.filter == NULL && !s->view.oncpu)
         s->view.c.total = session_sat_add(session_sat_add(s->view.c.program, s->view.c.dos),
                                           session_sat_add(s->view.c.io, s->view.c.high));
     session_view_finish(s);
@@ -249,6 +264,20 @@ void session_window_set(struct session *s, size_t from, size_t to)
         session_filter_set(s, s->view.filter); /* every thread's counts, since the latest clear */
     else
         window_count(s, 0, s->nframes); /* no threads kept (an older file): the whole timeline */
+}
+
+bool session_oncpu_set(struct session *s, bool on)
+{
+    if (s->classic)
+        return false; /* no hits to count again */
+    if (s->view.oncpu != on) {
+        s->view.oncpu = on;
+        if (s->view.window)
+            session_window_set(s, s->view.win_from, s->view.win_to);
+        else
+            session_window_set(s, 0, 0); /* the counts since the latest clear */
+    }
+    return true;
 }
 
 bool session_set_program_area(struct session *s, uint32_t module)
@@ -420,13 +449,16 @@ void session_filter_set(struct session *s, struct session_filter *f)
         const struct thread_info *t = &s->threads[i];
         if (!threads_shown(s, t->tid))
             continue;
+        if (s->view.oncpu)
+            continue;
         counters_add(&s->view.c, COUNT_IO, t->blocked);
         counters_add(&s->view.before_clear, COUNT_IO, t->blocked_before_clear);
     }
     if (s->nstacks > 0) {
         for (size_t i = 0; i < s->tstacks.alloc; i++) {
             const struct tid_count *e = &s->tstacks.slots[i];
-            if (e->tid == 0 || e->key >= s->nstacks || !threads_shown(s, e->tid))
+            if (e->tid == 0 || e->key >= s->nstacks || !threads_shown(s, e->tid) ||
+                !view_stack_shown(s, e->key))
                 continue;
             s->view.stack_count[e->key] = session_sat_add(s->view.stack_count[e->key], e->count);
             s->view.stack_before_clear[e->key] =

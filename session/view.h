@@ -26,6 +26,12 @@ bool threads_shown(const struct session *s, uint32_t tid);
  * keeps it and no time window holds the views still. */
 bool threads_viewed(const struct session *s, uint32_t tid);
 
+/* Show on-CPU time only (ON), leaving out the wall clock's waits (blocked
+ * ticks and the stacks taken with them), or all of it; the views' counts
+ * are made again, under the filter and window as they are.  False when the
+ * session cannot: a 1983 file. */
+bool session_oncpu_set(struct session *s, bool on);
+
 /* Make the views show only the threads of F (owned by the session from
  * now), or every thread (NULL): the counters, buckets, hits, functions and
  * stacks are recomputed from the per-thread counts.  Lost and preempted

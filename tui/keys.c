@@ -366,6 +366,36 @@ static void cmd_clear(struct tui *t, int ch)
     tui_status(t, "counters cleared");
 }
 
+/* 'o': on-CPU time only, or all of it (the wall clock's waits too). */
+static void cmd_oncpu(struct tui *t, int ch)
+{
+    (void)ch;
+    struct session *s = t->s;
+    bool on = !s->view.oncpu;
+    if (!session_oncpu_set(s, on)) {
+        tui_status(t, "a classic PROFIL file has no exact hits to count again");
+        return;
+    }
+    if (t->replay != NULL) { /* the replay's own counts, up to where it is */
+        size_t pos = t->replay->pos;
+        replay_seek(t->replay, 0);
+        tui_replay_seek(t, pos);
+    }
+    t->dirty = true;
+    double on_s, blocked_s;
+    size_t nt;
+    threads_times(s, &on_s, &blocked_s, &nt);
+    if (!on)
+        tui_status(t, "all time shown: the waits too (o: on-CPU only)");
+    else if (s->clock == CLOCK_KIND_CPU)
+        tui_status(t, "on-CPU time only: the CPU clock never samples a wait (o: all)");
+    else if (s->has_stacks && s->blocked_module == UINT32_MAX && blocked_s > 0)
+        tui_status(t, "on-CPU time only; this file's stacks do not tell waits apart "
+                      "(recorded before profil kept them): its waits' stacks stay (o: all)");
+    else
+        tui_status(t, "on-CPU time only: the waits left out (o: all)");
+}
+
 static void cmd_save(struct tui *t, int ch)
 {
     (void)ch;
@@ -502,6 +532,7 @@ static const struct binding tui_keys_normal[] = {
     {'p', cmd_pause},
     {' ', cmd_pause},
     {'c', cmd_clear},
+    {'o', cmd_oncpu},
     {'s', cmd_save},
     {'S', cmd_save_as},
     {'i', cmd_input},

@@ -241,6 +241,15 @@ static size_t tui_who(const struct session *s, struct tui_field *f)
     double on, bl;
     size_t nt;
     threads_times(s, &on, &bl, &nt);
+    if (s->view.oncpu) {
+        snprintf(f[n].text, sizeof f[n].text, "on-CPU time only (o: all)");
+        snprintf(f[n].alt, sizeof f[n].alt, "on-CPU only");
+        f[n++].keep = 9;
+    } else if (bl > on) { /* a wall clock's view mostly of threads waiting */
+        snprintf(f[n].text, sizeof f[n].text, "mostly waits: o shows on-CPU time");
+        snprintf(f[n].alt, sizeof f[n].alt, "o: on-CPU");
+        f[n++].keep = 3; /* after the replay's frame and the thread count */
+    }
     if (nt > 1) {
         if (bl > 0)
             snprintf(f[n].text, sizeof f[n].text, "cpu %.1f s + blocked %.1f s over %zu threads",
@@ -276,7 +285,7 @@ static void tui_draw_header(struct tui *t)
 {
     const struct session *s = t->s;
     char line[512], st[160], title[512];
-    struct tui_field f[12];
+    struct tui_field f[14];
     size_t n = 0;
     memset(f, 0, sizeof f);
     const char *mode = NULL;

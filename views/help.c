@@ -51,6 +51,8 @@ static const char *const help_lines[] = {
     "(replay)",
     "  c  s         clear all counters;  save a snapshot to the output file now",
     "  S            after a failed save: save under another name (asked for)",
+    "  o            on-CPU time only, or all time: a wall clock's waits (blocked threads, "
+    "[blocked] in the stacks) left out of every view, or counted again",
     "  i            type to the program (its keyboard);  Ctrl-]  gives the keys back",
     "  Ctrl-C       goes to the program, as it did under PROFIL",
     "",

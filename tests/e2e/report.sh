@@ -75,7 +75,7 @@ EOF
 is "$(jq -r '"\(.jitter_pct) \(.design_effect)"' "$J")" "50 1.25" \
     "JSON: periods jittered +-50 %: the shares vary 1.25 times as much as independent samples"
 is "$(jq -r 'keys_unsorted | join(" ")' "$J")" \
-    "program args comment interpreter driver clock interval_us jitter_pct design_effect bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions times filter program_area window processes threads buckets notes meta stacks marks" \
+    "program args comment interpreter driver clock interval_us jitter_pct design_effect bucket_paragraphs bucket_count prog_low prog_high exit counters accounted functions times filter on_cpu program_area window processes threads buckets notes meta stacks marks" \
     "JSON: exactly these top-level keys, in this order"
 is "$(jq -r '.exit | keys_unsorted | join(" ")' "$J")" "status code signal" "JSON: exit has exactly status, code, signal"
 is "$(jq -r '.counters | keys_unsorted | join(" ")' "$J")" "program dos io high total lost preempted lost_pct" \
