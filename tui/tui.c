@@ -277,7 +277,6 @@ static void tui_drain(struct tui *t)
         tui_ended(t);
 }
 
-/* The loop both the live screen and the replay run. */
 /* A debug file downloads while the screen is up (a library first sampled
  * needs its names): say so in the status line, drawn now, since the loop
  * waits for the download. */
@@ -299,40 +298,72 @@ static void tui_debuginfo_progress(void *arg, const struct debuginfo_progress *p
     refresh();
 }
 
-static int tui_run(struct tui *t0, char **cause)
+/* What the loop waits on besides the screen: signals by signalfd, the
+ * refresh tick by timerfd; and what it puts back when it ends. */
+struct tui_loop {
+    int sfd;
+    int tfd;
+    uint32_t delay; /* ms from one refresh tick to the next (--delay) */
+    sigset_t old;   /* the signal mask before the loop blocked its own */
+    debuginfo_progress_fn *old_progress;
+    void *old_progress_arg;
+};
+
+/* Where the descriptors every turn waits on sit in a turn's pollfds. */
+enum { TUI_POLL_KEYS, TUI_POLL_SIGNALS, TUI_POLL_TICK };
+
+/* The descriptors one turn waits on: the keys, the signals and the tick,
+ * then the driver's while a program runs, the program's pty while it is
+ * open, and what the caller watches (the control FIFO); -1 where absent. */
+struct tui_polled {
+    struct pollfd pfd[5 + TUI_WATCH_MAX];
+    int n;
+    int i_drv;
+    int i_pty;
+    int i_watch;
+    int n_watch;
+};
+
+/* Close the loop's descriptors and put the signal mask back as it was. */
+static void tui_loop_close(struct tui_loop *l)
 {
-    sigset_t mask, old;
+    if (l->sfd >= 0)
+        close(l->sfd);
+    if (l->tfd >= 0)
+        close(l->tfd);
+    sigprocmask(SIG_SETMASK, &l->old, NULL);
+}
+
+/* Take the signals the loop reads (blocked, by a signalfd) and start the
+ * refresh tick, every DELAY ms: 0, or -1 with *cause and nothing kept. */
+static int tui_loop_open(struct tui_loop *l, uint32_t delay, char **cause)
+{
+    sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGWINCH);
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigaddset(&mask, SIGINT);
     sigaddset(&mask, SIGQUIT);
-    sigprocmask(SIG_BLOCK, &mask, &old);
-    int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-    int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-    uint32_t delay = t0->cfg->delay_ms ? t0->cfg->delay_ms : 100;
+    sigprocmask(SIG_BLOCK, &mask, &l->old);
+    l->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    l->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    l->delay = delay;
     struct itimerspec its = {{delay / 1000, (long)(delay % 1000) * 1000000},
                              {delay / 1000, (long)(delay % 1000) * 1000000}};
-    if (sfd < 0 || tfd < 0 || timerfd_settime(tfd, 0, &its, NULL) < 0) {
+    if (l->sfd < 0 || l->tfd < 0 || timerfd_settime(l->tfd, 0, &its, NULL) < 0) {
         *cause = xasprintf("cannot set up the event loop: %s", strerror(errno));
-        if (sfd >= 0)
-            close(sfd);
-        if (tfd >= 0)
-            close(tfd);
-        sigprocmask(SIG_SETMASK, &old, NULL);
+        tui_loop_close(l);
         return -1;
     }
-    int colors = screen_start();
-    if (colors < 0) {
-        *cause = xstrdup("cannot start the screen: is TERM set?");
-        close(sfd);
-        close(tfd);
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        return -1;
-    }
-    struct tui *t = t0;
-    struct clockdrv *d = t->d;
+    return 0;
+}
+
+/* The screen once curses is up (COLORS: screen_start's answer): the views'
+ * states, the first layout and draw, and debuginfod's progress said on the
+ * status line (the one it replaces kept in L). */
+static void tui_open(struct tui *t, int colors, struct tui_loop *l)
+{
     t->colors = colors == 1;
     t->out = t->pty >= 0 ? outbuf_new(10000) : NULL;
     for (int i = 0; i < NVIEWS; i++)
@@ -343,110 +374,12 @@ static int tui_run(struct tui *t0, char **cause)
     t->rate_at = clockdrv_now_ns();
     tui_layout(t);
     tui_draw(t); /* at once: the first refresh tick is a whole delay away */
-    debuginfo_progress_fn *old_progress;
-    void *old_progress_arg;
-    debuginfo_set_progress(tui_debuginfo_progress, t, &old_progress, &old_progress_arg);
+    debuginfo_set_progress(tui_debuginfo_progress, t, &l->old_progress, &l->old_progress_arg);
+}
 
-    while (!t->quit) {
-        struct pollfd pfd[5 + TUI_WATCH_MAX];
-        int n = 0, i_drv = -1, i_pty = -1, i_watch, n_watch = 0;
-        pfd[n++] = (struct pollfd){STDIN_FILENO, POLLIN, 0};
-        pfd[n++] = (struct pollfd){sfd, POLLIN, 0};
-        pfd[n++] = (struct pollfd){tfd, POLLIN, 0};
-        if (tui_live(t)) {
-            i_drv = n;
-            pfd[n++] = (struct pollfd){d->fd, POLLIN, 0};
-        }
-        if (t->pty >= 0) {
-            i_pty = n;
-            pfd[n++] = (struct pollfd){t->pty, POLLIN, 0};
-        }
-        i_watch = n;
-        if (t->cfg->watch_fds != NULL)
-            n_watch = (int)t->cfg->watch_fds(t->cfg->watch_arg, pfd + n, TUI_WATCH_MAX);
-        n += n_watch;
-        if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
-            break;
-        if (pfd[1].revents & POLLIN) {
-            struct signalfd_siginfo si;
-            while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-                if (si.ssi_signo == SIGWINCH) {
-                    tui_resize(t);
-                } else if (!tui_live(t) || d->attached) {
-                    t->quit = true; /* nothing runs: a signal to profil ends it */
-                } else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT) {
-                    kill(d->pid, (int)si.ssi_signo);
-                } else { /* TERM, HUP: stop the program, keep the session */
-                    if (clockdrv_stop(d, (int)si.ssi_signo))
-                        tui_status(t, "%s again: the program was killed (SIGKILL)",
-                                   si.ssi_signo == SIGHUP ? "SIGHUP" : "SIGTERM");
-                    if (!t->stopping)
-                        t->stop_at = clockdrv_now_ns();
-                    t->stopping = true;
-                }
-            }
-        }
-        if (i_pty >= 0 && (pfd[i_pty].revents & (POLLIN | POLLHUP | POLLERR)))
-            tui_read_pty(t);
-        bool tick = false;
-        if (pfd[2].revents & POLLIN) {
-            uint64_t expirations;
-            tick = read(tfd, &expirations, sizeof expirations) > 0;
-        }
-        if (d != NULL && (tick || (i_drv >= 0 && (pfd[i_drv].revents & POLLIN))))
-            tui_drain(t);
-        if (d != NULL && tick && session_debuginfo_poll(t->s))
-            t->dirty = true; /* a debug file came: names */
-        if (t->replay != NULL && tick)
-            tui_replay_tick(t, delay);
-        if (n_watch > 0) {
-            char msg[160] = "";
-            if (t->cfg->watch_ready(t->cfg->watch_arg, pfd + i_watch, (size_t)n_watch, msg,
-                                    sizeof msg) != 0) {
-                t->dirty = true;
-                if (msg[0])
-                    tui_status(t, "%s", msg);
-            }
-        }
-        if (pfd[0].revents & POLLIN) {
-            int ch;
-            while ((ch = getch()) != ERR)
-                tui_key(t, ch);
-        }
-        uint64_t now = clockdrv_now_ns();
-        if (t->cfg->duration > 0 && tui_live(t) && !t->stopping &&
-            now - t->s->start_ns >= (uint64_t)(t->cfg->duration * 1e9)) {
-            if (d->attached) {
-                tui_release(t, "--duration");
-            } else {
-                clockdrv_stop(d, SIGTERM); /* as --until-settled does */
-                t->stopping = true;
-                t->stopped_by = "--duration";
-                t->stop_at = now;
-                tui_status(t, "--duration reached: stopping the program...");
-            }
-        }
-        if (t->stopping && tui_live(t) && !d->attached && now - t->stop_at > STOP_GRACE_NS)
-            kill(d->pid, SIGKILL);
-        if (tui_live(t) && now - t->rate_at >= 500000000ull) {
-            t->rate_at = now;
-            t->dirty = true; /* the elapsed time and the rate moved */
-        }
-        /* A message set above, after NOW was read, is newer than NOW. */
-        if (t->status[0] && now > t->status_at && now - t->status_at > 5000000000ull &&
-            t->mode != MODE_CONFIRM_QUIT) {
-            t->status[0] = '\0';
-            t->dirty = true;
-        }
-        if (t->relayout) {
-            tui_layout(t);
-            t->relayout = false;
-        }
-        bool busy = i_drv >= 0 && (pfd[i_drv].revents & POLLIN);
-        if (t->dirty && (tick || !busy || now - t->last_draw > (uint64_t)delay * 1000000ull / 2))
-            tui_draw(t);
-    }
-
+/* Undo tui_open and give the terminal back; the program's pty is closed. */
+static void tui_close(struct tui *t, struct tui_loop *l)
+{
     for (int i = 0; i < NVIEWS; i++) {
         if (t->win[i] != NULL)
             delwin(t->win[i]);
@@ -455,14 +388,169 @@ static int tui_run(struct tui *t0, char **cause)
     if (t->help_win != NULL)
         delwin(t->help_win);
     view_help_ops.destroy(t->help_state);
-    debuginfo_set_progress(old_progress, old_progress_arg, NULL, NULL);
+    debuginfo_set_progress(l->old_progress, l->old_progress_arg, NULL, NULL);
     screen_stop();
     outbuf_free(t->out);
     if (t->pty >= 0)
         close(t->pty);
-    close(sfd);
-    close(tfd);
-    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Fill P with what this turn waits on. */
+static void tui_poll_fill(struct tui *t, const struct tui_loop *l, struct tui_polled *p)
+{
+    p->n = 0;
+    p->i_drv = p->i_pty = -1;
+    p->n_watch = 0;
+    p->pfd[p->n++] = (struct pollfd){STDIN_FILENO, POLLIN, 0};
+    p->pfd[p->n++] = (struct pollfd){l->sfd, POLLIN, 0};
+    p->pfd[p->n++] = (struct pollfd){l->tfd, POLLIN, 0};
+    if (tui_live(t)) {
+        p->i_drv = p->n;
+        p->pfd[p->n++] = (struct pollfd){t->d->fd, POLLIN, 0};
+    }
+    if (t->pty >= 0) {
+        p->i_pty = p->n;
+        p->pfd[p->n++] = (struct pollfd){t->pty, POLLIN, 0};
+    }
+    p->i_watch = p->n;
+    if (t->cfg->watch_fds != NULL)
+        p->n_watch = (int)t->cfg->watch_fds(t->cfg->watch_arg, p->pfd + p->n, TUI_WATCH_MAX);
+    p->n += p->n_watch;
+}
+
+/* The signals that came: a resize; with nothing running, any other ends
+ * profil; INT and QUIT go on to the program; TERM and HUP stop it, the
+ * session kept. */
+static void tui_signals(struct tui *t, int sfd)
+{
+    struct clockdrv *d = t->d;
+    struct signalfd_siginfo si;
+    while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        if (si.ssi_signo == SIGWINCH) {
+            tui_resize(t);
+        } else if (!tui_live(t) || d->attached) {
+            t->quit = true; /* nothing runs: a signal to profil ends it */
+        } else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGQUIT) {
+            kill(d->pid, (int)si.ssi_signo);
+        } else { /* TERM, HUP: stop the program, keep the session */
+            if (clockdrv_stop(d, (int)si.ssi_signo))
+                tui_status(t, "%s again: the program was killed (SIGKILL)",
+                           si.ssi_signo == SIGHUP ? "SIGHUP" : "SIGTERM");
+            if (!t->stopping)
+                t->stop_at = clockdrv_now_ns();
+            t->stopping = true;
+        }
+    }
+}
+
+/* The caller's N watched descriptors (the control FIFO) are ready: what
+ * they did shows, and what they say is the message. */
+static void tui_watched(struct tui *t, struct pollfd *pfd, int n)
+{
+    char msg[160] = "";
+    if (t->cfg->watch_ready(t->cfg->watch_arg, pfd, (size_t)n, msg, sizeof msg) != 0) {
+        t->dirty = true;
+        if (msg[0])
+            tui_status(t, "%s", msg);
+    }
+}
+
+/* What time alone does, at NOW: --duration's end, the kill when a stopped
+ * program outlives its grace, a redraw for the clock, a message's going. */
+static void tui_timers(struct tui *t, uint64_t now)
+{
+    struct clockdrv *d = t->d;
+    if (t->cfg->duration > 0 && tui_live(t) && !t->stopping &&
+        now - t->s->start_ns >= (uint64_t)(t->cfg->duration * 1e9)) {
+        if (d->attached) {
+            tui_release(t, "--duration");
+        } else {
+            clockdrv_stop(d, SIGTERM); /* as --until-settled does */
+            t->stopping = true;
+            t->stopped_by = "--duration";
+            t->stop_at = now;
+            tui_status(t, "--duration reached: stopping the program...");
+        }
+    }
+    if (t->stopping && tui_live(t) && !d->attached && now - t->stop_at > STOP_GRACE_NS)
+        kill(d->pid, SIGKILL);
+    if (tui_live(t) && now - t->rate_at >= 500000000ull) {
+        t->rate_at = now;
+        t->dirty = true; /* the elapsed time and the rate moved */
+    }
+    /* A message set above, after NOW was read, is newer than NOW. */
+    if (t->status[0] && now > t->status_at && now - t->status_at > 5000000000ull &&
+        t->mode != MODE_CONFIRM_QUIT) {
+        t->status[0] = '\0';
+        t->dirty = true;
+    }
+}
+
+/* One turn of the loop: wait for anything; take in the signals, the
+ * program's output, the driver's samples, debug files come, the replay's
+ * next frames, the watched descriptors, the keys, and what time does; lay
+ * out and draw when something changed.  False when poll() failed. */
+static bool tui_turn(struct tui *t, const struct tui_loop *l)
+{
+    struct clockdrv *d = t->d;
+    struct tui_polled p;
+    tui_poll_fill(t, l, &p);
+    if (poll(p.pfd, (nfds_t)p.n, -1) < 0 && errno != EINTR)
+        return false;
+    if (p.pfd[TUI_POLL_SIGNALS].revents & POLLIN)
+        tui_signals(t, l->sfd);
+    if (p.i_pty >= 0 && (p.pfd[p.i_pty].revents & (POLLIN | POLLHUP | POLLERR)))
+        tui_read_pty(t);
+    bool tick = false;
+    if (p.pfd[TUI_POLL_TICK].revents & POLLIN) {
+        uint64_t expirations;
+        tick = read(l->tfd, &expirations, sizeof expirations) > 0;
+    }
+    bool busy = p.i_drv >= 0 && (p.pfd[p.i_drv].revents & POLLIN); /* samples wait */
+    if (d != NULL && (tick || busy))
+        tui_drain(t);
+    if (d != NULL && tick && session_debuginfo_poll(t->s))
+        t->dirty = true; /* a debug file came: names */
+    if (t->replay != NULL && tick)
+        tui_replay_tick(t, l->delay);
+    if (p.n_watch > 0)
+        tui_watched(t, p.pfd + p.i_watch, p.n_watch);
+    if (p.pfd[TUI_POLL_KEYS].revents & POLLIN) {
+        int ch;
+        while ((ch = getch()) != ERR)
+            tui_key(t, ch);
+    }
+    uint64_t now = clockdrv_now_ns();
+    tui_timers(t, now);
+    if (t->relayout) {
+        tui_layout(t);
+        t->relayout = false;
+    }
+    if (t->dirty && (tick || !busy || now - t->last_draw > (uint64_t)l->delay * 1000000ull / 2))
+        tui_draw(t);
+    return true;
+}
+
+/* The loop both the live screen and the replay run: until q (or a signal),
+ * or until poll() fails. */
+static int tui_run(struct tui *t, char **cause)
+{
+    struct tui_loop l;
+    if (tui_loop_open(&l, t->cfg->delay_ms ? t->cfg->delay_ms : 100, cause) < 0)
+        return -1;
+    int colors = screen_start();
+    if (colors < 0) {
+        *cause = xstrdup("cannot start the screen: is TERM set?");
+        tui_loop_close(&l);
+        return -1;
+    }
+    tui_open(t, colors, &l);
+    while (!t->quit) {
+        if (!tui_turn(t, &l))
+            break;
+    }
+    tui_close(t, &l);
+    tui_loop_close(&l);
     return 0;
 }
 
