@@ -279,143 +279,230 @@ static int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *outl
     return 0;
 }
 
-/* Build the Profile message from W and pack it into *DATA, *LEN bytes. */
-static void pprof_pack(struct pprof *w, uint8_t **data, size_t *len)
+/* The messages pprof_pack builds, each array with the array of pointers to
+ * its elements that the Profile holds; all freed once it is packed. */
+struct pprof_msgs {
+    Perftools__Profiles__ValueType types[2];
+    Perftools__Profiles__ValueType *type_ptrs[2];
+    Perftools__Profiles__ValueType period_type;
+    int64_t comments[2];
+    Perftools__Profiles__Sample *samples;
+    Perftools__Profiles__Sample **sample_ptrs;
+    int64_t *values;
+    Perftools__Profiles__Mapping *maps;
+    Perftools__Profiles__Mapping **map_ptrs;
+    Perftools__Profiles__Location *locs;
+    Perftools__Profiles__Location **loc_ptrs;
+    Perftools__Profiles__Line *lines;
+    Perftools__Profiles__Line **line_ptrs;
+    Perftools__Profiles__Function *funcs;
+    Perftools__Profiles__Function **func_ptrs;
+};
+
+/* The sample types (samples/count, then the clock's time in nanoseconds),
+ * the period, and when the run started and how long it took. */
+static void pprof_pack_types(struct pprof *w, Perftools__Profiles__Profile *p, struct pprof_msgs *m)
 {
     struct session *s = w->s;
-    Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
     bool cpu = s->clock == CLOCK_KIND_CPU;
     int64_t nanos = pprof_string(w, "nanoseconds");
     int64_t time_type = pprof_string(w, cpu ? "cpu" : "wall");
 
-    Perftools__Profiles__ValueType types[2], period_type;
-    Perftools__Profiles__ValueType *type_ptrs[2] = {&types[0], &types[1]};
-    for (int i = 0; i < 2; i++)
-        perftools__profiles__value_type__init(&types[i]);
-    types[0].type = pprof_string(w, "samples");
-    types[0].unit = pprof_string(w, "count");
-    types[1].type = time_type;
-    types[1].unit = nanos;
-    p.n_sample_type = 2;
-    p.sample_type = type_ptrs;
-    perftools__profiles__value_type__init(&period_type);
-    period_type.type = time_type;
-    period_type.unit = nanos;
-    p.period_type = &period_type;
-    p.period = (int64_t)s->interval_us * 1000;
+    for (int i = 0; i < 2; i++) {
+        perftools__profiles__value_type__init(&m->types[i]);
+        m->type_ptrs[i] = &m->types[i];
+    }
+    m->types[0].type = pprof_string(w, "samples");
+    m->types[0].unit = pprof_string(w, "count");
+    m->types[1].type = time_type;
+    m->types[1].unit = nanos;
+    p->n_sample_type = 2;
+    p->sample_type = m->type_ptrs;
+    perftools__profiles__value_type__init(&m->period_type);
+    m->period_type.type = time_type;
+    m->period_type.unit = nanos;
+    p->period_type = &m->period_type;
+    p->period = (int64_t)s->interval_us * 1000;
     /* A damaged file's times must not overflow: saturate. */
-    p.time_nanos = s->start_time > INT64_MAX / 1000000000 ? INT64_MAX
-                   : s->start_time < 0                    ? 0
-                                                          : s->start_time * 1000000000;
+    p->time_nanos = s->start_time > INT64_MAX / 1000000000 ? INT64_MAX
+                    : s->start_time < 0                    ? 0
+                                                           : s->start_time * 1000000000;
     double dur = s->duration_s * 1e9;
-    p.duration_nanos = !(dur >= 0) ? 0 : dur >= 9.2e18 ? INT64_MAX : (int64_t)llround(dur);
+    p->duration_nanos = !(dur >= 0) ? 0 : dur >= 9.2e18 ? INT64_MAX : (int64_t)llround(dur);
+}
 
-    /* Comments: the command line, and the session's own comment. */
-    int64_t comments[2];
+/* The comments: the command line, and the session's own comment. */
+static void pprof_pack_comments(struct pprof *w, Perftools__Profiles__Profile *p,
+                                struct pprof_msgs *m)
+{
+    struct session *s = w->s;
     char *line = xstrdup(s->program ? s->program : "?");
     for (size_t i = 0; i < s->nargs; i++) {
         char *longer = xasprintf("%s %s", line, s->args[i]);
         free(line);
         line = longer;
     }
-    comments[p.n_comment++] = pprof_string(w, line);
+    m->comments[p->n_comment++] = pprof_string(w, line);
     free(line);
     if (s->comment != NULL && *s->comment != '\0')
-        comments[p.n_comment++] = pprof_string(w, s->comment);
-    p.comment = comments;
+        m->comments[p->n_comment++] = pprof_string(w, s->comment);
+    p->comment = m->comments;
+}
 
-    Perftools__Profiles__Sample *samples = xcalloc(w->nsamples, sizeof *samples);
-    Perftools__Profiles__Sample **sample_ptrs = xcalloc(w->nsamples, sizeof *sample_ptrs);
-    int64_t *values = xcalloc(2 * w->nsamples, sizeof *values);
+/* A sample a distinct stack: its locations, leaf first; its count, and its
+ * count as time. */
+static void pprof_pack_samples(struct pprof *w, Perftools__Profiles__Profile *p,
+                               struct pprof_msgs *m)
+{
+    m->samples = xcalloc(w->nsamples, sizeof *m->samples);
+    m->sample_ptrs = xcalloc(w->nsamples, sizeof *m->sample_ptrs);
+    m->values = xcalloc(2 * w->nsamples, sizeof *m->values);
     for (size_t i = 0; i < w->nsamples; i++) {
-        perftools__profiles__sample__init(&samples[i]);
-        samples[i].n_location_id = w->samples[i].n;
-        samples[i].location_id = w->pool + w->samples[i].first;
-        values[2 * i] = (int64_t)w->samples[i].count;
-        values[2 * i + 1] = (int64_t)(w->samples[i].count * s->interval_us * 1000);
-        samples[i].n_value = 2;
-        samples[i].value = &values[2 * i];
-        sample_ptrs[i] = &samples[i];
+        Perftools__Profiles__Sample *sp = &m->samples[i];
+        perftools__profiles__sample__init(sp);
+        sp->n_location_id = w->samples[i].n;
+        sp->location_id = w->pool + w->samples[i].first;
+        m->values[2 * i] = (int64_t)w->samples[i].count;
+        m->values[2 * i + 1] = (int64_t)(w->samples[i].count * w->s->interval_us * 1000);
+        sp->n_value = 2;
+        sp->value = &m->values[2 * i];
+        m->sample_ptrs[i] = sp;
     }
-    p.n_sample = w->nsamples;
-    p.sample = sample_ptrs;
+    p->n_sample = w->nsamples;
+    p->sample = m->sample_ptrs;
+}
 
-    /* Mappings, in module order: the program's first, as pprof expects. */
-    Perftools__Profiles__Mapping *maps = xcalloc(s->nmodules + 1, sizeof *maps);
-    Perftools__Profiles__Mapping **map_ptrs = xcalloc(s->nmodules + 1, sizeof *map_ptrs);
-    for (size_t m = 0; m < s->nmodules; m++) {
-        struct pprof_module *pm = &w->modules[m];
+/* MOD's build id in hex, into the string table. */
+static int64_t pprof_build_id(struct pprof *w, const struct module *mod)
+{
+    char hex[2 * sizeof mod->build_id + 1];
+    size_t n = mod->build_id_len < sizeof mod->build_id ? mod->build_id_len : sizeof mod->build_id;
+    for (size_t i = 0; i < n; i++)
+        snprintf(hex + 2 * i, 3, "%02x", mod->build_id[i]);
+    hex[2 * n] = '\0';
+    return pprof_string(w, hex);
+}
+
+/* A mapping a module with a location in it, in module order: the
+ * program's first, as pprof expects.  Each module's id is its mapping's
+ * from now. */
+static void pprof_pack_mappings(struct pprof *w, Perftools__Profiles__Profile *p,
+                                struct pprof_msgs *m)
+{
+    struct session *s = w->s;
+    m->maps = xcalloc(s->nmodules + 1, sizeof *m->maps);
+    m->map_ptrs = xcalloc(s->nmodules + 1, sizeof *m->map_ptrs);
+    for (size_t i = 0; i < s->nmodules; i++) {
+        struct pprof_module *pm = &w->modules[i];
         if (pm->id == 0)
             continue;
-        const struct module *mod = s->modules[m];
-        Perftools__Profiles__Mapping *mp = &maps[p.n_mapping];
+        const struct module *mod = s->modules[i];
+        Perftools__Profiles__Mapping *mp = &m->maps[p->n_mapping];
         perftools__profiles__mapping__init(mp);
-        pm->id = mp->id = p.n_mapping + 1;
+        pm->id = mp->id = p->n_mapping + 1;
         if (!pprof_module_span(mod, &mp->memory_start, &mp->memory_limit, &mp->file_offset)) {
             mp->memory_start = pm->low;
             mp->memory_limit = pm->high + 1;
         }
         mp->filename = pprof_string(w, mod->path);
-        if (mod->build_id_len > 0) {
-            char hex[2 * sizeof mod->build_id + 1];
-            size_t n =
-                mod->build_id_len < sizeof mod->build_id ? mod->build_id_len : sizeof mod->build_id;
-            for (size_t i = 0; i < n; i++)
-                snprintf(hex + 2 * i, 3, "%02x", mod->build_id[i]);
-            hex[2 * n] = '\0';
-            mp->build_id = pprof_string(w, hex);
-        }
+        if (mod->build_id_len > 0)
+            mp->build_id = pprof_build_id(w, mod);
         mp->has_functions = pm->named;
-        map_ptrs[p.n_mapping++] = mp;
+        m->map_ptrs[p->n_mapping++] = mp;
     }
-    p.mapping = map_ptrs;
+    p->mapping = m->map_ptrs;
+}
 
-    Perftools__Profiles__Location *locs = xcalloc(w->nlocs, sizeof *locs);
-    Perftools__Profiles__Location **loc_ptrs = xcalloc(w->nlocs, sizeof *loc_ptrs);
-    Perftools__Profiles__Line *lines = xcalloc(w->nlines + 1, sizeof *lines);
-    Perftools__Profiles__Line **line_ptrs = xcalloc(w->nlines + 1, sizeof *line_ptrs);
+/* The locations, each with its mapping (pprof_pack_mappings numbered them)
+ * and its lines, the functions inlined at its PC first. */
+static void pprof_pack_locations(struct pprof *w, Perftools__Profiles__Profile *p,
+                                 struct pprof_msgs *m)
+{
+    m->locs = xcalloc(w->nlocs, sizeof *m->locs);
+    m->loc_ptrs = xcalloc(w->nlocs, sizeof *m->loc_ptrs);
+    m->lines = xcalloc(w->nlines + 1, sizeof *m->lines);
+    m->line_ptrs = xcalloc(w->nlines + 1, sizeof *m->line_ptrs);
     for (size_t i = 0; i < w->nlines; i++) {
-        perftools__profiles__line__init(&lines[i]);
-        lines[i].function_id = w->lines[i].function_id;
-        lines[i].line = w->lines[i].line;
-        line_ptrs[i] = &lines[i];
+        perftools__profiles__line__init(&m->lines[i]);
+        m->lines[i].function_id = w->lines[i].function_id;
+        m->lines[i].line = w->lines[i].line;
+        m->line_ptrs[i] = &m->lines[i];
     }
     for (size_t i = 0; i < w->nlocs; i++) {
         const struct pprof_loc *l = &w->locs[i];
-        perftools__profiles__location__init(&locs[i]);
-        locs[i].id = i + 1;
-        locs[i].address = l->address;
-        if (l->frame.module < s->nmodules)
-            locs[i].mapping_id = w->modules[l->frame.module].id;
-        locs[i].n_line = l->nlines;
-        locs[i].line = &line_ptrs[l->first];
-        loc_ptrs[i] = &locs[i];
+        Perftools__Profiles__Location *lp = &m->locs[i];
+        perftools__profiles__location__init(lp);
+        lp->id = i + 1;
+        lp->address = l->address;
+        if (l->frame.module < w->s->nmodules)
+            lp->mapping_id = w->modules[l->frame.module].id;
+        lp->n_line = l->nlines;
+        lp->line = &m->line_ptrs[l->first];
+        m->loc_ptrs[i] = lp;
     }
-    p.n_location = w->nlocs;
-    p.location = loc_ptrs;
+    p->n_location = w->nlocs;
+    p->location = m->loc_ptrs;
+}
 
-    Perftools__Profiles__Function *funcs = xcalloc(w->nfunctions, sizeof *funcs);
-    Perftools__Profiles__Function **func_ptrs = xcalloc(w->nfunctions, sizeof *func_ptrs);
+/* The functions: name, symbol, source file and first line. */
+static void pprof_pack_functions(struct pprof *w, Perftools__Profiles__Profile *p,
+                                 struct pprof_msgs *m)
+{
+    struct session *s = w->s;
+    m->funcs = xcalloc(w->nfunctions, sizeof *m->funcs);
+    m->func_ptrs = xcalloc(w->nfunctions, sizeof *m->func_ptrs);
     for (size_t i = 0; i < w->nfunctions; i++) {
         const struct export_frame *fr = &w->function_frame[i];
-        perftools__profiles__function__init(&funcs[i]);
-        funcs[i].id = i + 1;
-        funcs[i].name = pprof_string(w, export_frame_name(s, fr));
+        Perftools__Profiles__Function *fp = &m->funcs[i];
+        perftools__profiles__function__init(fp);
+        fp->id = i + 1;
+        fp->name = pprof_string(w, export_frame_name(s, fr));
         bool has_func = fr->func >= 0 && (size_t)fr->func < s->nfuncs;
         const char *raw = has_func && s->funcs[fr->func].raw != NULL ? s->funcs[fr->func].raw
                                                                      : export_frame_name(s, fr);
-        funcs[i].system_name = pprof_string(w, raw);
+        fp->system_name = pprof_string(w, raw);
         uint32_t start_line;
         const char *file = export_frame_source(s, fr, &start_line);
         if (file == NULL)
             file = export_frame_file(s, fr);
         if (file != NULL)
-            funcs[i].filename = pprof_string(w, file);
-        funcs[i].start_line = start_line;
-        func_ptrs[i] = &funcs[i];
+            fp->filename = pprof_string(w, file);
+        fp->start_line = start_line;
+        m->func_ptrs[i] = fp;
     }
-    p.n_function = w->nfunctions;
-    p.function = func_ptrs;
+    p->n_function = w->nfunctions;
+    p->function = m->func_ptrs;
+}
+
+/* Free the messages; their strings are the table's, freed with it. */
+static void pprof_msgs_free(struct pprof_msgs *m)
+{
+    free(m->funcs);
+    free(m->func_ptrs);
+    free(m->lines);
+    free(m->line_ptrs);
+    free(m->locs);
+    free(m->loc_ptrs);
+    free(m->maps);
+    free(m->map_ptrs);
+    free(m->values);
+    free(m->samples);
+    free(m->sample_ptrs);
+}
+
+/* Build the Profile message from W and pack it into *DATA, *LEN bytes.  The
+ * parts in this order: each adds its strings to the table as it comes. */
+static void pprof_pack(struct pprof *w, uint8_t **data, size_t *len)
+{
+    Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+    struct pprof_msgs m;
+    memset(&m, 0, sizeof m);
+    pprof_pack_types(w, &p, &m);
+    pprof_pack_comments(w, &p, &m);
+    pprof_pack_samples(w, &p, &m);
+    pprof_pack_mappings(w, &p, &m);
+    pprof_pack_locations(w, &p, &m);
+    pprof_pack_functions(w, &p, &m);
 
     p.n_string_table = w->nstrings; /* complete: nothing above adds a string now */
     p.string_table = w->strings;
@@ -423,18 +510,7 @@ static void pprof_pack(struct pprof *w, uint8_t **data, size_t *len)
     *len = protobuf_c_message_get_packed_size(&p.base);
     *data = xmalloc(*len ? *len : 1);
     protobuf_c_message_pack(&p.base, *data);
-
-    free(funcs);
-    free(func_ptrs);
-    free(lines);
-    free(line_ptrs);
-    free(locs);
-    free(loc_ptrs);
-    free(maps);
-    free(map_ptrs);
-    free(values);
-    free(samples);
-    free(sample_ptrs);
+    pprof_msgs_free(&m);
 }
 
 int export_pprof(struct session *s, uint8_t **data, size_t *len, char **cause)

@@ -292,19 +292,186 @@ static bool linereport_blank(const struct source_file *src, uint64_t line)
     return true;
 }
 
-/* Append to the line being built in BUF, up to WIDTH columns. */
-static void linereport_put(char *buf, size_t *at, size_t width, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void linereport_put(char *buf, size_t *at, size_t width, const char *fmt, ...)
+/* A listing being printed: the session, the source text (NULL when not
+ * found), the options, and the line being built. */
+struct linereport_listing {
+    struct session *s;
+    const struct source_file *src;
+    const struct listing_opts *lo;
+    FILE *out;
+    char *buf;    /* the line being built: up to WIDTH columns and a '\0' */
+    size_t at;    /* its length */
+    size_t width; /* the line length */
+    bool calls;   /* the CALLS% column: the session has stacks, and it is not left out */
+};
+
+/* Append to the line being built, up to its width. */
+static void linereport_put(struct linereport_listing *li, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void linereport_put(struct linereport_listing *li, const char *fmt, ...)
 {
-    if (*at >= width)
+    if (li->at >= li->width)
         return;
     va_list ap;
     va_start(ap, fmt);
-    int r = vsnprintf(buf + *at, width + 1 - *at, fmt, ap);
+    int r = vsnprintf(li->buf + li->at, li->width + 1 - li->at, fmt, ap);
     va_end(ap);
     if (r > 0)
-        *at += (size_t)r < width - *at ? (size_t)r : width - *at;
+        li->at += (size_t)r < li->width - li->at ? (size_t)r : li->width - li->at;
+}
+
+/* The heading: the file, the session, where the text came from, the stars'
+ * key, and a blank line; each line kept to the line length too. */
+static void linereport_heading(struct linereport_listing *li, uint32_t file)
+{
+    struct session *s = li->s;
+    const struct listing_opts *lo = li->lo;
+    li->at = 0;
+    linereport_put(li, "Profile listing of %s", quote(lines_file(s, file)));
+    fprintf(li->out, "%s\n", li->buf);
+    li->at = 0;
+    linereport_put(li, "   from %s (%s), %" PRIu64 " samples of %u us", quote(lo->session),
+                   s->program ? quote(s->program) : "?", s->view.c.total, s->interval_us);
+    fprintf(li->out, "%s\n", li->buf);
+    li->at = 0;
+    if (li->src == NULL)
+        linereport_put(li, "   source %s", lo->where ? quote(lo->where) : "not found");
+    else if (li->src->embedded)
+        linereport_put(li, "   source embedded in the session");
+    else if (strcmp(li->src->path, lines_file(s, file)) != 0)
+        linereport_put(li, "   source read from %s", quote(li->src->path));
+    if (li->at > 0)
+        fprintf(li->out, "%s\n", li->buf);
+    li->at = 0;
+    if (!(lo->exclude & LISTING_STARS))
+        linereport_put(
+            li, "   stars: **** 20-100 %%, *** 10-20 %%, ** 5-10 %%, * 2.5-5 %% of the samples");
+    fprintf(li->out, "%s\n\n", li->at > 0 ? li->buf : "");
+}
+
+/* The column heads, on a line of their own: those not left out. */
+static void linereport_column_heads(struct linereport_listing *li)
+{
+    unsigned exclude = li->lo->exclude;
+    li->at = 0;
+    if (!(exclude & LISTING_LINE))
+        linereport_put(li, "%6s ", "LINE");
+    if (!(exclude & LISTING_COUNT))
+        linereport_put(li, "%9s ", "SAMPLES");
+    if (!(exclude & LISTING_TIME))
+        linereport_put(li, "%10s %6s ", "TIME", "%");
+    if (li->calls)
+        linereport_put(li, "%6s ", "CALLS%");
+    if (!(exclude & LISTING_STARS))
+        linereport_put(li, "%-4s ", "");
+    linereport_put(li, " %s", "SOURCE");
+    fprintf(li->out, "%s\n", li->buf);
+}
+
+/* One row for N lines not listed one by one: "... (N WHAT)". */
+static void linereport_gap(struct linereport_listing *li, uint64_t n, const char *what)
+{
+    li->at = 0;
+    if (!(li->lo->exclude & LISTING_LINE))
+        linereport_put(li, "%6s ", "...");
+    linereport_put(li, " (%" PRIu64 " %s)", n, what);
+    fprintf(li->out, "%s\n", li->buf);
+}
+
+/* The source text of a row, LEN bytes of TEXT (NULL: none), to the end of
+ * the line being built: tabs to spaces, what util/quote.h would escape to
+ * '?', the blanks at its end dropped.  One listing line a line, in its
+ * columns: a line ends in '\n' or '\0', which no character runs past. */
+static void linereport_text(struct linereport_listing *li, const char *text, size_t len)
+{
+    char *buf = li->buf;
+    size_t at = li->at, width = li->width;
+    size_t start = at; /* tab stops count from the source text's first column */
+    for (size_t i = 0; text != NULL && i < len && at < width;) {
+        size_t cl = quote_safe_len(text + i);
+        if (text[i] == '\t') {
+            do
+                buf[at++] = ' ';
+            while (at < width && (at - start) % 8 != 0);
+        } else if (cl == 0) {
+            buf[at++] = '?';
+        } else if (at + cl <= width) {
+            memcpy(buf + at, text + i, cl);
+            at += cl;
+        } else {
+            break; /* never half a character */
+        }
+        i += cl > 0 ? cl : 1;
+    }
+    while (at > 0 && buf[at - 1] == ' ')
+        at--;
+    buf[at] = '\0';
+    li->at = at;
+}
+
+/* The row of line LINE: its number, its SELF samples as a count, a time
+ * and a share with its stars, the share TOT of the samples with it on
+ * their stack, and its text; each column but the text only when not left out. */
+static void linereport_row(struct linereport_listing *li, uint64_t line, uint64_t self,
+                           uint64_t tot)
+{
+    struct session *s = li->s;
+    unsigned exclude = li->lo->exclude;
+    uint64_t total = s->view.c.total;
+    double pct = pct_of(self, total);
+    char t[32];
+    li->at = 0;
+    if (!(exclude & LISTING_LINE))
+        linereport_put(li, "%6" PRIu64 " ", line);
+    if (!(exclude & LISTING_COUNT)) {
+        if (self > 0)
+            linereport_put(li, "%9" PRIu64 " ", self);
+        else
+            linereport_put(li, "%9s ", "");
+    }
+    if (!(exclude & LISTING_TIME)) {
+        if (self > 0)
+            linereport_put(li, "%10s %6.2f ", ticks_time(t, sizeof t, self, s->interval_us), pct);
+        else
+            linereport_put(li, "%10s %6s ", "", "");
+    }
+    if (li->calls) {
+        if (tot > 0)
+            linereport_put(li, "%6.2f ", pct_of(tot, total));
+        else
+            linereport_put(li, "%6s ", "");
+    }
+    if (!(exclude & LISTING_STARS))
+        linereport_put(li, "%-4.*s ", report_stars(pct), "****");
+    size_t len = 0;
+    uint32_t text_end = li->src != NULL ? li->src->nlines : 0;
+    const char *text =
+        li->src != NULL && line <= text_end ? source_line(li->src, (uint32_t)line, &len) : NULL;
+    linereport_put(li, " ");
+    linereport_text(li, text, len);
+    fprintf(li->out, "%s\n", li->buf);
+}
+
+/* The last line of file FILE to list: the text's, or a line counted past
+ * it (the file changed since the run). */
+static uint32_t linereport_last(const struct line_count *all, size_t n, uint32_t file,
+                                const struct source_file *src)
+{
+    uint32_t last = src != NULL ? src->nlines : 0;
+    for (size_t i = 0; i < n; i++) {
+        if (all[i].file == file && all[i].line > last)
+            last = all[i].line; /* a line past the end of the text: the file changed */
+    }
+    return last;
+}
+
+/* The last of the blank lines of SRC from LINE on, up to STOP. */
+static uint64_t linereport_blank_end(const struct source_file *src, uint64_t line, uint64_t stop)
+{
+    uint64_t end = line;
+    while (end < stop && linereport_blank(src, end + 1))
+        end++;
+    return end;
 }
 
 void report_listing(struct session *s, uint32_t file, const struct source_file *src,
@@ -312,53 +479,18 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
 {
     size_t n;
     struct line_count *all = line_counts(s, -1, &n);
-    uint32_t last = src != NULL ? src->nlines : 0;
-    for (size_t i = 0; i < n; i++) {
-        if (all[i].file == file && all[i].line > last)
-            last = all[i].line; /* a line past the end of the text: the file changed */
-    }
+    uint32_t last = linereport_last(all, n, file, src);
     uint32_t from = lo->from > 0 ? lo->from : 1, to = lo->to > 0 && lo->to < last ? lo->to : last;
-    uint64_t total = s->view.c.total;
     size_t width = lo->line_length > 0 ? lo->line_length : 132;
-    char *buf = xmalloc(width + 1);
-    bool calls = s->has_stacks && !(lo->exclude & LISTING_CALLS);
-    char t[32];
-    /* The heading keeps to the line length too. */
-    size_t at = 0;
-    linereport_put(buf, &at, width, "Profile listing of %s", quote(lines_file(s, file)));
-    fprintf(out, "%s\n", buf);
-    at = 0;
-    linereport_put(buf, &at, width, "   from %s (%s), %" PRIu64 " samples of %u us",
-                   quote(lo->session), s->program ? quote(s->program) : "?", total, s->interval_us);
-    fprintf(out, "%s\n", buf);
-    at = 0;
-    if (src == NULL)
-        linereport_put(buf, &at, width, "   source %s", lo->where ? quote(lo->where) : "not found");
-    else if (src->embedded)
-        linereport_put(buf, &at, width, "   source embedded in the session");
-    else if (strcmp(src->path, lines_file(s, file)) != 0)
-        linereport_put(buf, &at, width, "   source read from %s", quote(src->path));
-    if (at > 0)
-        fprintf(out, "%s\n", buf);
-    at = 0;
-    if (!(lo->exclude & LISTING_STARS))
-        linereport_put(
-            buf, &at, width,
-            "   stars: **** 20-100 %%, *** 10-20 %%, ** 5-10 %%, * 2.5-5 %% of the samples");
-    fprintf(out, "%s\n\n", at > 0 ? buf : "");
-    at = 0; /* the column heads start a line of their own */
-    if (!(lo->exclude & LISTING_LINE))
-        linereport_put(buf, &at, width, "%6s ", "LINE");
-    if (!(lo->exclude & LISTING_COUNT))
-        linereport_put(buf, &at, width, "%9s ", "SAMPLES");
-    if (!(lo->exclude & LISTING_TIME))
-        linereport_put(buf, &at, width, "%10s %6s ", "TIME", "%");
-    if (calls)
-        linereport_put(buf, &at, width, "%6s ", "CALLS%");
-    if (!(lo->exclude & LISTING_STARS))
-        linereport_put(buf, &at, width, "%-4s ", "");
-    linereport_put(buf, &at, width, " %s", "SOURCE");
-    fprintf(out, "%s\n", buf);
+    struct linereport_listing li = {.s = s,
+                                    .src = src,
+                                    .lo = lo,
+                                    .out = out,
+                                    .buf = xmalloc(width + 1),
+                                    .width = width,
+                                    .calls = s->has_stacks && !(lo->exclude & LISTING_CALLS)};
+    linereport_heading(&li, file);
+    linereport_column_heads(&li);
     size_t k = 0;
     while (k < n && (all[k].file != file || all[k].line < from))
         k++;
@@ -374,28 +506,17 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
         /* Within the text, so is a long run of blank lines without samples:
          * a text of millions of empty lines costs what its rows print. */
         if (line <= text_end && line < next && line > known_short && linereport_blank(src, line)) {
-            uint64_t end = line, stop = next - 1 < text_end ? next - 1 : text_end;
-            while (end < stop && linereport_blank(src, end + 1))
-                end++;
+            uint64_t end =
+                linereport_blank_end(src, line, next - 1 < text_end ? next - 1 : text_end);
             if (end - line + 1 > LINEREPORT_GAP) {
-                at = 0;
-                if (!(lo->exclude & LISTING_LINE))
-                    linereport_put(buf, &at, width, "%6s ", "...");
-                linereport_put(buf, &at, width, " (%" PRIu64 " blank lines without samples)",
-                               end - line + 1);
-                fprintf(out, "%s\n", buf);
+                linereport_gap(&li, end - line + 1, "blank lines without samples");
                 line = end;
                 continue;
             }
             known_short = end;
         }
         if (line > text_end && next - line > LINEREPORT_GAP) {
-            at = 0;
-            if (!(lo->exclude & LISTING_LINE))
-                linereport_put(buf, &at, width, "%6s ", "...");
-            linereport_put(buf, &at, width, " (%" PRIu64 " lines without text or samples)",
-                           next - line);
-            fprintf(out, "%s\n", buf);
+            linereport_gap(&li, next - line, "lines without text or samples");
             if ((line = next) > to)
                 break;
         }
@@ -404,60 +525,8 @@ void report_listing(struct session *s, uint32_t file, const struct source_file *
             self += all[k].self;
             tot += all[k].total;
         }
-        double pct = pct_of(self, total);
-        at = 0;
-        if (!(lo->exclude & LISTING_LINE))
-            linereport_put(buf, &at, width, "%6" PRIu64 " ", line);
-        if (!(lo->exclude & LISTING_COUNT)) {
-            if (self > 0)
-                linereport_put(buf, &at, width, "%9" PRIu64 " ", self);
-            else
-                linereport_put(buf, &at, width, "%9s ", "");
-        }
-        if (!(lo->exclude & LISTING_TIME)) {
-            if (self > 0)
-                linereport_put(buf, &at, width, "%10s %6.2f ",
-                               ticks_time(t, sizeof t, self, s->interval_us), pct);
-            else
-                linereport_put(buf, &at, width, "%10s %6s ", "", "");
-        }
-        if (calls) {
-            if (tot > 0)
-                linereport_put(buf, &at, width, "%6.2f ", pct_of(tot, total));
-            else
-                linereport_put(buf, &at, width, "%6s ", "");
-        }
-        if (!(lo->exclude & LISTING_STARS))
-            linereport_put(buf, &at, width, "%-4.*s ", report_stars(pct), "****");
-        size_t len = 0;
-        const char *text =
-            src != NULL && line <= text_end ? source_line(src, (uint32_t)line, &len) : NULL;
-        /* Tabs to spaces, what util/quote.h would escape to '?': one
-         * listing line a line, in its columns.  A line ends in '\n' or
-         * '\0', which no character runs past. */
-        linereport_put(buf, &at, width, " ");
-        size_t start = at; /* tab stops count from the source text's first column */
-        for (size_t i = 0; text != NULL && i < len && at < width;) {
-            size_t cl = quote_safe_len(text + i);
-            if (text[i] == '\t') {
-                do
-                    buf[at++] = ' ';
-                while (at < width && (at - start) % 8 != 0);
-            } else if (cl == 0) {
-                buf[at++] = '?';
-            } else if (at + cl <= width) {
-                memcpy(buf + at, text + i, cl);
-                at += cl;
-            } else {
-                break; /* never half a character */
-            }
-            i += cl > 0 ? cl : 1;
-        }
-        while (at > 0 && buf[at - 1] == ' ')
-            at--;
-        buf[at] = '\0';
-        fprintf(out, "%s\n", buf);
+        linereport_row(&li, line, self, tot);
     }
-    free(buf);
+    free(li.buf);
     free(all);
 }

@@ -1,12 +1,12 @@
 #!/bin/sh
 # callgrind.sh - profil --export=callgrind read back by callgrind_annotate,
-# valgrind's own reader: on a program whose call structure is known (main ->
-# middle -> leaf, built -O2 -g), on a recursion (recurse, 40 frames deep), on
-# one cut under [truncated] (mkbomb deep), and on a session without stacks,
-# every function's Self (callgrind_annotate) and Total (its --inclusive=yes)
-# are the report's, the totals are the samples, the self samples sit on the
-# program's source lines, and the call counts are the samples each call is
-# in (docs/exports.md).  Then the errors.
+# valgrind's own reader: on a program whose call structure is known
+# (tests/progs/chain: main -> middle -> leaf, built -O2 -g), on a recursion
+# (recurse, 40 frames deep), on one cut under [truncated] (mkbomb deep), and
+# on a session without stacks, every function's Self (callgrind_annotate)
+# and Total (its --inclusive=yes) are the report's, the totals are the
+# samples, the self samples sit on the program's source lines, and the call
+# counts are the samples each call is in (docs/exports.md).  Then the errors.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 plan 60
 
@@ -92,42 +92,9 @@ cg_call() {
     cg_costs "$1" "$2" | awk -v c="$3" 'NF == 5 && $1 == c { print $2, $3, $4, $5 }'
 }
 
-cat >calls.c <<'EOF'
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-static volatile uint64_t sink;
-
-__attribute__((noinline, noipa)) static void leaf(long n)
-{
-    uint64_t x = sink | 1;
-    for (long i = 0; i < n; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-    }
-    sink = x;
-}
-
-__attribute__((noinline, noipa)) static void middle(long n)
-{
-    leaf(n);
-    sink++;
-}
-
-int main(int argc, char **argv)
-{
-    long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 300;
-    for (long r = 0; r < rounds; r++)
-        middle(1000000);
-    printf("calls: %llu\n", (unsigned long long)sink);
-    return 0;
-}
-EOF
-run "${CC:-cc}" -O2 -g -o calls calls.c
-if [ "$rc" != 0 ]; then
-    echo "Bail out! ${CC:-cc} could not build calls.c: $(printf '%s\n' "$err" | head -n 1)"
+# main -> middle -> leaf, built -O2 -g by make (tests/progs/chain.c).
+if [ ! -x "$PROGS/chain" ]; then
+    echo "Bail out! $PROGS/chain is not built (make tests/progs/chain)"
     exit 1
 fi
 
@@ -136,10 +103,10 @@ fi
 # The CPU clock: a wall clock's blocked samples (a tick in _exit, say)
 # have a stack, whose leaf the exports give the sample to, but no hit, so
 # the report counts them as I/O and in no function's Self.
-run "$PROFIL" --no-tui --driver=ptrace --clock=cpu -b 1 -t 1000 -a 300 -o "$T/c.PRF" "$T/calls" </dev/null
-is "$rc" 0 "calls runs under the ptrace driver, with stacks"
+run "$PROFIL" --no-tui --driver=ptrace --clock=cpu -b 1 -t 1000 -a 300 -o "$T/c.PRF" "$PROGS/chain" </dev/null
+is "$rc" 0 "chain runs under the ptrace driver, with stacks"
 TOTAL=$(json c.PRF .counters.total)
-cmp_ok "$TOTAL" ">" 100 "calls: over 100 samples"
+cmp_ok "$TOTAL" ">" 100 "chain: over 100 samples"
 run "$PROFIL" --export=callgrind "$T/c.PRF" -o "$T/c.cg" </dev/null
 is "$rc" 0 "--export=callgrind exits 0"
 is "$err" "" "--export=callgrind: nothing on stderr"
@@ -148,7 +115,7 @@ is "$(head -n 3 "$CG")" "# callgrind format
 version: 1
 creator: profil $("$PROFIL" --version | sed 's/^profil //')" \
     "callgrind: the format line, version 1, creator profil VERSION"
-is "$(grep '^cmd: ' "$CG")" "cmd: $T/calls 300" "callgrind: cmd: the program and its arguments"
+is "$(grep '^cmd: ' "$CG")" "cmd: $PROGS/chain 300" "callgrind: cmd: the program and its arguments"
 is "$(grep -c '^positions: line$' "$CG")" 1 "callgrind: positions: line"
 is "$(grep '^events: ' "$CG")" "events: Samples" "callgrind: one event, Samples"
 like "$(cat "$CG")" '^event: Samples : samples of the cpu clock$' "callgrind: the event's long name names the clock"
@@ -156,25 +123,25 @@ is "$(sed -n 's/^totals: //p' "$CG")" "$TOTAL" "callgrind: totals: is counters.t
 is "$(sed -n 's/^summary: //p' "$CG")" "$TOTAL" "callgrind: summary: is counters.total"
 is "$(awk '/^calls=/ { skip = 1; next } /^[0-9]/ { if (!skip) s += $2; skip = 0 } END { print s + 0 }' "$CG")" \
     "$TOTAL" "callgrind: the self cost lines add up to counters.total"
-same_as_report "calls" c.PRF "$CG"
+same_as_report "chain" c.PRF "$CG"
 run sh -c "cd / && callgrind_annotate --threshold=100 --auto=no '$CG'"
 like "$out" "^ *$TOTAL \\(100\\.0%\\)  PROGRAM TOTALS$" "callgrind_annotate: PROGRAM TOTALS is counters.total"
 for f in main middle leaf; do
-    like "$out" "^ *[0-9,.]+ .* $T/calls\\.c:$f \\[$T/calls\\]$" \
+    like "$out" "^ *[0-9,.]+ .* $PROGS/chain\\.c:$f \\[$PROGS/chain\\]$" \
         "callgrind_annotate names $f by its source file and the program"
 done
 
-# leaf's samples on leaf's own lines of calls.c (-g), which the annotated
+# leaf's samples on leaf's own lines of chain.c (-g), which the annotated
 # source shows.
 LEAF_LINE=$(json c.PRF '.functions[] | select(.name == "leaf") | .line')
 MIDDLE_LINE=$(json c.PRF '.functions[] | select(.name == "middle") | .line')
 LEAF_SELF=$(json c.PRF '.functions[] | select(.name == "leaf") | .self')
-is "$LEAF_LINE" "$(grep -n 'static void leaf' calls.c | cut -d: -f1)" "the report puts leaf at its line of calls.c"
+is "$LEAF_LINE" "$(grep -n 'static void leaf' "$PROGS/chain.c" | cut -d: -f1)" "the report puts leaf at its line of chain.c"
 is "$(cg_costs "$CG" leaf | awk -v lo="$LEAF_LINE" -v hi="$((LEAF_LINE + 9))" \
     'NF == 2 && $1 >= lo && $1 <= hi { s += $2 } END { print s + 0 }')" "$LEAF_SELF" \
-    "callgrind: all of leaf's self samples are on leaf's lines of calls.c"
+    "callgrind: all of leaf's self samples are on leaf's lines of chain.c"
 run sh -c "cd / && callgrind_annotate --threshold=100 --auto=yes '$CG'"
-has "$out" "-- Auto-annotated source: $T/calls.c" "callgrind_annotate annotates calls.c"
+has "$out" "-- Auto-annotated source: $PROGS/chain.c" "callgrind_annotate annotates chain.c"
 like "$out" '^ *[0-9,]+ \( *[0-9.]+%\) +x \^= x (<<|>>) [0-9]+;$' \
     "callgrind_annotate: samples beside leaf's source lines"
 
@@ -185,12 +152,12 @@ edge() { awk -v e=";$1;$2( |;)" '(";" $0) ~ e { n += $NF } END { print n + 0 }' 
 set -- $(cg_call "$CG" main middle)
 is "$1 $2" "$(edge main middle) $MIDDLE_LINE" \
     "callgrind: main's calls= to middle: the samples the call is in, and middle's line"
-is "$3" "$(grep -n 'middle(1000000);' calls.c | cut -d: -f1)" "callgrind: main calls middle from the line of the call"
+is "$3" "$(grep -n 'middle(1000000);' "$PROGS/chain.c" | cut -d: -f1)" "callgrind: main calls middle from the line of the call"
 is "$4" "$(edge main middle)" "callgrind: ... its inclusive cost"
 set -- $(cg_call "$CG" middle leaf)
 is "$1 $2 $4" "$(edge middle leaf) $LEAF_LINE $(edge middle leaf)" "callgrind: middle's call to leaf"
 run sh -c "cd / && callgrind_annotate --threshold=100 --auto=no --tree=calling '$CG'"
-like "$out" "^ *[0-9,]+ \\( *[0-9.]+%\\)  >   $T/calls\\.c:leaf \\($(edge middle leaf)x\\)" \
+like "$out" "^ *[0-9,]+ \\( *[0-9.]+%\\)  >   $PROGS/chain\\.c:leaf \\($(edge middle leaf)x\\)" \
     "callgrind_annotate --tree=calling: middle calls leaf in as many samples as the folded stacks say"
 
 "$PROFIL" --export=callgrind "$T/c.PRF" -o - </dev/null >stdout.cg
@@ -229,8 +196,8 @@ fi
 
 # ---------------------------------------------------------------------------
 # A session without stacks: each function its own self, and no calls.
-run "$PROFIL" --no-tui --no-stacks --driver=ptrace -b 1 -t 1000 -a 100 -o "$T/flat.PRF" "$T/calls" </dev/null
-is "$rc" 0 "calls runs with --no-stacks"
+run "$PROFIL" --no-tui --no-stacks --driver=ptrace -b 1 -t 1000 -a 100 -o "$T/flat.PRF" "$PROGS/chain" </dev/null
+is "$rc" 0 "chain runs with --no-stacks"
 run "$PROFIL" --export=callgrind "$T/flat.PRF" -o "$T/flat.cg" </dev/null
 is "$rc" 0 "--no-stacks: --export=callgrind exits 0"
 is "$(grep -c '^calls=' flat.cg)" 0 "--no-stacks: no calls"

@@ -33,65 +33,30 @@ st_differ() {
         "$1" want.tsv
 }
 
-# main -> middle -> leaf, nearly all the time in leaf; built here as a
-# user's program would be (-O2 -g, its own build id).
-cat >calls.c <<'EOF'
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-static volatile uint64_t sink;
-
-__attribute__((noinline, noipa)) static void leaf(long n)
-{
-    uint64_t x = sink | 1;
-    for (long i = 0; i < n; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-    }
-    sink = x;
-}
-
-__attribute__((noinline, noipa)) static void middle(long n)
-{
-    leaf(n);
-    sink++;
-}
-
-int main(int argc, char **argv)
-{
-    long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 300;
-    for (long r = 0; r < rounds; r++)
-        middle(1000000);
-    printf("calls: %llu\n", (unsigned long long)sink);
-    return 0;
-}
-EOF
-# The test's own build: no check of profil's.
-run "${CC:-cc}" -O2 -g -o calls calls.c
-if [ "$rc" != 0 ]; then
-    echo "Bail out! ${CC:-cc} could not build calls.c: $(printf '%s\n' "$err" | head -n 1)"
+# tests/progs/chain: main -> middle -> leaf, nearly all the time in leaf;
+# built by make as a user's program would be (-O2 -g, its own build id).
+if [ ! -x "$PROGS/chain" ]; then
+    echo "Bail out! $PROGS/chain is not built (make tests/progs/chain)"
     exit 1
 fi
-BUILD_ID=$(readelf -n calls | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
+BUILD_ID=$(readelf -n "$PROGS/chain" | sed -n 's/^[[:space:]]*Build ID: //p' | head -n 1)
 if [ -z "$BUILD_ID" ]; then
-    echo "Bail out! ${CC:-cc} made calls without a build id (readelf -n)"
+    echo "Bail out! $PROGS/chain has no build id (readelf -n)"
     exit 1
 fi
 
 # The CPU clock: a wall clock's blocked samples (a tick in _exit, say)
 # have a stack, whose leaf the exports give the sample to, but no hit, so
 # the report counts them as I/O and in no function's Self.
-run "$PROFIL" --no-tui --driver=ptrace --clock=cpu -b 1 -t 1000 -a 300 -o "$T/c.PRF" "$T/calls" </dev/null
-is "$rc" 0 "calls runs under the ptrace driver, with stacks"
+run "$PROFIL" --no-tui --driver=ptrace --clock=cpu -b 1 -t 1000 -a 300 -o "$T/c.PRF" "$PROGS/chain" </dev/null
+is "$rc" 0 "chain runs under the ptrace driver, with stacks"
 "$PROFIL" --report --json "$T/c.PRF" >c.json
 TOTAL=$(jq -r .counters.total c.json)
 INTERVAL=$(jq -r .interval_us c.json)
-cmp_ok "$TOTAL" ">" 100 "calls: over 100 samples"
+cmp_ok "$TOTAL" ">" 100 "chain: over 100 samples"
 jq -r '.counters.total as $t | .functions[] | select(.total * 1000 > $t)
     | "\(.name)\t\(.self)\t\(.total)"' c.json >want.tsv
-cmp_ok "$(wc -l <want.tsv)" ">=" 3 "calls: main, middle and leaf at least, over 0.1 %"
+cmp_ok "$(wc -l <want.tsv)" ">=" 3 "chain: main, middle and leaf at least, over 0.1 %"
 
 # ---------------------------------------------------------------------------
 # pprof: read back with protoc, flattened to one line per message:
@@ -168,7 +133,7 @@ set -- $hot
 is "$(name_of_loc "$4")" leaf "pprof: the hottest sample's first location is the leaf function"
 is "$(name_of_loc "$5")" middle "pprof: ... its second is its caller, middle"
 is "$(name_of_loc "$6")" main "pprof: ... its third is main"
-M=$(awk -v p="$T/calls" '$1 == "T" && NF == 3 && $3 == p { print $2; exit }' c.flat)
+M=$(awk -v p="$PROGS/chain" '$1 == "T" && NF == 3 && $3 == p { print $2; exit }' c.flat)
 isnt "$M" "" "pprof: the string table holds the program's path"
 mapping=$(awk -v m="$M" '$1 == "M" && $3 == m { print; exit }' c.flat)
 set -- $mapping
@@ -178,8 +143,8 @@ cmp_ok "$6" ">" "$5" "pprof: the program's mapping spans its segments"
 is "$(awk -v lo="$5" -v hi="$6" '$1 == "L" && $4 == 1 && ($5 < lo || $5 >= hi) { print $2 }' c.flat)" "" \
     "pprof: the program's locations lie inside its mapping"
 # The leaf's address is an address in the image, inside leaf as nm sees it.
-leaf_lo=$(nm -S calls | awk '$4 == "leaf" { print $1 }')
-leaf_size=$(nm -S calls | awk '$4 == "leaf" { print $2 }')
+leaf_lo=$(nm -S "$PROGS/chain" | awk '$4 == "leaf" { print $1 }')
+leaf_size=$(nm -S "$PROGS/chain" | awk '$4 == "leaf" { print $2 }')
 set -- $hot
 leaf_addr=$(awk -v l="$4" '$1 == "L" && $2 == l { print $5 }' c.flat)
 cmp_ok "$leaf_addr" ">=" "$((0x$leaf_lo))" "pprof: the leaf's address is in leaf (nm): at or after its start"
@@ -238,12 +203,12 @@ is "$(jq -r '."$schema"' "$S")" "https://www.speedscope.app/file-format-schema.j
     "speedscope: the schema URL"
 is "$(jq -r '.profiles | length' "$S")" 2 "speedscope: two profiles, the program's and its one thread's"
 is "$(jq -r '.profiles[0] | "\(.type) \(.name) \(.unit) \(.startValue)"' "$S")" \
-    "sampled calls microseconds 0" "speedscope: sampled, named after the program, in microseconds"
+    "sampled chain microseconds 0" "speedscope: sampled, named after the program, in microseconds"
 for f in main middle leaf; do
     is "$(jq -r --arg f "$f" '[.shared.frames[] | select(.name == $f)] | length' "$S")" 1 \
         "speedscope: one frame named $f"
 done
-is "$(jq -r '.shared.frames[] | select(.name == "main") | .file' "$S")" "$T/calls" \
+is "$(jq -r '.shared.frames[] | select(.name == "main") | .file' "$S")" "$PROGS/chain" \
     "speedscope: main's file is the program"
 is "$(jq -r '.profiles[0].weights | add' "$S")" "$((TOTAL * INTERVAL))" \
     "speedscope: the weights add up to total x interval"
@@ -298,8 +263,8 @@ is "$(st_differ folded.tsv)" "" "folded: each function's leaf samples and stacks
 
 # ---------------------------------------------------------------------------
 # A session without stacks exports flat: one frame a sample.
-run "$PROFIL" --no-tui --no-stacks --driver=ptrace -b 1 -t 1000 -a 100 -o "$T/flat.PRF" "$T/calls" </dev/null
-is "$rc" 0 "calls runs with --no-stacks"
+run "$PROFIL" --no-tui --no-stacks --driver=ptrace -b 1 -t 1000 -a 100 -o "$T/flat.PRF" "$PROGS/chain" </dev/null
+is "$rc" 0 "chain runs with --no-stacks"
 FTOTAL=$(json "$T/flat.PRF" .counters.total)
 run "$PROFIL" --export=pprof "$T/flat.PRF" -o "$T/flat.pb.gz" </dev/null
 is "$rc" 0 "--no-stacks: --export=pprof exits 0"

@@ -3,7 +3,7 @@
 # from disk in headless Chromium with #selftest, and what it drew (each box:
 # its path of names, its samples, its place) is written into the page, which
 # Chromium's --dump-dom prints.  A program whose call structure is known
-# (main -> middle -> leaf, and main -> a function named
+# (tests/progs/chain evil: main -> middle -> leaf, and main -> a function named
 # "</script><p id=pwned>&<!--evil"): the boxes against --export=folded's
 # stacks, the search and its share, zoom, the inverted view, one thread of
 # several, a diff page, a 100,000-stack broom's size and time, a screenshot
@@ -53,62 +53,18 @@ misplaced() {
           next_x[p] = $3 + $4 }'
 }
 
-cat >calls.c <<'EOF'
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-static volatile uint64_t sink;
-
-__attribute__((noinline, noipa)) static void leaf(long n)
-{
-    uint64_t x = sink | 1;
-    for (long i = 0; i < n; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-    }
-    sink = x;
-}
-
-__attribute__((noinline, noipa)) static void middle(long n)
-{
-    leaf(n);
-    sink++;
-}
-
-/* A name that would end the page's script, open an element and a comment. */
-__attribute__((noinline, noipa)) void evil(long n) __asm__("\"</script><p id=pwned>&<!--evil\"");
-__attribute__((noinline, noipa)) void evil(long n)
-{
-    uint64_t x = sink | 1;
-    for (long i = 0; i < n; i++)
-        x = x * 6364136223846793005u + 1442695040888963407u;
-    sink = x;
-}
-
-int main(int argc, char **argv)
-{
-    long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 300;
-    for (long r = 0; r < rounds; r++) {
-        middle(1000000);
-        evil(800000);
-    }
-    printf("calls: %llu\n", (unsigned long long)sink);
-    return 0;
-}
-EOF
-run "${CC:-cc}" -O2 -g -o calls calls.c
-if [ "$rc" != 0 ]; then
-    echo "Bail out! ${CC:-cc} could not build calls.c: $(printf '%s\n' "$err" | head -n 1)"
+# tests/progs/chain: main -> middle -> leaf; with "evil", main also calls
+# the function named EVIL each round.
+if [ ! -x "$PROGS/chain" ]; then
+    echo "Bail out! $PROGS/chain is not built (make tests/progs/chain)"
     exit 1
 fi
 EVIL='</script><p id=pwned>&<!--evil'
 
-run "$PROFIL" --no-tui --driver=ptrace -b 1 -t 1000 -a 300 -o "$T/c.PRF" "$T/calls" </dev/null
-is "$rc" 0 "calls runs under the ptrace driver, with stacks"
+run "$PROFIL" --no-tui --driver=ptrace -b 1 -t 1000 -a "300 evil" -o "$T/c.PRF" "$PROGS/chain" </dev/null
+is "$rc" 0 "chain runs under the ptrace driver, with stacks"
 TOTAL=$(json "$T/c.PRF" .counters.total)
-cmp_ok "$TOTAL" ">" 200 "calls: over 200 samples"
+cmp_ok "$TOTAL" ">" 200 "chain: over 200 samples"
 "$PROFIL" --export=folded "$T/c.PRF" -o folded.txt </dev/null
 # Each stack prefix of the folded file with its samples: PATH<TAB>SAMPLES.
 awk '{ c = $NF; line = substr($0, 1, length($0) - length(c) - 1)
@@ -153,7 +109,7 @@ is "$(awk -F'\t' -v p="$MAINPATH;$EVIL" '$1 == p { print "yes" }' boxes.txt)" ye
 is "$(grep -c 'id="pwned"' dom.html)" 0 "... and opened no element of the page"
 like "$(cat drawn.txt)" "^draw_ms [0-9]" "... and the script ran to its end"
 FIRST=$(got first_draw_ms)
-diag "calls: $(wc -c <c.html) bytes, first draw at $FIRST ms (parse $(got parse_ms), build $(got build_ms), draw $(got draw_ms))"
+diag "chain: $(wc -c <c.html) bytes, first draw at $FIRST ms (parse $(got parse_ms), build $(got build_ms), draw $(got draw_ms))"
 
 # The pointer over middle: its name, module, Total and Self.
 browse "$T/c.html" "hover=$MAINPATH;middle"
@@ -162,7 +118,7 @@ MSELF=$(awk -v p="$MAINPATH;middle" '{ c = $NF; if (substr($0, 1, length($0) - l
     END { print s + 0 }' folded.txt)
 pc() { awk -v a="$1" -v t="$TOTAL" 'BEGIN { printf "%.2f%%", 100 * a / t }'; }
 is "$(awk '$1 == "tip"' drawn.txt | sed 's/^tip //')" "$(printf '%s\n' middle \
-    'Module: calls (program)' "Total:  $MTOTAL samples, $(pc "$MTOTAL")" \
+    'Module: chain (program)' "Total:  $MTOTAL samples, $(pc "$MTOTAL")" \
     "Self:   $MSELF samples, $(pc "$MSELF")")" \
     "hover on middle: its name, module and kind, Total and Self as --export=folded has them"
 
