@@ -3,6 +3,7 @@
 #include "elf/debuginfo.h"
 #include "util/xmalloc.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -38,6 +39,17 @@ static void *debuginfo_hook_arg;
 static struct debuginfo_cached *debuginfo_cache;
 static size_t debuginfo_ncache;
 static debuginfod_client *debuginfo_client;
+/* libdebuginfod, loaded the first time a server is asked: linked in, it and
+ * what it pulls in (curl, gnutls, krb5, ldap: 28 libraries) cost every run
+ * 7 ms at start-up, though most never fetch a file. */
+#define DEBUGINFOD_SONAME "libdebuginfod.so.1"
+static struct {
+    debuginfod_client *(*begin)(void);
+    int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+    void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+    void (*set_user_data)(debuginfod_client *, void *);
+    void *(*get_user_data)(debuginfod_client *);
+} dfd;
 static bool debuginfo_server_failed; /* the servers could not be asked: ask no more */
 
 void debuginfo_set_progress(debuginfo_progress_fn *fn, void *arg, debuginfo_progress_fn **old_fn,
@@ -249,7 +261,7 @@ static void debuginfo_job_free(struct debuginfo_job *j)
  * server (no size yet), then the bytes of the chosen one. */
 static int debuginfo_on_progress(debuginfod_client *c, long done, long total)
 {
-    struct debuginfo_lookup *l = debuginfod_get_user_data(c);
+    struct debuginfo_lookup *l = dfd.get_user_data(c);
     if (l == NULL)
         return 0;
     l->reported = true;
@@ -342,6 +354,36 @@ static void debuginfo_uncache(const char *path)
     }
 }
 
+/* Load libdebuginfod and find its functions; false and *CAUSE when it cannot be. */
+static bool debuginfo_load(char **cause)
+{
+    if (dfd.begin != NULL)
+        return true;
+    void *h = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        const char *e = dlerror();
+        *cause = xasprintf("cannot load %s: %s", DEBUGINFOD_SONAME, e != NULL ? e : "not found");
+        return false;
+    }
+    /* POSIX's way from a data pointer to a function pointer: copy the bytes. */
+    void *f[5] = {dlsym(h, "debuginfod_begin"), dlsym(h, "debuginfod_find_debuginfo"),
+                  dlsym(h, "debuginfod_set_progressfn"), dlsym(h, "debuginfod_set_user_data"),
+                  dlsym(h, "debuginfod_get_user_data")};
+    for (size_t i = 0; i < 5; i++) {
+        if (f[i] == NULL) {
+            *cause = xasprintf("%s lacks the functions profil calls", DEBUGINFOD_SONAME);
+            dlclose(h);
+            return false;
+        }
+    }
+    memcpy(&dfd.find_debuginfo, &f[1], sizeof f[1]);
+    memcpy(&dfd.set_progressfn, &f[2], sizeof f[2]);
+    memcpy(&dfd.set_user_data, &f[3], sizeof f[3]);
+    memcpy(&dfd.get_user_data, &f[4], sizeof f[4]);
+    memcpy(&dfd.begin, &f[0], sizeof f[0]); /* last: it says the rest are there */
+    return true;
+}
+
 /* The servers DEBUGINFOD_URLS names, or NULL when none is to be asked. */
 static const char *debuginfo_urls(void)
 {
@@ -359,23 +401,27 @@ static void debuginfo_ask(const char *urls, const uint8_t *id, size_t len, const
     *a = (struct debuginfo_answer){0};
     struct debuginfo_lookup l = {name, background, false};
     if (debuginfo_client == NULL) {
-        debuginfo_client = debuginfod_begin();
+        if (!debuginfo_load(&a->error)) {
+            a->server_failed = a->say = true;
+            return;
+        }
+        debuginfo_client = dfd.begin();
         if (debuginfo_client == NULL) {
             a->server_failed = a->say = true;
             a->error = xstrdup("cannot start the debuginfod client");
             return;
         }
-        debuginfod_set_progressfn(debuginfo_client, debuginfo_on_progress);
+        dfd.set_progressfn(debuginfo_client, debuginfo_on_progress);
     }
-    debuginfod_set_user_data(debuginfo_client, &l);
+    dfd.set_user_data(debuginfo_client, &l);
     char *path = NULL;
     bool set[DEBUGINFO_NLIMITS] = {false};
     if (!background)
         debuginfo_limits_set(set);
-    int fd = debuginfod_find_debuginfo(debuginfo_client, id, (int)len, &path);
+    int fd = dfd.find_debuginfo(debuginfo_client, id, (int)len, &path);
     if (!background)
         debuginfo_limits_unset(set);
-    debuginfod_set_user_data(debuginfo_client, NULL);
+    dfd.set_user_data(debuginfo_client, NULL);
     if (fd < 0) {
         free(path);
         if (fd == -ENOENT) {
