@@ -81,17 +81,6 @@
 /* How often the copier looks at the rings, at the least (ms). */
 #define PERF_COPY_MS 10
 
-static void perf_snaps_free(struct perf_thread *t)
-{
-    if (t->snaps != NULL) {
-        for (size_t i = 0; i < PERF_SNAPS; i++)
-            free(t->snaps[i].data);
-    }
-    free(t->snaps);
-    t->snaps = NULL;
-    t->nsnaps = 0;
-}
-
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
                             unsigned long flags)
 {
@@ -221,7 +210,6 @@ static int perf_map(struct perf_cpu *pc, size_t want)
     return -EPERM;
 }
 
-static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create);
 static void perf_copier_start(struct clockdrv_perf *d);
 static void perf_pool(struct clockdrv_perf *d);
 static void perf_copier_stop(struct clockdrv_perf *d);
@@ -305,7 +293,7 @@ static void clockdrv_perf_free(struct clockdrv *base)
     for (size_t i = 0; i < d->threads_alloc; i++) {
         free(d->threads[i].bdata);
         free(d->threads[i].hush);
-        perf_snaps_free(&d->threads[i]);
+        clockdrv_perf_snaps_free(&d->threads[i]);
     }
     if (d->scan_fd >= 0)
         close(d->scan_fd);
@@ -614,7 +602,7 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg,
         return NULL;
     }
     d->base.pid = sp.pid;
-    struct perf_thread *t = perf_thread(d, (uint32_t)sp.pid, true);
+    struct perf_thread *t = clockdrv_perf_thread(d, (uint32_t)sp.pid, true);
     t->pid = (uint32_t)sp.pid;
     d->base.threads = d->base.max_threads = 1;
     perf_copier_start(d);
@@ -665,7 +653,7 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
             return NULL;
         }
         for (size_t i = 0; i < n && r == 0; i++) {
-            if (perf_thread(d, (uint32_t)tids[i], false) != NULL)
+            if (clockdrv_perf_thread(d, (uint32_t)tids[i], false) != NULL)
                 continue;
             r = perf_open_task(d, tids[i], cause);
             if (r == -ESRCH) {
@@ -674,7 +662,7 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
             }
             if (r < 0)
                 break;
-            struct perf_thread *t = perf_thread(d, (uint32_t)tids[i], true);
+            struct perf_thread *t = clockdrv_perf_thread(d, (uint32_t)tids[i], true);
             t->pid = (uint32_t)pid;
             if (d->wall && clockdrv_task_blocked(pid, tids[i])) {
                 /* Asleep since before profil came: no switch record says so. */
@@ -695,7 +683,7 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
             break;
     }
     d->base.max_threads = d->base.threads;
-    d->lead_gone = perf_thread(d, (uint32_t)pid, false) == NULL;
+    d->lead_gone = clockdrv_perf_thread(d, (uint32_t)pid, false) == NULL;
     if (d->base.threads > 1) {
         /* Each thread's events were given its CPU's period: they cannot
          * change together, so they keep it (see perf_jitter). */
@@ -710,71 +698,6 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->pidfd, &ev);
     perf_copier_start(d);
     return &d->base;
-}
-
-/* perf_thread, with the scan lock held when CREATE. */
-static struct perf_thread *perf_thread_at(struct clockdrv_perf *d, uint32_t tid, bool create)
-{
-    size_t mask = d->threads_alloc - 1;
-    for (size_t i = (tid * 2654435761u) & mask;; i = (i + 1) & mask) {
-        struct perf_thread *t = &d->threads[i];
-        if (t->used && t->tid == tid)
-            return t;
-        if (!t->used && t->tid == 0) {
-            if (!create)
-                return NULL;
-            if (2 * (d->threads_live + 1) > d->threads_alloc) {
-                struct perf_thread *old = d->threads;
-                size_t n = d->threads_alloc;
-                d->threads_alloc *= 2;
-                d->threads = xcalloc(d->threads_alloc, sizeof *d->threads);
-                d->threads_live = 0;
-                for (size_t k = 0; k < n; k++) {
-                    if (old[k].used)
-                        *perf_thread_at(d, old[k].tid, true) = old[k];
-                }
-                free(old);
-                return perf_thread_at(d, tid, true);
-            }
-            *t = (struct perf_thread){.tid = tid, .used = true};
-            d->threads_live++;
-            return t;
-        }
-    }
-}
-
-/* The state of TID, made on first sight when CREATE (the table may grow:
- * under the scan lock).  Only the drain's thread makes or forgets threads,
- * so a state found stays where it is until it does. */
-static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create)
-{
-    if (!create)
-        return perf_thread_at(d, tid, false);
-    pthread_mutex_lock(&d->scan_lock);
-    struct perf_thread *t = perf_thread_at(d, tid, true);
-    pthread_mutex_unlock(&d->scan_lock);
-    return t;
-}
-
-/* Forget a thread that has exited; a tombstone keeps the probe chain intact. */
-static void perf_thread_gone(struct clockdrv_perf *d, uint32_t tid)
-{
-    struct perf_thread *t = perf_thread(d, tid, false);
-    if (t == NULL)
-        return;
-    pthread_mutex_lock(&d->scan_lock);
-    t->used = false;
-    perf_snaps_free(t);
-    pthread_mutex_unlock(&d->scan_lock);
-    t->blocked = false;
-    t->bvalid = false;
-    free(t->bdata);
-    t->bdata = NULL;
-    free(t->hush);
-    t->hush = NULL;
-    t->nhush = 0;
-    t->hushed = false;
-    d->base.threads = d->base.threads > 0 ? d->base.threads - 1 : 0;
 }
 
 static uint32_t perf_name(struct clockdrv_perf *d, const char *s, size_t max)
@@ -1286,7 +1209,7 @@ static void perf_stack(struct clockdrv_perf *d, const struct perf_rec *r, struct
 /* A context-switch sample: keep where T was, to charge its blocked time to. */
 static void perf_keep_stack(struct clockdrv_perf *d, const struct perf_rec *r)
 {
-    struct perf_thread *t = perf_thread(d, r->tid, false);
+    struct perf_thread *t = clockdrv_perf_thread(d, r->tid, false);
     if (t == NULL || !r->has_stack)
         return;
     struct event_stack st;
@@ -1535,7 +1458,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         emit(arg, &ev);
         break;
     case PERF_RECORD_MMAP:
-        t = perf_thread(d, r->tid, false);
+        t = clockdrv_perf_thread(d, r->tid, false);
         if (t != NULL)
             t->exec_bare = false;
         ev.type = EVENT_MMAP;
@@ -1547,7 +1470,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         break;
     case PERF_RECORD_COMM:
         if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
-            t = perf_thread(d, r->tid, false);
+            t = clockdrv_perf_thread(d, r->tid, false);
             if (t != NULL)
                 t->exec_bare = true;
             ev.type = EVENT_EXEC;
@@ -1559,7 +1482,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         emit(arg, &ev);
         break;
     case PERF_RECORD_FORK:
-        t = perf_thread(d, r->tid, true);
+        t = clockdrv_perf_thread(d, r->tid, true);
         t->pid = r->pid;
         d->jitter_stop = true;
         d->base.threads++;
@@ -1574,10 +1497,10 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         emit(arg, &ev);
         break;
     case PERF_RECORD_EXIT:
-        t = perf_thread(d, r->tid, false);
+        t = clockdrv_perf_thread(d, r->tid, false);
         if (t != NULL && t->exec_bare && !d->setuid_said)
             perf_note_setuid(d);
-        perf_thread_gone(d, r->tid);
+        clockdrv_perf_thread_gone(d, r->tid);
         /* The wait status is known for the program only, once reaped: the
          * session has it from there. */
         ev.type = r->pid == r->tid ? EVENT_EXIT : EVENT_THREAD_EXIT;
@@ -1613,7 +1536,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
     case PERF_RECORD_SWITCH:
         if (!d->wall)
             break;
-        t = perf_thread(d, r->tid, false);
+        t = clockdrv_perf_thread(d, r->tid, false);
         if (t == NULL)
             break;
         if (r->misc & PERF_RECORD_MISC_SWITCH_OUT) {
@@ -1895,7 +1818,7 @@ static void clockdrv_perf_clock_off(struct clockdrv *base)
 static void clockdrv_perf_hush(struct clockdrv *base, pid_t tid, uint64_t since)
 {
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
-    struct perf_thread *t = perf_thread(d, (uint32_t)tid, false);
+    struct perf_thread *t = clockdrv_perf_thread(d, (uint32_t)tid, false);
     if (t == NULL)
         return;
     if (t->hush == NULL)

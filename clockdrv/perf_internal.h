@@ -218,4 +218,9 @@ struct clockdrv_perf {
     size_t copied; /* bytes of records in the chunks on the lists, atomically */
 };
 
+/* perf_threads.c: the thread table. */
+void clockdrv_perf_snaps_free(struct perf_thread *t);
+struct perf_thread *clockdrv_perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create);
+void clockdrv_perf_thread_gone(struct clockdrv_perf *d, uint32_t tid);
+
 #endif
