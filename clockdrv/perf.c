@@ -1418,10 +1418,6 @@ static uint32_t perf_ticks(struct clockdrv_perf *d, const struct perf_rec *r)
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
-static void perf_note_setuid(struct clockdrv_perf *d);
-static void perf_note_add(struct clockdrv_perf *d, const char *msg);
-static void perf_note_throttle(struct clockdrv_perf *d);
-
 /* What process PID execs, for EV: /proc/PID/exe and /proc/PID/cmdline read
  * now, a little after the exec (the ring is drained every 50 ms); a process
  * gone or exec'd again since is left without them (the session takes its
@@ -1499,7 +1495,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
     case PERF_RECORD_EXIT:
         t = clockdrv_perf_thread(d, r->tid, false);
         if (t != NULL && t->exec_bare && !d->setuid_said)
-            perf_note_setuid(d);
+            clockdrv_perf_note_setuid(d);
         clockdrv_perf_thread_gone(d, r->tid);
         /* The wait status is known for the program only, once reaped: the
          * session has it from there. */
@@ -1509,8 +1505,9 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
     case PERF_RECORD_LOST:
         if (!d->overflow_said) {
             d->overflow_said = true;
-            perf_note_add(d, "a kernel buffer filled while profil waited for a CPU: the samples "
-                             "it had no room for are lost");
+            clockdrv_perf_note_add(
+                d, "a kernel buffer filled while profil waited for a CPU: the samples "
+                   "it had no room for are lost");
         }
         ev.type = EVENT_LOST;
         ev.lost.count = r->c;
@@ -1520,7 +1517,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         d->throttled_at = r->time;
         if (!d->throttle_said) {
             d->throttle_said = true;
-            perf_note_throttle(d);
+            clockdrv_perf_note_throttle(d);
         }
         break;
     case PERF_RECORD_UNTHROTTLE:
@@ -1556,79 +1553,6 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
     }
 }
 
-/* Say how many samples went without their stacks. */
-static void perf_note_shed(struct clockdrv_perf *d)
-{
-    if (!d->note0_kept) {
-        d->note0 = d->base.note != NULL ? xstrdup(d->base.note) : NULL;
-        d->note0_kept = true;
-    }
-    char *shed = xasprintf("%llu of %llu samples kept without their call stacks: profil could "
-                           "not unwind them as fast as they came",
-                           (unsigned long long)d->shed, (unsigned long long)d->samples);
-    free(d->base.note);
-    d->base.note = d->note0 != NULL ? xasprintf("%s; %s", d->note0, shed) : xstrdup(shed);
-    free(shed);
-}
-
-/* Say MSG for good, beside what the start and earlier remarks said (and
- * the samples kept without stacks, which perf_note_shed says anew). */
-static void perf_note_add(struct clockdrv_perf *d, const char *msg)
-{
-    if (!d->note0_kept) {
-        d->note0 = d->base.note != NULL ? xstrdup(d->base.note) : NULL;
-        d->note0_kept = true;
-    }
-    char *n = d->note0 != NULL ? xasprintf("%s; %s", d->note0, msg) : xstrdup(msg);
-    free(d->note0);
-    d->note0 = n;
-    free(d->base.note);
-    d->base.note = xstrdup(n);
-    if (d->shed > 0)
-        perf_note_shed(d);
-}
-
-/* Jittered periods stopped: say so. */
-static void perf_note_jitter(struct clockdrv_perf *d)
-{
-    if (d->several) {
-        perf_note_add(d, "the process had several threads when profil attached, so the sample "
-                         "periods do not change (each CPU keeps the random one it had); "
-                         "--driver ptrace keeps jittering");
-        return;
-    }
-    perf_note_add(d, "the program started a thread or a process, so the sample periods stopped "
-                     "changing (each CPU keeps the random one it had: the kernel gives a new "
-                     "thread its parent's period of the moment for good); --driver ptrace "
-                     "keeps jittering");
-}
-
-/* The kernel held the clock back: its samples took too long for
- * kernel.perf_event_max_sample_rate, which it lowers itself when they do. */
-static void perf_note_throttle(struct clockdrv_perf *d)
-{
-    char msg[192];
-    int rate = clockdrv_read_int("/proc/sys/kernel/perf_event_max_sample_rate", -1);
-    snprintf(msg, sizeof msg,
-             "the kernel throttled the clock (kernel.perf_event_max_sample_rate is %d now): the "
-             "ticks it held back are lost",
-             rate);
-    perf_note_add(d, msg);
-}
-
-/* A process of the program executed a setuid or setgid program (or one
- * with file capabilities): the kernel takes the events off a process that
- * is no longer dumpable (begin_new_exec: perf_event_exit_task), which
- * writes an exit record right after the exec's comm record, before any
- * mapping of the new program.  Its samples stop there, for good; say so
- * rather than show a profile that silently ends.  (An exec that fails past
- * its point of no return looks the same, but the process dies then.) */
-static void perf_note_setuid(struct clockdrv_perf *d)
-{
-    d->setuid_said = true;
-    perf_note_add(d, "the program ran a setuid program: not profiled after exec");
-}
-
 /* New periods for the clock events, every PERF_JITTER_PERIODS periods or so
  * (not per sample: an ioctl per CPU each time), from PERF_JITTER_WAIT_NS
  * after the start.  The kernel starts an event that is running anew from
@@ -1649,7 +1573,7 @@ static void perf_jitter(struct clockdrv_perf *d, uint64_t now)
         return;
     if (d->jitter_stop) {
         d->jitter_done = true;
-        perf_note_jitter(d);
+        clockdrv_perf_note_jitter(d);
         return;
     }
     if (d->jitter_at == 0)
@@ -1755,7 +1679,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
         perf_dispatch(d, r, emit, arg);
     }
     if (d->shed > shed)
-        perf_note_shed(d);
+        clockdrv_perf_note_shed(d);
     if (d->base.ended && d->lead_gone) {
         /* An attached process whose main thread ended before profil came:
          * no exit record says when the last thread took it along. */
@@ -1784,8 +1708,9 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     } else if (clockdrv_over_budget(now, PERF_FIFO_SHARE)) {
         clockdrv_unprioritize();
         perf_copier_start(d); /* the rings need it now */
-        perf_note_add(d, "profil's own work took more than half a CPU, so it left SCHED_FIFO: "
-                         "the program's threads may now keep it from reading the samples in time");
+        clockdrv_perf_note_add(
+            d, "profil's own work took more than half a CPU, so it left SCHED_FIFO: "
+               "the program's threads may now keep it from reading the samples in time");
     }
     return d->base.ended ? 1 : 0;
 }

@@ -223,4 +223,11 @@ void clockdrv_perf_snaps_free(struct perf_thread *t);
 struct perf_thread *clockdrv_perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create);
 void clockdrv_perf_thread_gone(struct clockdrv_perf *d, uint32_t tid);
 
+/* perf_note.c: what the driver says to the user. */
+void clockdrv_perf_note_shed(struct clockdrv_perf *d);
+void clockdrv_perf_note_add(struct clockdrv_perf *d, const char *msg);
+void clockdrv_perf_note_jitter(struct clockdrv_perf *d);
+void clockdrv_perf_note_throttle(struct clockdrv_perf *d);
+void clockdrv_perf_note_setuid(struct clockdrv_perf *d);
+
 #endif
