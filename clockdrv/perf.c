@@ -60,13 +60,6 @@
  * without their stacks, 71-72 % under the sanitizers) at CLOCKDRV_FIFO_US
  * and longer, while its own work takes no more than this share of a CPU. */
 #define PERF_FIFO_SHARE 0.5
-/* How often the clock events get new periods, in periods (see perf_jitter).
- * A period held for long can fall in step with a program for all of it:
- * at 128, 3 of 40 runs of tests/progs/lockstep were 4 points off (sd 1.71
- * against a binomial 1.41); at 32, none (sd 1.06).  The change comes at the
- * first drain after that, every 50 ms on a quiet ring; a timer for every
- * 8 ms made no difference in 100 runs (docs/statistics.md). */
-#define PERF_JITTER_PERIODS 32
 
 /* The most the copier holds for the drain, all CPUs, in bytes of records
  * (7 s of samples at 250 us with 8 KiB stacks): beyond it the rings fill,
@@ -217,19 +210,6 @@ static void perf_scan_start(struct clockdrv_perf *d);
 static void perf_scan(struct clockdrv_perf *d);
 static bool perf_scan_due(struct clockdrv_perf *d);
 static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now);
-
-/* Remember that PC's clock event has PERIOD from TIME on (a failed open
- * is tried again with the same CPU: the later entry wins). */
-static void perf_period_given(struct perf_cpu *pc, uint64_t time, uint64_t period)
-{
-    if (pc->nperiods > 0 && pc->periods[pc->nperiods - 1].time >= time) {
-        pc->periods[pc->nperiods - 1] = (struct perf_period){time, period};
-        return;
-    }
-    pc->periods =
-        xgrowarray(pc->periods, &pc->periods_alloc, pc->nperiods + 1, sizeof *pc->periods);
-    pc->periods[pc->nperiods++] = (struct perf_period){time, period};
-}
 
 /* An attached process runs on: closing the events is all it takes (and the
  * copier stopped first, which reads their rings). */
@@ -470,7 +450,7 @@ static int perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause)
         }
         if (owner) {
             attr.sample_period = clockdrv_jitter_next(&d->jitter);
-            perf_period_given(&d->cpus[i], 0, attr.sample_period);
+            clockdrv_perf_period_given(&d->cpus[i], 0, attr.sample_period);
         } else {
             attr.sample_period = d->cpus[i].periods[d->cpus[i].nperiods - 1].period;
         }
@@ -686,7 +666,7 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
     d->lead_gone = clockdrv_perf_thread(d, (uint32_t)pid, false) == NULL;
     if (d->base.threads > 1) {
         /* Each thread's events were given its CPU's period: they cannot
-         * change together, so they keep it (see perf_jitter). */
+         * change together, so they keep it (see clockdrv_perf_jitter). */
         d->several = true;
         d->jitter_stop = true;
     }
@@ -1369,55 +1349,6 @@ static void perf_scan_start(struct clockdrv_perf *d)
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->scan_fd, &ev);
 }
 
-/* The periods entry of CPU's clock event in force at TIME (PC has some). */
-static size_t perf_period_at(const struct perf_cpu *pc, uint64_t time)
-{
-    size_t lo = 0, hi = pc->nperiods; /* the last one given at or before TIME */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pc->periods[mid].time <= time)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The ticks a sample counts.  With exact periods, one.  Jittered, each
- * sample stands for the period that ended in it, w intervals: it counts
- * floor(w), and one more with the probability of w's fraction, so that the
- * ticks add up to the CPU time on average (0.1 % off in 1,000 samples).
- * Not rounded with the rest carried, as the ptrace driver counts: within a
- * stretch of equal periods a carry drops or doubles every k-th sample, and
- * a period near half the interval made the kept ones a lattice in step
- * with the program again.  The period is the one its CPU's events had at
- * the time (see perf_jitter); the sample's own PERF_SAMPLE_PERIOD cannot
- * say: for cpu-clock it stays the first period the event had.
- * A change of period starts the event's period anew, and the part of the
- * old one that had passed is never sampled: the first sample after a
- * change stands for that part too, half the old period on average (the
- * change comes at a time unrelated to the program's phase), or the run's
- * CPU time would come out 1/64th short. */
-static uint32_t perf_ticks(struct clockdrv_perf *d, const struct perf_rec *r)
-{
-    if (d->jitter.frac == 0)
-        return 1;
-    struct perf_cpu *pc = r->cpu < d->ncpus ? &d->cpus[r->cpu] : NULL;
-    double w = 1;
-    if (pc != NULL && pc->nperiods > 0) {
-        size_t k = perf_period_at(pc, r->time);
-        w = (double)pc->periods[k].period / (double)d->period_ns;
-        if (pc->sampled && k > pc->last_period)
-            w += (double)pc->periods[pc->last_period].period / (2.0 * (double)d->period_ns);
-        pc->last_period = k;
-        pc->sampled = true;
-    }
-    double n = floor(w);
-    if (clockdrv_jitter_u01(&d->jitter) < w - n)
-        n += 1;
-    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-}
-
 /* What process PID execs, for EV: /proc/PID/exe and /proc/PID/cmdline read
  * now, a little after the exec (the ring is drained every 50 ms); a process
  * gone or exec'd again since is left without them (the session takes its
@@ -1445,7 +1376,7 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         }
         ev.type = EVENT_SAMPLE;
         ev.sample.pc = r->a;
-        ev.sample.count = perf_ticks(d, r);
+        ev.sample.count = clockdrv_perf_ticks(d, r);
         if (ev.sample.count == 0)
             break;
         ev.sample.mode = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER
@@ -1551,42 +1482,6 @@ static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clo
         }
         break;
     }
-}
-
-/* New periods for the clock events, every PERF_JITTER_PERIODS periods or so
- * (not per sample: an ioctl per CPU each time), from PERF_JITTER_WAIT_NS
- * after the start.  The kernel starts an event that is running anew from
- * the change, so the part of a period that had passed goes unsampled, half
- * a period in PERF_JITTER_PERIODS on average: perf_ticks counts it in the
- * next sample.
- * Only a program of one thread is jittered.  The events profil opened are
- * the program's first thread's; a thread or process the program creates is
- * given copies with the period they have at that moment, for good, and the
- * kernel swaps the copies between the threads of a process when it switches
- * from one to another, so no sample could say which period it ended.  At
- * the first fork record the periods stop changing: every event on a CPU,
- * the first thread's and the copies alike, then has that CPU's period of
- * the moment, a random one, for the rest of the run. */
-static void perf_jitter(struct clockdrv_perf *d, uint64_t now)
-{
-    if (d->jitter.frac == 0 || d->jitter_done || d->base.ended)
-        return;
-    if (d->jitter_stop) {
-        d->jitter_done = true;
-        clockdrv_perf_note_jitter(d);
-        return;
-    }
-    if (d->jitter_at == 0)
-        d->jitter_at = now + PERF_JITTER_PERIODS * d->period_ns;
-    if (now < d->jitter_at)
-        return;
-    for (int i = 0; i < d->ncpus; i++) {
-        uint64_t period = clockdrv_jitter_next(&d->jitter);
-        uint64_t at = clockdrv_now_ns(); /* before: a sample after it has the new period */
-        if (d->cpus[i].fd >= 0 && ioctl(d->cpus[i].fd, PERF_EVENT_IOC_PERIOD, &period) == 0)
-            perf_period_given(&d->cpus[i], at, period);
-    }
-    d->jitter_at = now + PERF_JITTER_PERIODS * d->period_ns;
 }
 
 static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, void *arg)
@@ -1702,7 +1597,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
             perf_credit(d, t, read_to - PERF_SLACK_NS, emit, arg);
         }
     }
-    perf_jitter(d, now);
+    clockdrv_perf_jitter(d, now);
     if (d->base.ended) {
         clockdrv_unprioritize(); /* the report and the screen are no real-time work */
     } else if (clockdrv_over_budget(now, PERF_FIFO_SHARE)) {

@@ -230,4 +230,9 @@ void clockdrv_perf_note_jitter(struct clockdrv_perf *d);
 void clockdrv_perf_note_throttle(struct clockdrv_perf *d);
 void clockdrv_perf_note_setuid(struct clockdrv_perf *d);
 
+/* perf_jitter.c: jittered periods, and the ticks a sample counts. */
+void clockdrv_perf_period_given(struct perf_cpu *pc, uint64_t time, uint64_t period);
+uint32_t clockdrv_perf_ticks(struct clockdrv_perf *d, const struct perf_rec *r);
+void clockdrv_perf_jitter(struct clockdrv_perf *d, uint64_t now);
+
 #endif
