@@ -143,7 +143,7 @@ struct clockdrv_perf {
     uint64_t jitter_at;            /* when to draw new ones */
     bool jitter_stop;              /* the program made a thread or process: stop */
     bool jitter_done;              /* ... and the periods are exact again */
-    uint16_t parsing_cpu;          /* the ring perf_parse reads */
+    uint16_t parsing_cpu;          /* the ring clockdrv_perf_parse reads */
     bool wall;
     int ncpus;
     struct perf_cpu *cpus;
@@ -234,5 +234,11 @@ void clockdrv_perf_note_setuid(struct clockdrv_perf *d);
 void clockdrv_perf_period_given(struct perf_cpu *pc, uint64_t time, uint64_t period);
 uint32_t clockdrv_perf_ticks(struct clockdrv_perf *d, const struct perf_rec *r);
 void clockdrv_perf_jitter(struct clockdrv_perf *d, uint64_t now);
+
+/* perf_record.c: records parsed and ordered; a sample's stack. */
+void clockdrv_perf_parse(struct clockdrv_perf *d, const struct perf_event_header *h,
+                         const uint8_t *body, size_t len);
+int clockdrv_perf_rec_cmp(const void *a, const void *b);
+void clockdrv_perf_stack(struct clockdrv_perf *d, const struct perf_rec *r, struct event_stack *st);
 
 #endif
