@@ -61,7 +61,7 @@ struct perf_cpu {
 };
 
 /* Where a blocked thread was, as a scan read it from its syscall file (no
- * switch event: perf_scan): from FIRST to LAST it was seen blocked there,
+ * switch event: clockdrv_perf_scan): from FIRST to LAST it was seen blocked there,
  * not put on a CPU meanwhile (RUNS, schedstat's count, the same). */
 struct perf_snap {
     uint64_t first, last;
@@ -189,7 +189,7 @@ struct clockdrv_perf {
     uint64_t attach_ns; /* when profil attached */
     /* Without a switch event (user samples only: perf_event_paranoid 2) the
      * blocked threads' stacks come from their syscall files, read every
-     * SCAN_NS by SCAN_FD's timer (perf_scan): -1 when not needed. */
+     * SCAN_NS by SCAN_FD's timer (clockdrv_perf_scan): -1 when not needed. */
     int scan_fd;
     uint64_t scan_ns;
     /* With the copier, the copier scans (its short slice wakes it in time
@@ -240,5 +240,15 @@ void clockdrv_perf_parse(struct clockdrv_perf *d, const struct perf_event_header
                          const uint8_t *body, size_t len);
 int clockdrv_perf_rec_cmp(const void *a, const void *b);
 void clockdrv_perf_stack(struct clockdrv_perf *d, const struct perf_rec *r, struct event_stack *st);
+
+/* perf_blocked.c: blocked threads in the wall clock, and the scan. */
+bool clockdrv_perf_hushed(struct perf_thread *t, uint64_t time);
+void clockdrv_perf_credit(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now,
+                          clockdrv_emit_fn emit, void *arg);
+void clockdrv_perf_keep_stack(struct clockdrv_perf *d, const struct perf_rec *r);
+bool clockdrv_perf_scan_due(struct clockdrv_perf *d);
+void clockdrv_perf_scan(struct clockdrv_perf *d);
+void clockdrv_perf_scan_locked(struct clockdrv_perf *d);
+void clockdrv_perf_scan_start(struct clockdrv_perf *d);
 
 #endif
