@@ -251,4 +251,10 @@ void clockdrv_perf_scan(struct clockdrv_perf *d);
 void clockdrv_perf_scan_locked(struct clockdrv_perf *d);
 void clockdrv_perf_scan_start(struct clockdrv_perf *d);
 
+/* perf_open.c: the probe and the events. */
+int clockdrv_perf_probe(const struct clockdrv_config *cfg, char **cause);
+void clockdrv_perf_setup_cpus(struct clockdrv_perf *d);
+int clockdrv_perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause);
+int clockdrv_perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause);
+
 #endif
