@@ -61,29 +61,16 @@
  * and longer, while its own work takes no more than this share of a CPU. */
 #define PERF_FIFO_SHARE 0.5
 
-/* The most the copier holds for the drain, all CPUs, in bytes of records
- * (7 s of samples at 250 us with 8 KiB stacks): beyond it the rings fill,
- * and the kernel counts what it cannot write as lost.  Counted in whole
- * chunks, passes every few ms reached it 3 times as fast as the records
- * came, and an ordinary user's run under the sanitizers beside two busy
- * loops lost 22 % of its ticks with the front end 2.5 s behind. */
-#define PERF_COPY_MAX (256u << 20)
 /* Samples lose their stacks, to catch up, only when this much waits to be
  * read in one drain and they are older than PERF_UNWIND_LAG_NS. */
 #define PERF_BACKLOG_SHED (64u << 20)
-/* How often the copier looks at the rings, at the least (ms). */
-#define PERF_COPY_MS 10
-
-static void perf_copier_start(struct clockdrv_perf *d);
-static void perf_pool(struct clockdrv_perf *d);
-static void perf_copier_stop(struct clockdrv_perf *d);
 
 /* An attached process runs on: closing the events is all it takes (and the
  * copier stopped first, which reads their rings). */
 static void clockdrv_perf_release(struct clockdrv *base)
 {
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
-    perf_copier_stop(d);
+    clockdrv_perf_copier_stop(d);
     for (size_t i = 0; i < d->nextra; i++)
         close(d->extra[i]);
     d->nextra = 0;
@@ -211,7 +198,7 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg,
      * hold, and the first samples were lost. */
     clockdrv_prioritize(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
     if (!clockdrv_fifo())
-        perf_pool(d);
+        clockdrv_perf_pool(d);
     if (spawn_go(&sp, l, cause) < 0) {
         d->base.ended = true; /* spawn_go reaped it */
         clockdrv_perf_free(&d->base);
@@ -221,7 +208,7 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg,
     struct perf_thread *t = clockdrv_perf_thread(d, (uint32_t)sp.pid, true);
     t->pid = (uint32_t)sp.pid;
     d->base.threads = d->base.max_threads = 1;
-    perf_copier_start(d);
+    clockdrv_perf_copier_start(d);
     return &d->base;
 }
 
@@ -257,7 +244,7 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
      * opening theirs took seconds, samples piling up meanwhile. */
     clockdrv_prioritize(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
     if (!clockdrv_fifo())
-        perf_pool(d); /* before any event runs (see clockdrv_perf_start) */
+        clockdrv_perf_pool(d); /* before any event runs (see clockdrv_perf_start) */
     d->attach_ns = clockdrv_now_ns();
     for (int pass = 0;; pass++) {
         pid_t *tids;
@@ -312,264 +299,8 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
     }
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->pidfd, &ev);
-    perf_copier_start(d);
+    clockdrv_perf_copier_start(d);
     return &d->base;
-}
-
-/* Push chunk C on the list at *HEAD (one pusher, one taker of all at once,
- * or one popper: no ABA). */
-static void perf_chunk_push(struct perf_chunk **head, struct perf_chunk *c)
-{
-    c->next = __atomic_load_n(head, __ATOMIC_RELAXED);
-    while (
-        !__atomic_compare_exchange_n(head, &c->next, c, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-        ;
-}
-
-/* A chunk to fill: a spare one, else a new one. */
-static struct perf_chunk *perf_chunk_get(struct clockdrv_perf *d)
-{
-    struct perf_chunk *c = __atomic_load_n(&d->spare, __ATOMIC_ACQUIRE);
-    while (c != NULL && !__atomic_compare_exchange_n(&d->spare, &c, c->next, true, __ATOMIC_ACQUIRE,
-                                                     __ATOMIC_ACQUIRE))
-        ;
-    if (c == NULL) /* beyond the pool: memory that faults as it is filled */
-        c = xmalloc(sizeof *c);
-    c->len = 0;
-    c->next = NULL;
-    return c;
-}
-
-/* Move the records in CPU I's ring up to HEAD to chunks, pushed on *CHAIN
- * (newest first; *LAST its oldest), and free their space, unless that would
- * take the chunks over PERF_COPY_MAX: then the rest stays.  The kernel
- * publishes data_head past whole records only.  False when records stayed
- * for want of room. */
-static bool perf_copy_ring(struct clockdrv_perf *d, int i, uint64_t head, struct perf_chunk **chain,
-                           struct perf_chunk **last)
-{
-    struct perf_cpu *pc = &d->cpus[i];
-    if (pc->meta == NULL)
-        return true;
-    uint64_t tail = pc->meta->data_tail;
-    size_t mask = pc->size - 1;
-    struct perf_chunk *c = NULL;
-    bool room = true;
-    size_t held = __atomic_load_n(&d->copied, __ATOMIC_RELAXED), moved = 0;
-    while (tail + sizeof(struct perf_event_header) <= head) {
-        struct perf_event_header h;
-        size_t off = (size_t)(tail & mask);
-        for (size_t k = 0; k < sizeof h; k++)
-            ((uint8_t *)&h)[k] = pc->data[(off + k) & mask];
-        if (h.size < sizeof h || tail + h.size > head)
-            break;
-        if (held + moved + h.size > PERF_COPY_MAX) {
-            room = false;
-            break;
-        }
-        if (c == NULL || c->len + h.size > PERF_CHUNK) {
-            c = perf_chunk_get(d);
-            c->cpu = i;
-            c->next = *chain;
-            if (*chain == NULL)
-                *last = c;
-            *chain = c;
-        }
-        size_t first = h.size <= pc->size - off ? h.size : pc->size - off;
-        memcpy(c->data + c->len, pc->data + off, first);
-        memcpy(c->data + c->len + first, pc->data, h.size - first);
-        c->len += h.size;
-        moved += h.size;
-        tail += h.size;
-    }
-    __atomic_add_fetch(&d->copied, moved, __ATOMIC_RELAXED);
-    __atomic_store_n(&pc->meta->data_tail, tail, __ATOMIC_RELEASE);
-    return room;
-}
-
-/* One pass: every ring's head read first, each ring moved up to it, the
- * chunks pushed on the passes list in one go.  False if a ring had records
- * left for want of room. */
-static bool perf_copy_pass(struct clockdrv_perf *d)
-{
-    uint64_t at = clockdrv_now_ns();
-    for (int i = 0; i < d->ncpus; i++)
-        d->heads[i] = d->cpus[i].meta != NULL
-                          ? __atomic_load_n(&d->cpus[i].meta->data_head, __ATOMIC_ACQUIRE)
-                          : 0;
-    struct perf_chunk *chain = NULL, *last = NULL;
-    bool room = true;
-    for (int i = 0; i < d->ncpus; i++)
-        room &= perf_copy_ring(d, i, d->heads[i], &chain, &last);
-    if (chain != NULL) {
-        last->next = __atomic_load_n(&d->passes, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(&d->passes, &last->next, chain, true, __ATOMIC_RELEASE,
-                                            __ATOMIC_RELAXED))
-            ;
-    }
-    if (room) /* every record made before AT is out of the rings */
-        __atomic_store_n(&d->read_ns, at, __ATOMIC_RELEASE);
-    return room;
-}
-
-/* The copier thread: it moves the rings' records to the chunk lists
- * whenever a ring reaches its watermark, and every PERF_COPY_MS, until told
- * to stop. */
-static void *perf_copier(void *arg)
-{
-    struct clockdrv_perf *d = arg;
-    bool room = true;
-    /* SCHED_FIFO where it may (its work is a copy), else a 0.1 ms slice, with
-     * which EEVDF lets it preempt the program's threads when it wakes. */
-    struct clockdrv_sched_attr a = {.size = sizeof a};
-    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) == 0 && a.sched_policy == SCHED_OTHER) {
-        struct clockdrv_sched_attr rt = {
-            .size = sizeof rt, .sched_policy = SCHED_FIFO, .sched_priority = 1};
-        a.sched_runtime = 100000;
-        a.sched_flags = 0;
-        if (syscall(SYS_sched_setattr, 0, &rt, 0) < 0)
-            syscall(SYS_sched_setattr, 0, &a, 0);
-    }
-    while (!__atomic_load_n(&d->copier_quit, __ATOMIC_ACQUIRE)) {
-        struct epoll_event evs[16];
-        int n = 0;
-        if (room) {
-            n = epoll_wait(d->copier_ep, evs, 16, PERF_COPY_MS);
-        } else {
-            /* With no room, a full ring stays ready: only wait. */
-            struct timespec ts = {0, PERF_COPY_MS * 1000000L};
-            nanosleep(&ts, NULL);
-        }
-        room = perf_copy_pass(d);
-        for (int i = 0; i < n; i++) {
-            /* A hung-up event stays ready: stop watching it (the drain
-             * empties its ring at the end). */
-            if (evs[i].data.u32 < (uint32_t)d->ncpus && (evs[i].events & (EPOLLHUP | EPOLLERR)))
-                epoll_ctl(d->copier_ep, EPOLL_CTL_DEL, d->cpus[evs[i].data.u32].fd, NULL);
-            if (evs[i].data.u32 == PERF_SCAN_KEY && clockdrv_perf_scan_due(d) &&
-                pthread_mutex_trylock(&d->scan_lock) == 0) {
-                clockdrv_perf_scan(d);
-                pthread_mutex_unlock(&d->scan_lock);
-            }
-        }
-    }
-    return NULL;
-}
-
-/* The spare chunks the copier starts with: without SCHED_FIFO, two seconds
- * of samples (a front end starved by 200 busy processes caught up every
- * 0.3-1 s), up to 64 MiB, mapped and faulted in now.  Faulting in its
- * memory as it filled it took the copier 5-14 ms of CPU in 0.2 s, more than
- * its share among 200 busy processes, and the scheduler then kept it off
- * its CPU for 0.2-0.6 s, rings overflowing. */
-static void perf_pool(struct clockdrv_perf *d)
-{
-    uint64_t rate = (uint64_t)d->ncpus * (1000000u / d->cfg.interval_us) *
-                    (d->cfg.stacks ? d->cfg.stack_size + 512 : 128);
-    uint64_t want = 2 * rate > (64u << 20) ? (64u << 20) : 2 * rate;
-    size_t n = (size_t)(want / sizeof(struct perf_chunk)) + 1;
-    size_t len = n * sizeof(struct perf_chunk);
-    void *p =
-        mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (p == MAP_FAILED)
-        return;
-    d->pool = p;
-    d->pool_len = len;
-    for (size_t i = 0; i < n; i++)
-        perf_chunk_push(&d->spare, (struct perf_chunk *)(d->pool + i * sizeof(struct perf_chunk)));
-}
-
-/* Start the copier, with every signal blocked (they are the front end's),
- * unless profil runs at SCHED_FIFO: then nothing keeps the drain from the
- * rings, and it moves the records itself, as it does without the copier. */
-static void perf_copier_start(struct clockdrv_perf *d)
-{
-    if (d->copier_on || clockdrv_fifo())
-        return;
-    if (d->pool == NULL)
-        perf_pool(d);
-    d->copier_ep = epoll_create1(EPOLL_CLOEXEC);
-    d->copier_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (d->copier_ep < 0 || d->copier_stop < 0)
-        return;
-    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
-    epoll_ctl(d->copier_ep, EPOLL_CTL_ADD, d->copier_stop, &ev);
-    for (int i = 0; i < d->ncpus; i++) {
-        if (d->cpus[i].meta == NULL)
-            continue;
-        ev.data.u32 = (uint32_t)i;
-        epoll_ctl(d->copier_ep, EPOLL_CTL_ADD, d->cpus[i].fd, &ev);
-    }
-    /* The scan timer goes with it (see scan_lock). */
-    ev.data.u32 = PERF_SCAN_KEY;
-    bool scan = d->scan_fd >= 0 && epoll_ctl(d->copier_ep, EPOLL_CTL_ADD, d->scan_fd, &ev) == 0;
-    if (scan)
-        epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->scan_fd, NULL);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    d->copier_on = pthread_create(&d->copier, NULL, perf_copier, d) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (scan && !d->copier_on) {
-        epoll_ctl(d->copier_ep, EPOLL_CTL_DEL, d->scan_fd, NULL);
-        ev.data.u32 = PERF_SCAN_KEY;
-        epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->scan_fd, &ev);
-    }
-}
-
-/* Stop the copier and wait for it: the rings are the drain's from here. */
-static void perf_copier_stop(struct clockdrv_perf *d)
-{
-    if (!d->copier_on)
-        return;
-    __atomic_store_n(&d->copier_quit, true, __ATOMIC_RELEASE);
-    uint64_t one = 1;
-    if (write(d->copier_stop, &one, sizeof one) < 0) {
-        /* it wakes within PERF_COPY_MS anyway */
-    }
-    pthread_join(d->copier, NULL);
-    d->copier_on = false;
-}
-
-/* Parse the records of chunk C of CPU. */
-static void perf_parse_chunk(struct clockdrv_perf *d, int cpu, const struct perf_chunk *c)
-{
-    size_t off = 0;
-    while (off + sizeof(struct perf_event_header) <= c->len) {
-        struct perf_event_header h;
-        memcpy(&h, c->data + off, sizeof h);
-        if (h.size < sizeof h || off + h.size > c->len)
-            break;
-        d->parsing_cpu = (uint16_t)cpu;
-        clockdrv_perf_parse(d, &h, c->data + off + sizeof h, h.size - sizeof h);
-        off += h.size;
-    }
-}
-
-/* Parse every record there is, each CPU's oldest first: the passes the
- * copier made, and once it has stopped what is left in the rings.  Returns
- * the bytes parsed. */
-static size_t perf_read_all(struct clockdrv_perf *d)
-{
-    if (!d->copier_on)
-        perf_copy_pass(d);
-    struct perf_chunk *list = __atomic_exchange_n(&d->passes, NULL, __ATOMIC_ACQUIRE), *c = NULL;
-    while (list != NULL) { /* newest first: reverse */
-        struct perf_chunk *next = list->next;
-        list->next = c;
-        c = list;
-        list = next;
-    }
-    size_t bytes = 0;
-    while (c != NULL) {
-        struct perf_chunk *next = c->next;
-        perf_parse_chunk(d, c->cpu, c);
-        bytes += c->len;
-        __atomic_sub_fetch(&d->copied, c->len, __ATOMIC_RELAXED); /* before the copier has it */
-        perf_chunk_push(&d->spare, c);
-        c = next;
-    }
-    return bytes;
 }
 
 /* What process PID execs, for EV: /proc/PID/exe and /proc/PID/cmdline read
@@ -766,13 +497,13 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     /* Once the program has ended nothing more comes: the copier stops and
      * the drain takes what is left in the rings. */
     if (d->base.ended)
-        perf_copier_stop(d);
+        clockdrv_perf_copier_stop(d);
     /* The records read now are all those made before READ_TO: the copier's
      * pass that began then published them, or this drain's own pass did.
      * As an ordinary user that is up to PERF_COPY_MS and more before now. */
     bool copier = d->copier_on;
     uint64_t read_to = __atomic_load_n(&d->read_ns, __ATOMIC_ACQUIRE);
-    size_t backlog = perf_read_all(d);
+    size_t backlog = clockdrv_perf_read_all(d);
     if (!copier)
         read_to = __atomic_load_n(&d->read_ns, __ATOMIC_ACQUIRE);
     if (d->nrecs > 1) /* no records at all: a stopped process, recs still NULL */
@@ -825,7 +556,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
         clockdrv_unprioritize(); /* the report and the screen are no real-time work */
     } else if (clockdrv_over_budget(now, PERF_FIFO_SHARE)) {
         clockdrv_unprioritize();
-        perf_copier_start(d); /* the rings need it now */
+        clockdrv_perf_copier_start(d); /* the rings need it now */
         clockdrv_perf_note_add(
             d, "profil's own work took more than half a CPU, so it left SCHED_FIFO: "
                "the program's threads may now keep it from reading the samples in time");

@@ -257,4 +257,10 @@ void clockdrv_perf_setup_cpus(struct clockdrv_perf *d);
 int clockdrv_perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause);
 int clockdrv_perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause);
 
+/* perf_copier.c: the copier thread and its chunks. */
+void clockdrv_perf_pool(struct clockdrv_perf *d);
+void clockdrv_perf_copier_start(struct clockdrv_perf *d);
+void clockdrv_perf_copier_stop(struct clockdrv_perf *d);
+size_t clockdrv_perf_read_all(struct clockdrv_perf *d);
+
 #endif
