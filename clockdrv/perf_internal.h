@@ -263,4 +263,8 @@ void clockdrv_perf_copier_start(struct clockdrv_perf *d);
 void clockdrv_perf_copier_stop(struct clockdrv_perf *d);
 size_t clockdrv_perf_read_all(struct clockdrv_perf *d);
 
+/* perf_dispatch.c: a record as events. */
+void clockdrv_perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r,
+                            clockdrv_emit_fn emit, void *arg);
+
 #endif
