@@ -17,36 +17,36 @@
  * than the rings hold, and lost 9-61 % of the ticks where perf record, which
  * only copies, lost none.  A front end that falls behind now falls behind in
  * its own memory, up to PERF_COPY_MAX, and catches up when it can.
+ *
+ * Its parts, each in a file of its own (perf_internal.h is what they
+ * share): perf_open.c opens the events and maps the rings, perf_copier.c
+ * is the copier, perf_record.c parses the records, perf_dispatch.c turns
+ * them into events, perf_blocked.c keeps the wall clock's blocked threads
+ * (and scans them), perf_jitter.c the periods, perf_threads.c the thread
+ * table, perf_note.c the note; this file starts, attaches, drains, frees.
  */
 #include "config.h"
 
 #include "clockdrv/perf.h"
+#include "clockdrv/perf_internal.h"
 #include "clockdrv/spawn.h"
-#include "clockdrv/ustack.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/perf_event.h>
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define PERF_SLACK_NS 2000000ull /* records older than this are surely in the buffers */
-#define PERF_HUSHES   64         /* requests to profil remembered per thread */
+
 /* How far behind the samples profil may fall: a sample older than this
  * when its turn comes goes on without its stack (counted, and said) rather
  * than the ring, which holds 4 s of them, overflowing and losing them, as
@@ -59,394 +59,17 @@
  * without their stacks, 71-72 % under the sanitizers) at CLOCKDRV_FIFO_US
  * and longer, while its own work takes no more than this share of a CPU. */
 #define PERF_FIFO_SHARE 0.5
-/* How often the clock events get new periods, in periods (see perf_jitter).
- * A period held for long can fall in step with a program for all of it:
- * at 128, 3 of 40 runs of tests/progs/lockstep were 4 points off (sd 1.71
- * against a binomial 1.41); at 32, none (sd 1.06).  The change comes at the
- * first drain after that, every 50 ms on a quiet ring; a timer for every
- * 8 ms made no difference in 100 runs (docs/statistics.md). */
-#define PERF_JITTER_PERIODS 32
 
-/* The most the copier holds for the drain, all CPUs, in bytes of records
- * (7 s of samples at 250 us with 8 KiB stacks): beyond it the rings fill,
- * and the kernel counts what it cannot write as lost.  Counted in whole
- * chunks, passes every few ms reached it 3 times as fast as the records
- * came, and an ordinary user's run under the sanitizers beside two busy
- * loops lost 22 % of its ticks with the front end 2.5 s behind. */
-#define PERF_COPY_MAX (256u << 20)
 /* Samples lose their stacks, to catch up, only when this much waits to be
  * read in one drain and they are older than PERF_UNWIND_LAG_NS. */
 #define PERF_BACKLOG_SHED (64u << 20)
-/* How often the copier looks at the rings, at the least (ms). */
-#define PERF_COPY_MS 10
-
-/* Whole records moved out of one CPU's ring, up to PERF_CHUNK bytes.  A pass
- * of the copier reads every ring's head first, then moves each ring up to
- * it: a cut of all of them at one moment, as a drain reading the rings
- * itself made (records from two CPUs are merged by time, and a fork must
- * not come a drain after its child's samples).  It pushes the pass's chunks
- * on the list at once (newest first), the drain takes the whole list and
- * gives each chunk back, on the spare list, for the copier to fill again.
- * Memory used again needs no page faults: a copier that took them (fresh
- * memory for each pass, 4 ms of CPU at times) ran past its share and the
- * scheduler kept it off for 0.6-0.8 s among 200 busy processes. */
-/* 256 KiB: a pass moves what came in up to 10 ms (350 KiB at 250 us with
- * 8 KiB stacks) and starts a chunk of its own on every CPU it reads, so a
- * bigger chunk is mostly empty; any record fits (its size is 16 bits). */
-#define PERF_CHUNK (256u << 10)
-struct perf_chunk {
-    struct perf_chunk *next;
-    size_t len;
-    int cpu;
-    uint8_t data[PERF_CHUNK] __attribute__((aligned(8))); /* records are 8-byte multiples */
-};
-_Static_assert(PERF_CHUNK > UINT16_MAX, "a chunk holds the largest record");
-
-/* A period a CPU's clock event was given, from TIME on. */
-struct perf_period {
-    uint64_t time;
-    uint64_t period;
-};
-
-struct perf_cpu {
-    int fd;
-    struct perf_period *periods; /* jittered: every period given, oldest first */
-    size_t nperiods, periods_alloc;
-    size_t last_period; /* the periods entry in force at the latest sample, once sampled */
-    bool sampled;
-    int cs_fd; /* the context-switch event writing into fd's ring, or -1 */
-    struct perf_event_mmap_page *meta;
-    uint8_t *data;
-    size_t size; /* of the data area, a power of two */
-    bool hup;
-};
-
-/* Where a blocked thread was, as a scan read it from its syscall file (no
- * switch event: perf_scan): from FIRST to LAST it was seen blocked there,
- * not put on a CPU meanwhile (RUNS, schedstat's count, the same). */
-struct perf_snap {
-    uint64_t first, last;
-    uint64_t runs;
-    struct event_stack st; /* st.data is DATA */
-    uint8_t *data;         /* owned: cfg.stack_size bytes */
-};
-/* Kept per thread: the copier scans as the waits happen, and the drain
- * reaches their records up to 16 ms later as an ordinary user, 1-2 s later
- * under the sanitizers on a busy machine (with 4 kept, the copier's scans
- * ran so far ahead that up to 94 % of blockcall's blocked samples lost
- * their stacks).  The drain lets go of those it has passed
- * (perf_blocked_stack); at most 64 stack copies per thread. */
-#define PERF_SNAPS 64
-
-/* A request of a thread to profil: when it asked, and when profil answered. */
-struct perf_hush {
-    uint64_t from, until;
-};
-
-/* A thread's place in the wall clock. */
-struct perf_thread {
-    uint32_t tid;
-    uint32_t pid;
-    bool blocked;   /* switched out voluntarily and not back yet */
-    bool exec_bare; /* it executed a program of which no mapping was seen yet */
-    uint64_t since; /* when the blocked stretch not yet credited began */
-    uint64_t carry; /* nanoseconds of blocked time short of a tick */
-    bool used;
-    /* Its last requests to profil (clockdrv_hush), oldest first: a
-     * voluntary switch-out from a request's asking to its answer is the
-     * wait for it, and that blocked stretch (HUSHED) is not I/O.  Several:
-     * the switch records may reach profil after the next requests (10-16
-     * ms late as an ordinary user, requests 1.3 ms apart). */
-    struct perf_hush *hush; /* owned: PERF_HUSHES of them; NULL until it asks */
-    uint8_t nhush;
-    bool hushed;
-    /* With stacks: where it was when it last left a CPU (the context-switch
-     * event's sample), charged with its blocked time. */
-    struct event_stack bstack;
-    uint8_t *bdata; /* owned: the stack copy bstack.data points into */
-    bool bvalid;
-    uint64_t bstart;         /* when its blocked stretch began (its switch-out) */
-    struct perf_snap *snaps; /* owned: PERF_SNAPS, oldest first; NULL until seen blocked */
-    uint8_t nsnaps;          /* the ones in use; the buffers of the others wait to be */
-};
-
-static void perf_snaps_free(struct perf_thread *t)
-{
-    if (t->snaps != NULL) {
-        for (size_t i = 0; i < PERF_SNAPS; i++)
-            free(t->snaps[i].data);
-    }
-    free(t->snaps);
-    t->snaps = NULL;
-    t->nsnaps = 0;
-}
-
-/* The scan timer's key in the driver's epoll (a CPU's is its index). */
-#define PERF_SCAN_KEY (UINT32_MAX - 1)
-
-/* One record copied out of a ring buffer, to be merged by time. */
-struct perf_rec {
-    uint64_t time;
-    uint32_t seq; /* arrival order, to keep the sort stable */
-    uint16_t type;
-    uint16_t misc;
-    uint32_t pid, tid;
-    uint64_t a, b, c; /* ip / addr,len,pgoff / ppid / lost */
-    uint32_t name;    /* offset of an mmap file name in the string arena */
-    uint16_t cpu;     /* the ring it came from */
-    /* A sample's stack, in the blob arena: nkernel PCs, nregs registers,
-     * then ssize bytes of stack. */
-    bool cs; /* a context-switch sample: where a thread left its CPU */
-    bool has_stack;
-    uint16_t nkernel;
-    uint8_t nregs;
-    bool sshort; /* the kernel copied less stack than asked: it reached the top */
-    uint32_t ssize;
-    size_t blob;
-};
-
-struct clockdrv_perf {
-    struct clockdrv base;
-    char exec_path[4096]; /* perf_exec_args: what an exec record's event borrows */
-    char exec_args[4096];
-    struct clockdrv_config cfg;
-    uint64_t period_ns;
-    struct clockdrv_jitter jitter; /* the clock events' periods */
-    uint64_t jitter_at;            /* when to draw new ones */
-    bool jitter_stop;              /* the program made a thread or process: stop */
-    bool jitter_done;              /* ... and the periods are exact again */
-    uint16_t parsing_cpu;          /* the ring perf_parse reads */
-    bool wall;
-    int ncpus;
-    struct perf_cpu *cpus;
-    int pidfd;
-    bool child_gone;
-
-    struct perf_thread *threads; /* open addressing by tid */
-    size_t threads_alloc;
-    size_t threads_live;
-
-    struct perf_rec *recs;
-    size_t nrecs, recs_alloc;
-    char *names;
-    size_t names_len, names_alloc;
-    uint64_t throttled_at;
-    /* When the clock last resumed: a blocked stretch that began before the
-     * pause is I/O only from here (its switch-out may reach the ring after
-     * clock_off, and the switch-in come after clock_on). */
-    uint64_t resumed_at;
-    bool ids;         /* samples and sample_id carry PERF_SAMPLE_IDENTIFIER */
-    uint64_t *cs_ids; /* the context-switch events' ids (inherited ones report them too) */
-    size_t ncs_ids;
-    bool cs;       /* a context-switch event is open */
-    uint8_t *blob; /* the stacks of the records read in this drain */
-    size_t blob_len, blob_alloc;
-    struct event_stack stack; /* the sample being handed over's */
-    uint64_t shed;            /* samples handed over without their stacks, to keep up */
-    bool lead_gone;           /* attached after its main thread ended: no exit record */
-    uint64_t samples;         /* samples handed over */
-    char *note0;              /* the note as the start made it, or NULL */
-    bool note0_kept;
-    bool setuid_said;    /* the note says a setuid program went unseen */
-    bool overflow_said;  /* the note says a ring overflowed */
-    bool throttle_said;  /* the note says the kernel throttled the clock */
-    size_t pages;        /* of each CPU's ring */
-    bool exclude_kernel; /* the events take user-mode samples only */
-    int *extra;          /* the events of an attached process's other threads */
-    size_t nextra, extra_alloc;
-    int *side; /* the side-band events (perf_sideband_attr): never disabled */
-    size_t nside, side_alloc;
-    struct clockdrv_map *maps; /* attached: the mappings there were, for the first drain */
-    size_t nmaps;
-    uint64_t attach_ns; /* when profil attached */
-    /* Without a switch event (user samples only: perf_event_paranoid 2) the
-     * blocked threads' stacks come from their syscall files, read every
-     * SCAN_NS by SCAN_FD's timer (perf_scan): -1 when not needed. */
-    int scan_fd;
-    uint64_t scan_ns;
-    /* With the copier, the copier scans (its short slice wakes it in time
-     * where the drain, busy unwinding, waited its turn): SCAN_LOCK guards
-     * the thread table's shape and every thread's snaps, which the scan
-     * writes and perf_blocked_stack reads.  The copier only tries it: a
-     * scan missed waits for the next tick, a copy never waits. */
-    pthread_mutex_t scan_lock;
-    bool several; /* attached to a process of several threads */
-
-    /* The copier (see the top).  No lock: it pushes on passes and adds to
-     * copied, the drain takes the list whole and subtracts (a drain preempted
-     * while holding a lock kept the copier off for 0.9 s).  While it runs,
-     * only it reads the rings. */
-    pthread_t copier;
-    bool copier_on;
-    uint64_t read_ns;          /* (atomic) when the last pass that copied every ring began */
-    bool copier_quit;          /* set (atomically) to stop it */
-    int copier_stop;           /* an eventfd written to wake it for that */
-    int copier_ep;             /* its epoll: the rings and copier_stop */
-    struct perf_chunk *passes; /* the passes' chunks, newest first, atomically */
-    uint64_t *heads;           /* a pass's reading of each ring's head */
-    struct perf_chunk *spare;  /* chunks to fill again, atomically */
-    uint8_t *pool;             /* chunks mapped and faulted in at the start */
-    size_t pool_len;
-    size_t copied; /* bytes of records in the chunks on the lists, atomically */
-};
-
-static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
-                            unsigned long flags)
-{
-    return syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
-}
-
-/* The attribute every per-CPU event shares. */
-static void perf_attr(struct perf_event_attr *attr, const struct clockdrv_config *cfg,
-                      bool exclude_kernel)
-{
-    memset(attr, 0, sizeof *attr);
-    attr->size = sizeof *attr;
-    attr->type = PERF_TYPE_SOFTWARE;
-    attr->config = PERF_COUNT_SW_CPU_CLOCK;
-    attr->sample_period = (uint64_t)cfg->interval_us * 1000;
-    attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-    attr->disabled = 1;
-    attr->enable_on_exec = 1;
-    attr->inherit = 1;
-    attr->mmap = 1;
-    attr->comm = 1;
-    attr->comm_exec = 1;
-    attr->task = 1;
-    attr->sample_id_all = 1;
-    attr->exclude_hv = 1;
-    attr->exclude_kernel = exclude_kernel;
-    attr->exclude_guest = 1;
-    attr->context_switch = cfg->clock == CLOCK_KIND_WALL;
-    attr->use_clockid = 1;
-    attr->clockid = CLOCK_MONOTONIC;
-    attr->watermark = 1;
-    if (cfg->stacks) {
-        /* The kernel's part of the stack as PCs; the user's as registers
-         * and a copy of the stack, to unwind with CFI (Debian's code has
-         * no frame pointers).  The identifier tells the two events apart. */
-        attr->sample_type |= PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CALLCHAIN |
-                             PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-        attr->exclude_callchain_user = 1;
-        attr->sample_regs_user = ustack_perf_mask();
-        /* A whole record must fit in 64 KiB. */
-        uint32_t size = cfg->stack_size > 65528 - 2048 ? 65528 - 2048 : cfg->stack_size;
-        attr->sample_stack_user = size & ~7u;
-    }
-}
-
-/* The side-band event (perf record's "dummy", as with --delay and
- * --control): it never samples, but reports the mappings, names, forks,
- * execs and exits, and is never disabled, so that what a process maps,
- * starts or runs while the clock is off is known when it comes back on (a
- * library mapped then was the high area's).  The clock events report none
- * of these.  The same sample_type: records of both are read alike. */
-static void perf_sideband_attr(struct perf_event_attr *attr, const struct clockdrv_config *cfg,
-                               bool exclude_kernel)
-{
-    perf_attr(attr, cfg, exclude_kernel);
-    attr->config = PERF_COUNT_SW_DUMMY;
-    attr->sample_period = 1;
-    attr->context_switch = 0;
-}
-
-/* No side-band records from a clock event (the side-band event has them). */
-static void perf_no_sideband(struct perf_event_attr *attr)
-{
-    attr->mmap = 0;
-    attr->comm = 0;
-    attr->comm_exec = 0;
-    attr->task = 0;
-}
-
-/* The context-switch event: a sample, with its stack, each time a thread of
- * the program leaves a CPU; the one before a blocked stretch says where the
- * thread blocked.  It writes into the clock event's ring. */
-static void perf_cs_attr(struct perf_event_attr *attr, const struct clockdrv_config *cfg)
-{
-    perf_attr(attr, cfg, false);
-    attr->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-    attr->sample_period = 1;
-    attr->mmap = 0;
-    attr->comm = 0;
-    attr->comm_exec = 0;
-    attr->task = 0;
-    attr->context_switch = 0;
-    attr->watermark = 0;
-}
-
-/* Open a probe event on ourselves to learn what the kernel allows. */
-static int clockdrv_perf_probe(const struct clockdrv_config *cfg, char **cause)
-{
-    struct perf_event_attr attr;
-    perf_attr(&attr, cfg, true);
-    attr.enable_on_exec = 0;
-    attr.inherit = 0;
-    int fd = (int)perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd >= 0) {
-        close(fd);
-        return 0;
-    }
-    int err = errno;
-    int paranoid = clockdrv_read_int("/proc/sys/kernel/perf_event_paranoid", -99);
-    if (err == EACCES || err == EPERM)
-        *cause = xasprintf("perf: not permitted (kernel.perf_event_paranoid is %d; it must be 2 "
-                           "or less, or profil needs CAP_PERFMON)",
-                           paranoid);
-    else if (err == ENOENT || err == ENOSYS)
-        *cause = xasprintf("perf: this kernel has no perf events (%s)", strerror(err));
-    else
-        *cause = xasprintf("perf: perf_event_open: %s", strerror(err));
-    return -err;
-}
-
-/* Map one CPU's ring buffer, shrinking it when the locked-memory limit bites. */
-static int perf_map(struct perf_cpu *pc, size_t want)
-{
-    long page = sysconf(_SC_PAGESIZE);
-    for (size_t pages = want; pages >= 4; pages /= 2) {
-        size_t len = (pages + 1) * (size_t)page;
-        void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, pc->fd, 0);
-        if (p != MAP_FAILED) {
-            pc->meta = p;
-            pc->data = (uint8_t *)p + page;
-            pc->size = pages * (size_t)page;
-            return 0;
-        }
-        if (errno != EPERM && errno != ENOMEM)
-            return -errno;
-    }
-    return -EPERM;
-}
-
-static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create);
-static void perf_copier_start(struct clockdrv_perf *d);
-static void perf_pool(struct clockdrv_perf *d);
-static void perf_copier_stop(struct clockdrv_perf *d);
-static void perf_scan_start(struct clockdrv_perf *d);
-static void perf_scan(struct clockdrv_perf *d);
-static bool perf_scan_due(struct clockdrv_perf *d);
-static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now);
-
-/* Remember that PC's clock event has PERIOD from TIME on (a failed open
- * is tried again with the same CPU: the later entry wins). */
-static void perf_period_given(struct perf_cpu *pc, uint64_t time, uint64_t period)
-{
-    if (pc->nperiods > 0 && pc->periods[pc->nperiods - 1].time >= time) {
-        pc->periods[pc->nperiods - 1] = (struct perf_period){time, period};
-        return;
-    }
-    pc->periods =
-        xgrowarray(pc->periods, &pc->periods_alloc, pc->nperiods + 1, sizeof *pc->periods);
-    pc->periods[pc->nperiods++] = (struct perf_period){time, period};
-}
 
 /* An attached process runs on: closing the events is all it takes (and the
  * copier stopped first, which reads their rings). */
 static void clockdrv_perf_release(struct clockdrv *base)
 {
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
-    perf_copier_stop(d);
+    clockdrv_perf_copier_stop(d);
     for (size_t i = 0; i < d->nextra; i++)
         close(d->extra[i]);
     d->nextra = 0;
@@ -503,7 +126,7 @@ static void clockdrv_perf_free(struct clockdrv *base)
     for (size_t i = 0; i < d->threads_alloc; i++) {
         free(d->threads[i].bdata);
         free(d->threads[i].hush);
-        perf_snaps_free(&d->threads[i]);
+        clockdrv_perf_snaps_free(&d->threads[i]);
     }
     if (d->scan_fd >= 0)
         close(d->scan_fd);
@@ -521,237 +144,6 @@ static void clockdrv_perf_free(struct clockdrv *base)
     free(d->base.note);
     pthread_mutex_destroy(&d->scan_lock);
     free(d);
-}
-
-/* The sched:sched_switch tracepoint's id, or -1 without tracefs. */
-static long perf_switch_tracepoint(void)
-{
-    static const char *const paths[] = {"/sys/kernel/tracing/events/sched/sched_switch/id",
-                                        "/sys/kernel/debug/tracing/events/sched/sched_switch/id"};
-    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
-        int id = clockdrv_read_int(paths[i], -1);
-        if (id >= 0)
-            return id;
-    }
-    return -1;
-}
-
-/* The switch event on CPU I, into its ring; without it blocked samples carry
- * no stack.  Best the sched_switch tracepoint filtered to the switches where
- * the thread blocks (its prev_state is a sleep, not R nor R+ for preempted):
- * a program that is only preempted pays nothing.  Else every context switch,
- * which costs a stack copy at each preemption too. */
-static int perf_open_cs(struct clockdrv_perf *d, pid_t pid, int i)
-{
-    struct perf_event_attr attr;
-    perf_cs_attr(&attr, &d->cfg);
-    long tp = perf_switch_tracepoint();
-    int fd = -1;
-    if (tp >= 0) {
-        attr.type = PERF_TYPE_TRACEPOINT;
-        attr.config = (uint64_t)tp;
-        fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "prev_state & 255") < 0) {
-            close(fd);
-            fd = -1;
-        }
-    }
-    if (fd < 0) {
-        perf_cs_attr(&attr, &d->cfg);
-        fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
-    }
-    uint64_t id;
-    if (fd < 0)
-        return -1;
-    if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, d->cpus[i].fd) < 0 ||
-        ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
-        close(fd);
-        return -1;
-    }
-    d->cs = true;
-    d->cs_ids = xreallocarray(d->cs_ids, d->ncs_ids + 1, sizeof *d->cs_ids);
-    d->cs_ids[d->ncs_ids++] = id;
-    return fd;
-}
-
-/* The data pages each of NCPUS rings may have within what the kernel lets
- * this user lock: its allowance for perf (kernel.perf_event_mlock_kb for
- * each online CPU) and RLIMIT_MEMLOCK beyond it, shared evenly (a ring is a
- * power of two pages and one more for its header); 0 when there is no such
- * limit (root: CAP_IPC_LOCK).  Mapped in turn at the most each could have,
- * the first CPU took 8 MiB and the second the 1 MiB left. */
-static size_t perf_pages_allowed(int ncpus)
-{
-    long page = sysconf(_SC_PAGESIZE), online = sysconf(_SC_NPROCESSORS_ONLN);
-    struct rlimit rl;
-    if (geteuid() == 0 || page <= 0 || getrlimit(RLIMIT_MEMLOCK, &rl) < 0 ||
-        rl.rlim_cur == RLIM_INFINITY)
-        return 0;
-    int kb = clockdrv_read_int("/proc/sys/kernel/perf_event_mlock_kb", 516);
-    if (kb < 0)
-        kb = 0;
-    uint64_t total = (uint64_t)kb * 1024 / (uint64_t)page * (uint64_t)(online > 0 ? online : 1) +
-                     (uint64_t)rl.rlim_cur / (uint64_t)page;
-    uint64_t each = total / (uint64_t)ncpus;
-    size_t pages = 4;
-    while ((uint64_t)pages * 2 + 1 <= each && pages < 8192)
-        pages *= 2;
-    return pages;
-}
-
-/* The CPUs, and the size of their rings. */
-static void perf_setup_cpus(struct clockdrv_perf *d)
-{
-    long ncpus = sysconf(_SC_NPROCESSORS_CONF);
-    d->ncpus = ncpus > 0 ? (int)ncpus : 1;
-    d->cpus = xcalloc((size_t)d->ncpus, sizeof *d->cpus);
-    d->heads = xcalloc((size_t)d->ncpus, sizeof *d->heads);
-    /* Bigger buffers for faster clocks: about half a second of samples. */
-    size_t pages = d->cfg.interval_us <= 100 ? 128 : d->cfg.interval_us <= 500 ? 64 : 32;
-    if (d->cfg.stacks) {
-        /* Four seconds of samples with their stacks, up to 32 MiB a CPU and
-         * 128 MiB in all: a front end that a loaded machine starves (or a
-         * sanitizer slows) must not lose them while it waits for a CPU. */
-        uint64_t bytes = 4 * (1000000ull / d->cfg.interval_us) * (d->cfg.stack_size + 512);
-        size_t most = 32768 / (size_t)d->ncpus;
-        if (most > 8192)
-            most = 8192;
-        size_t allowed = perf_pages_allowed(d->ncpus);
-        if (allowed != 0 && most > allowed)
-            most = allowed;
-        while (2 * pages <= most && (uint64_t)pages * 4096 < bytes)
-            pages *= 2;
-    }
-    d->pages = pages;
-    d->ids = d->cfg.stacks;
-    for (int i = 0; i < d->ncpus; i++)
-        d->cpus[i].fd = d->cpus[i].cs_fd = -1;
-}
-
-/* Keep FD, an event of a thread after the first, to enable, disable and close. */
-static void perf_keep_extra(struct clockdrv_perf *d, int fd)
-{
-    d->extra = xgrowarray(d->extra, &d->extra_alloc, d->nextra + 1, sizeof *d->extra);
-    d->extra[d->nextra++] = fd;
-}
-
-/* The side-band event of task PID on CPU I, into its ring: 0, or -errno and
- * *cause (-ESRCH when the task is gone). */
-static int perf_open_sideband(struct clockdrv_perf *d, pid_t pid, int i, char **cause)
-{
-    struct perf_event_attr attr;
-    perf_sideband_attr(&attr, &d->cfg, d->exclude_kernel);
-    if (d->base.attached) {
-        attr.enable_on_exec = 0;
-        attr.disabled = 0;
-    }
-    int fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, d->cpus[i].fd) == 0) {
-        d->side = xgrowarray(d->side, &d->side_alloc, d->nside + 1, sizeof *d->side);
-        d->side[d->nside++] = fd;
-        return 0;
-    }
-    int err = errno;
-    if (fd >= 0)
-        close(fd);
-    if (err == ESRCH && d->base.attached)
-        return -ESRCH;
-    *cause = xasprintf("perf: cannot open the side-band event on CPU %d: %s", i, strerror(err));
-    return -err;
-}
-
-/* Open the event on every CPU for the task PID (the held child, or a thread
- * of an attached process).  The first task's events own the CPUs' rings;
- * a later one's write into them (PERF_EVENT_IOC_SET_OUTPUT, as perf record
- * -p does), with the period its CPU's has.  -ESRCH when the task is gone. */
-static int perf_open_task(struct clockdrv_perf *d, pid_t pid, char **cause)
-{
-    int r;
-    for (int i = 0; i < d->ncpus; i++) {
-        bool owner = d->cpus[i].fd < 0;
-        if (!owner && d->cpus[i].meta == NULL)
-            continue; /* an offline CPU */
-        struct perf_event_attr attr;
-        perf_attr(&attr, &d->cfg, d->exclude_kernel);
-        perf_no_sideband(&attr);
-        if (d->base.attached) {
-            attr.enable_on_exec = 0; /* it runs already: at once */
-            attr.disabled = 0;
-        }
-        if (owner) {
-            attr.sample_period = clockdrv_jitter_next(&d->jitter);
-            perf_period_given(&d->cpus[i], 0, attr.sample_period);
-        } else {
-            attr.sample_period = d->cpus[i].periods[d->cpus[i].nperiods - 1].period;
-        }
-        int fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd < 0 && (errno == EACCES || errno == EPERM) && !d->exclude_kernel) {
-            d->exclude_kernel = true; /* paranoid 2: user-mode samples only */
-            perf_attr(&attr, &d->cfg, true);
-            perf_no_sideband(&attr);
-            if (d->base.attached) {
-                attr.enable_on_exec = 0;
-                attr.disabled = 0;
-            }
-            attr.sample_period = d->cpus[i].periods[d->cpus[i].nperiods - 1].period;
-            fd = (int)perf_event_open(&attr, pid, i, -1, PERF_FLAG_FD_CLOEXEC);
-        }
-        if (fd < 0 && errno == ENODEV && owner)
-            continue; /* an offline CPU */
-        if (fd < 0) {
-            int err = errno;
-            if (err == ESRCH && d->base.attached)
-                return -ESRCH; /* the thread ended: the caller goes on without it */
-            if (d->base.attached)
-                *cause = clockdrv_attach_refusal("perf", d->base.pid, err);
-            else
-                *cause = xasprintf("perf: perf_event_open on CPU %d: %s", i, strerror(err));
-            return -err;
-        }
-        if (!owner) {
-            if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, d->cpus[i].fd) < 0) {
-                int err = errno;
-                close(fd);
-                *cause = xasprintf("perf: cannot share CPU %d's ring buffer: %s", i, strerror(err));
-                return -err;
-            }
-            perf_keep_extra(d, fd);
-            if (d->cfg.stacks && d->wall && !d->exclude_kernel) {
-                int cs = perf_open_cs(d, pid, i);
-                if (cs >= 0)
-                    perf_keep_extra(d, cs);
-            }
-            if ((r = perf_open_sideband(d, pid, i, cause)) < 0)
-                return r;
-            continue;
-        }
-        d->cpus[i].fd = fd;
-        r = perf_map(&d->cpus[i], d->pages);
-        if (r < 0) {
-            *cause = xasprintf("perf: cannot map the ring buffer (%s); raise "
-                               "kernel.perf_event_mlock_kb or RLIMIT_MEMLOCK",
-                               strerror(-r));
-            return r;
-        }
-        d->cpus[i].meta->data_tail = 0;
-        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
-        epoll_ctl(d->base.fd, EPOLL_CTL_ADD, fd, &ev);
-        if (d->cfg.stacks && d->wall && !d->exclude_kernel)
-            d->cpus[i].cs_fd = perf_open_cs(d, pid, i);
-        if ((r = perf_open_sideband(d, pid, i, cause)) < 0)
-            return r;
-    }
-    if (d->exclude_kernel && d->base.note == NULL)
-        d->base.note = xstrdup("kernel samples excluded: time on a CPU in the kernel is not seen");
-    perf_scan_start(d);
-    return 0;
-}
-
-/* Open the event on every CPU for the held child PID. */
-static int perf_open_all(struct clockdrv_perf *d, pid_t pid, char **cause)
-{
-    perf_setup_cpus(d);
-    return perf_open_task(d, pid, cause);
 }
 
 /* The driver's state before any event is open; NULL and *cause. */
@@ -791,7 +183,7 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg,
         return NULL;
     }
     d->pidfd = (int)syscall(SYS_pidfd_open, sp.pid, 0);
-    if (d->pidfd < 0 || perf_open_all(d, sp.pid, cause) < 0) {
+    if (d->pidfd < 0 || clockdrv_perf_open_all(d, sp.pid, cause) < 0) {
         if (d->pidfd < 0)
             *cause = xasprintf("pidfd_open: %s", strerror(errno));
         spawn_abort(&sp);
@@ -805,17 +197,17 @@ static struct clockdrv *clockdrv_perf_start(const struct clockdrv_config *cfg,
      * hold, and the first samples were lost. */
     clockdrv_prioritize(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
     if (!clockdrv_fifo())
-        perf_pool(d);
+        clockdrv_perf_pool(d);
     if (spawn_go(&sp, l, cause) < 0) {
         d->base.ended = true; /* spawn_go reaped it */
         clockdrv_perf_free(&d->base);
         return NULL;
     }
     d->base.pid = sp.pid;
-    struct perf_thread *t = perf_thread(d, (uint32_t)sp.pid, true);
+    struct perf_thread *t = clockdrv_perf_thread(d, (uint32_t)sp.pid, true);
     t->pid = (uint32_t)sp.pid;
     d->base.threads = d->base.max_threads = 1;
-    perf_copier_start(d);
+    clockdrv_perf_copier_start(d);
     return &d->base;
 }
 
@@ -845,13 +237,13 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
         clockdrv_perf_free(&d->base);
         return NULL;
     }
-    perf_setup_cpus(d);
+    clockdrv_perf_setup_cpus(d);
     /* Before the events (the launcher may have done it already): a process
      * of 300 busy threads on two CPUs left profil so little of one that
      * opening theirs took seconds, samples piling up meanwhile. */
     clockdrv_prioritize(d->cfg.interval_us >= CLOCKDRV_FIFO_US);
     if (!clockdrv_fifo())
-        perf_pool(d); /* before any event runs (see clockdrv_perf_start) */
+        clockdrv_perf_pool(d); /* before any event runs (see clockdrv_perf_start) */
     d->attach_ns = clockdrv_now_ns();
     for (int pass = 0;; pass++) {
         pid_t *tids;
@@ -863,16 +255,16 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
             return NULL;
         }
         for (size_t i = 0; i < n && r == 0; i++) {
-            if (perf_thread(d, (uint32_t)tids[i], false) != NULL)
+            if (clockdrv_perf_thread(d, (uint32_t)tids[i], false) != NULL)
                 continue;
-            r = perf_open_task(d, tids[i], cause);
+            r = clockdrv_perf_open_task(d, tids[i], cause);
             if (r == -ESRCH) {
                 r = 0; /* it ended meanwhile */
                 continue;
             }
             if (r < 0)
                 break;
-            struct perf_thread *t = perf_thread(d, (uint32_t)tids[i], true);
+            struct perf_thread *t = clockdrv_perf_thread(d, (uint32_t)tids[i], true);
             t->pid = (uint32_t)pid;
             if (d->wall && clockdrv_task_blocked(pid, tids[i])) {
                 /* Asleep since before profil came: no switch record says so. */
@@ -893,10 +285,10 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
             break;
     }
     d->base.max_threads = d->base.threads;
-    d->lead_gone = perf_thread(d, (uint32_t)pid, false) == NULL;
+    d->lead_gone = clockdrv_perf_thread(d, (uint32_t)pid, false) == NULL;
     if (d->base.threads > 1) {
         /* Each thread's events were given its CPU's period: they cannot
-         * change together, so they keep it (see perf_jitter). */
+         * change together, so they keep it (see clockdrv_perf_jitter). */
         d->several = true;
         d->jitter_stop = true;
     }
@@ -906,1038 +298,8 @@ static struct clockdrv *clockdrv_perf_attach(const struct clockdrv_config *cfg, 
     }
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
     epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->pidfd, &ev);
-    perf_copier_start(d);
+    clockdrv_perf_copier_start(d);
     return &d->base;
-}
-
-/* perf_thread, with the scan lock held when CREATE. */
-static struct perf_thread *perf_thread_at(struct clockdrv_perf *d, uint32_t tid, bool create)
-{
-    size_t mask = d->threads_alloc - 1;
-    for (size_t i = (tid * 2654435761u) & mask;; i = (i + 1) & mask) {
-        struct perf_thread *t = &d->threads[i];
-        if (t->used && t->tid == tid)
-            return t;
-        if (!t->used && t->tid == 0) {
-            if (!create)
-                return NULL;
-            if (2 * (d->threads_live + 1) > d->threads_alloc) {
-                struct perf_thread *old = d->threads;
-                size_t n = d->threads_alloc;
-                d->threads_alloc *= 2;
-                d->threads = xcalloc(d->threads_alloc, sizeof *d->threads);
-                d->threads_live = 0;
-                for (size_t k = 0; k < n; k++) {
-                    if (old[k].used)
-                        *perf_thread_at(d, old[k].tid, true) = old[k];
-                }
-                free(old);
-                return perf_thread_at(d, tid, true);
-            }
-            *t = (struct perf_thread){.tid = tid, .used = true};
-            d->threads_live++;
-            return t;
-        }
-    }
-}
-
-/* The state of TID, made on first sight when CREATE (the table may grow:
- * under the scan lock).  Only the drain's thread makes or forgets threads,
- * so a state found stays where it is until it does. */
-static struct perf_thread *perf_thread(struct clockdrv_perf *d, uint32_t tid, bool create)
-{
-    if (!create)
-        return perf_thread_at(d, tid, false);
-    pthread_mutex_lock(&d->scan_lock);
-    struct perf_thread *t = perf_thread_at(d, tid, true);
-    pthread_mutex_unlock(&d->scan_lock);
-    return t;
-}
-
-/* Forget a thread that has exited; a tombstone keeps the probe chain intact. */
-static void perf_thread_gone(struct clockdrv_perf *d, uint32_t tid)
-{
-    struct perf_thread *t = perf_thread(d, tid, false);
-    if (t == NULL)
-        return;
-    pthread_mutex_lock(&d->scan_lock);
-    t->used = false;
-    perf_snaps_free(t);
-    pthread_mutex_unlock(&d->scan_lock);
-    t->blocked = false;
-    t->bvalid = false;
-    free(t->bdata);
-    t->bdata = NULL;
-    free(t->hush);
-    t->hush = NULL;
-    t->nhush = 0;
-    t->hushed = false;
-    d->base.threads = d->base.threads > 0 ? d->base.threads - 1 : 0;
-}
-
-static uint32_t perf_name(struct clockdrv_perf *d, const char *s, size_t max)
-{
-    size_t n = strnlen(s, max);
-    if (d->names_len + n + 1 > d->names_alloc) {
-        d->names_alloc = (d->names_len + n + 1) * 2;
-        d->names = xreallocarray(d->names, d->names_alloc, 1);
-    }
-    uint32_t at = (uint32_t)d->names_len;
-    memcpy(d->names + at, s, n);
-    d->names[at + n] = '\0';
-    d->names_len += n + 1;
-    return at;
-}
-
-/* Read a little-endian u64 / u32 from a record body. */
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-/* Room for N more bytes in the blob arena: where they go. */
-static uint8_t *perf_blob(struct clockdrv_perf *d, size_t n)
-{
-    if (d->blob_len + n > d->blob_alloc) {
-        d->blob_alloc = (d->blob_len + n) * 2;
-        d->blob = xreallocarray(d->blob, d->blob_alloc, 1);
-    }
-    uint8_t *p = d->blob + d->blob_len;
-    d->blob_len += n;
-    return p;
-}
-
-/* A sample's callchain, user registers and user stack (in that order, the
- * order of their PERF_SAMPLE bits) into the blob arena; false when damaged. */
-static bool perf_parse_stack(struct clockdrv_perf *d, struct perf_rec *r, const uint8_t *p,
-                             size_t len)
-{
-    const uint8_t *end = p + len;
-    if (end - p < 8)
-        return false;
-    uint64_t nr = rd64(p);
-    p += 8;
-    if (nr > (uint64_t)(end - p) / 8)
-        return false;
-    d->blob_len = (d->blob_len + 7) & ~(size_t)7; /* the PCs and registers are read as u64 */
-    perf_blob(d, 0);
-    r->blob = d->blob_len;
-    for (uint64_t i = 0; i < nr; i++) {
-        uint64_t ip = rd64(p + 8 * i);
-        if (ip >= (uint64_t)PERF_CONTEXT_MAX)
-            continue; /* PERF_CONTEXT_KERNEL and the like: markers, not PCs */
-        if (r->nkernel == UINT16_MAX)
-            break;
-        memcpy(perf_blob(d, 8), &ip, 8);
-        r->nkernel++;
-    }
-    p += 8 * nr;
-    if (end - p < 8)
-        return false;
-    uint64_t abi = rd64(p);
-    p += 8;
-    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
-        size_t nregs = (size_t)__builtin_popcountll(ustack_perf_mask());
-        if ((size_t)(end - p) < 8 * nregs || nregs > UINT8_MAX)
-            return false;
-        memcpy(perf_blob(d, 8 * nregs), p, 8 * nregs);
-        r->nregs = (uint8_t)nregs;
-        p += 8 * nregs;
-    }
-    if (end - p < 8)
-        return false;
-    uint64_t size = rd64(p);
-    p += 8;
-    if (size > 0) {
-        if ((uint64_t)(end - p) < size + 8)
-            return false;
-        uint64_t dyn = rd64(p + size);
-        if (dyn > size)
-            dyn = size;
-        memcpy(perf_blob(d, (size_t)dyn), p, (size_t)dyn);
-        r->ssize = (uint32_t)dyn;
-        r->sshort = dyn < size;
-    }
-    r->has_stack = true;
-    return true;
-}
-
-/* Parse one record into d->recs.  BODY points after the header; LEN is the body length. */
-static void perf_parse(struct clockdrv_perf *d, const struct perf_event_header *h,
-                       const uint8_t *body, size_t len)
-{
-    struct perf_rec r = {.type = (uint16_t)h->type, .misc = h->misc};
-    /* Non-sample records end with sample_id: { pid, tid, time[, identifier] }. */
-    size_t tail = d->ids ? 24 : 16;
-    if (h->type != PERF_RECORD_SAMPLE) {
-        if (len < tail)
-            return;
-        r.pid = rd32(body + len - tail);
-        r.tid = rd32(body + len - tail + 4);
-        r.time = rd64(body + len - tail + 8);
-        len -= tail - 16; /* the records' own layouts below count 16 bytes of it */
-    }
-    switch (h->type) {
-    case PERF_RECORD_SAMPLE:
-        if (d->ids) {
-            if (len < 8)
-                return;
-            uint64_t id = rd64(body);
-            for (size_t i = 0; i < d->ncs_ids; i++)
-                r.cs |= d->cs_ids[i] == id;
-            body += 8;
-            len -= 8;
-        }
-        if (len < 24)
-            return;
-        r.a = rd64(body);
-        r.pid = rd32(body + 8);
-        r.tid = rd32(body + 12);
-        r.time = rd64(body + 16);
-        r.cpu = d->parsing_cpu;
-        if (d->cfg.stacks && !perf_parse_stack(d, &r, body + 24, len - 24))
-            return;
-        break;
-    case PERF_RECORD_MMAP:
-        if (len < 32 + 16)
-            return;
-        r.pid = rd32(body);
-        r.tid = rd32(body + 4);
-        r.a = rd64(body + 8);
-        r.b = rd64(body + 16);
-        r.c = rd64(body + 24);
-        r.name = perf_name(d, (const char *)body + 32, len - 32 - 16);
-        break;
-    case PERF_RECORD_FORK:
-    case PERF_RECORD_EXIT:
-        if (len < 24)
-            return;
-        r.pid = rd32(body);
-        r.c = rd32(body + 4); /* ppid */
-        r.tid = rd32(body + 8);
-        break;
-    case PERF_RECORD_COMM: /* an exec's (misc says), or a thread renamed */
-        if (len < 8 + 16)
-            return;
-        r.pid = rd32(body);
-        r.tid = rd32(body + 4);
-        r.name = perf_name(d, (const char *)body + 8, len - 8 - 16);
-        break;
-    case PERF_RECORD_LOST:
-        if (len < 16)
-            return;
-        r.c = rd64(body + 8);
-        break;
-    case PERF_RECORD_THROTTLE:
-    case PERF_RECORD_UNTHROTTLE:
-        if (len < 8)
-            return;
-        r.time = rd64(body);
-        break;
-    case PERF_RECORD_SWITCH: break;
-    default: return;
-    }
-    if (d->nrecs == d->recs_alloc) {
-        d->recs_alloc = d->recs_alloc ? 2 * d->recs_alloc : 4096;
-        d->recs = xreallocarray(d->recs, d->recs_alloc, sizeof *d->recs);
-    }
-    r.seq = (uint32_t)d->nrecs;
-    d->recs[d->nrecs++] = r;
-}
-
-/* Push chunk C on the list at *HEAD (one pusher, one taker of all at once,
- * or one popper: no ABA). */
-static void perf_chunk_push(struct perf_chunk **head, struct perf_chunk *c)
-{
-    c->next = __atomic_load_n(head, __ATOMIC_RELAXED);
-    while (
-        !__atomic_compare_exchange_n(head, &c->next, c, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-        ;
-}
-
-/* A chunk to fill: a spare one, else a new one. */
-static struct perf_chunk *perf_chunk_get(struct clockdrv_perf *d)
-{
-    struct perf_chunk *c = __atomic_load_n(&d->spare, __ATOMIC_ACQUIRE);
-    while (c != NULL && !__atomic_compare_exchange_n(&d->spare, &c, c->next, true, __ATOMIC_ACQUIRE,
-                                                     __ATOMIC_ACQUIRE))
-        ;
-    if (c == NULL) /* beyond the pool: memory that faults as it is filled */
-        c = xmalloc(sizeof *c);
-    c->len = 0;
-    c->next = NULL;
-    return c;
-}
-
-/* Move the records in CPU I's ring up to HEAD to chunks, pushed on *CHAIN
- * (newest first; *LAST its oldest), and free their space, unless that would
- * take the chunks over PERF_COPY_MAX: then the rest stays.  The kernel
- * publishes data_head past whole records only.  False when records stayed
- * for want of room. */
-static bool perf_copy_ring(struct clockdrv_perf *d, int i, uint64_t head, struct perf_chunk **chain,
-                           struct perf_chunk **last)
-{
-    struct perf_cpu *pc = &d->cpus[i];
-    if (pc->meta == NULL)
-        return true;
-    uint64_t tail = pc->meta->data_tail;
-    size_t mask = pc->size - 1;
-    struct perf_chunk *c = NULL;
-    bool room = true;
-    size_t held = __atomic_load_n(&d->copied, __ATOMIC_RELAXED), moved = 0;
-    while (tail + sizeof(struct perf_event_header) <= head) {
-        struct perf_event_header h;
-        size_t off = (size_t)(tail & mask);
-        for (size_t k = 0; k < sizeof h; k++)
-            ((uint8_t *)&h)[k] = pc->data[(off + k) & mask];
-        if (h.size < sizeof h || tail + h.size > head)
-            break;
-        if (held + moved + h.size > PERF_COPY_MAX) {
-            room = false;
-            break;
-        }
-        if (c == NULL || c->len + h.size > PERF_CHUNK) {
-            c = perf_chunk_get(d);
-            c->cpu = i;
-            c->next = *chain;
-            if (*chain == NULL)
-                *last = c;
-            *chain = c;
-        }
-        size_t first = h.size <= pc->size - off ? h.size : pc->size - off;
-        memcpy(c->data + c->len, pc->data + off, first);
-        memcpy(c->data + c->len + first, pc->data, h.size - first);
-        c->len += h.size;
-        moved += h.size;
-        tail += h.size;
-    }
-    __atomic_add_fetch(&d->copied, moved, __ATOMIC_RELAXED);
-    __atomic_store_n(&pc->meta->data_tail, tail, __ATOMIC_RELEASE);
-    return room;
-}
-
-/* One pass: every ring's head read first, each ring moved up to it, the
- * chunks pushed on the passes list in one go.  False if a ring had records
- * left for want of room. */
-static bool perf_copy_pass(struct clockdrv_perf *d)
-{
-    uint64_t at = clockdrv_now_ns();
-    for (int i = 0; i < d->ncpus; i++)
-        d->heads[i] = d->cpus[i].meta != NULL
-                          ? __atomic_load_n(&d->cpus[i].meta->data_head, __ATOMIC_ACQUIRE)
-                          : 0;
-    struct perf_chunk *chain = NULL, *last = NULL;
-    bool room = true;
-    for (int i = 0; i < d->ncpus; i++)
-        room &= perf_copy_ring(d, i, d->heads[i], &chain, &last);
-    if (chain != NULL) {
-        last->next = __atomic_load_n(&d->passes, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(&d->passes, &last->next, chain, true, __ATOMIC_RELEASE,
-                                            __ATOMIC_RELAXED))
-            ;
-    }
-    if (room) /* every record made before AT is out of the rings */
-        __atomic_store_n(&d->read_ns, at, __ATOMIC_RELEASE);
-    return room;
-}
-
-/* The copier thread: it moves the rings' records to the chunk lists
- * whenever a ring reaches its watermark, and every PERF_COPY_MS, until told
- * to stop. */
-static void *perf_copier(void *arg)
-{
-    struct clockdrv_perf *d = arg;
-    bool room = true;
-    /* SCHED_FIFO where it may (its work is a copy), else a 0.1 ms slice, with
-     * which EEVDF lets it preempt the program's threads when it wakes. */
-    struct clockdrv_sched_attr a = {.size = sizeof a};
-    if (syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) == 0 && a.sched_policy == SCHED_OTHER) {
-        struct clockdrv_sched_attr rt = {
-            .size = sizeof rt, .sched_policy = SCHED_FIFO, .sched_priority = 1};
-        a.sched_runtime = 100000;
-        a.sched_flags = 0;
-        if (syscall(SYS_sched_setattr, 0, &rt, 0) < 0)
-            syscall(SYS_sched_setattr, 0, &a, 0);
-    }
-    while (!__atomic_load_n(&d->copier_quit, __ATOMIC_ACQUIRE)) {
-        struct epoll_event evs[16];
-        int n = 0;
-        if (room) {
-            n = epoll_wait(d->copier_ep, evs, 16, PERF_COPY_MS);
-        } else {
-            /* With no room, a full ring stays ready: only wait. */
-            struct timespec ts = {0, PERF_COPY_MS * 1000000L};
-            nanosleep(&ts, NULL);
-        }
-        room = perf_copy_pass(d);
-        for (int i = 0; i < n; i++) {
-            /* A hung-up event stays ready: stop watching it (the drain
-             * empties its ring at the end). */
-            if (evs[i].data.u32 < (uint32_t)d->ncpus && (evs[i].events & (EPOLLHUP | EPOLLERR)))
-                epoll_ctl(d->copier_ep, EPOLL_CTL_DEL, d->cpus[evs[i].data.u32].fd, NULL);
-            if (evs[i].data.u32 == PERF_SCAN_KEY && perf_scan_due(d) &&
-                pthread_mutex_trylock(&d->scan_lock) == 0) {
-                perf_scan(d);
-                pthread_mutex_unlock(&d->scan_lock);
-            }
-        }
-    }
-    return NULL;
-}
-
-/* The spare chunks the copier starts with: without SCHED_FIFO, two seconds
- * of samples (a front end starved by 200 busy processes caught up every
- * 0.3-1 s), up to 64 MiB, mapped and faulted in now.  Faulting in its
- * memory as it filled it took the copier 5-14 ms of CPU in 0.2 s, more than
- * its share among 200 busy processes, and the scheduler then kept it off
- * its CPU for 0.2-0.6 s, rings overflowing. */
-static void perf_pool(struct clockdrv_perf *d)
-{
-    uint64_t rate = (uint64_t)d->ncpus * (1000000u / d->cfg.interval_us) *
-                    (d->cfg.stacks ? d->cfg.stack_size + 512 : 128);
-    uint64_t want = 2 * rate > (64u << 20) ? (64u << 20) : 2 * rate;
-    size_t n = (size_t)(want / sizeof(struct perf_chunk)) + 1;
-    size_t len = n * sizeof(struct perf_chunk);
-    void *p =
-        mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (p == MAP_FAILED)
-        return;
-    d->pool = p;
-    d->pool_len = len;
-    for (size_t i = 0; i < n; i++)
-        perf_chunk_push(&d->spare, (struct perf_chunk *)(d->pool + i * sizeof(struct perf_chunk)));
-}
-
-/* Start the copier, with every signal blocked (they are the front end's),
- * unless profil runs at SCHED_FIFO: then nothing keeps the drain from the
- * rings, and it moves the records itself, as it does without the copier. */
-static void perf_copier_start(struct clockdrv_perf *d)
-{
-    if (d->copier_on || clockdrv_fifo())
-        return;
-    if (d->pool == NULL)
-        perf_pool(d);
-    d->copier_ep = epoll_create1(EPOLL_CLOEXEC);
-    d->copier_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (d->copier_ep < 0 || d->copier_stop < 0)
-        return;
-    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
-    epoll_ctl(d->copier_ep, EPOLL_CTL_ADD, d->copier_stop, &ev);
-    for (int i = 0; i < d->ncpus; i++) {
-        if (d->cpus[i].meta == NULL)
-            continue;
-        ev.data.u32 = (uint32_t)i;
-        epoll_ctl(d->copier_ep, EPOLL_CTL_ADD, d->cpus[i].fd, &ev);
-    }
-    /* The scan timer goes with it (see scan_lock). */
-    ev.data.u32 = PERF_SCAN_KEY;
-    bool scan = d->scan_fd >= 0 && epoll_ctl(d->copier_ep, EPOLL_CTL_ADD, d->scan_fd, &ev) == 0;
-    if (scan)
-        epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->scan_fd, NULL);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    d->copier_on = pthread_create(&d->copier, NULL, perf_copier, d) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (scan && !d->copier_on) {
-        epoll_ctl(d->copier_ep, EPOLL_CTL_DEL, d->scan_fd, NULL);
-        ev.data.u32 = PERF_SCAN_KEY;
-        epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->scan_fd, &ev);
-    }
-}
-
-/* Stop the copier and wait for it: the rings are the drain's from here. */
-static void perf_copier_stop(struct clockdrv_perf *d)
-{
-    if (!d->copier_on)
-        return;
-    __atomic_store_n(&d->copier_quit, true, __ATOMIC_RELEASE);
-    uint64_t one = 1;
-    if (write(d->copier_stop, &one, sizeof one) < 0) {
-        /* it wakes within PERF_COPY_MS anyway */
-    }
-    pthread_join(d->copier, NULL);
-    d->copier_on = false;
-}
-
-/* Parse the records of chunk C of CPU. */
-static void perf_parse_chunk(struct clockdrv_perf *d, int cpu, const struct perf_chunk *c)
-{
-    size_t off = 0;
-    while (off + sizeof(struct perf_event_header) <= c->len) {
-        struct perf_event_header h;
-        memcpy(&h, c->data + off, sizeof h);
-        if (h.size < sizeof h || off + h.size > c->len)
-            break;
-        d->parsing_cpu = (uint16_t)cpu;
-        perf_parse(d, &h, c->data + off + sizeof h, h.size - sizeof h);
-        off += h.size;
-    }
-}
-
-/* Parse every record there is, each CPU's oldest first: the passes the
- * copier made, and once it has stopped what is left in the rings.  Returns
- * the bytes parsed. */
-static size_t perf_read_all(struct clockdrv_perf *d)
-{
-    if (!d->copier_on)
-        perf_copy_pass(d);
-    struct perf_chunk *list = __atomic_exchange_n(&d->passes, NULL, __ATOMIC_ACQUIRE), *c = NULL;
-    while (list != NULL) { /* newest first: reverse */
-        struct perf_chunk *next = list->next;
-        list->next = c;
-        c = list;
-        list = next;
-    }
-    size_t bytes = 0;
-    while (c != NULL) {
-        struct perf_chunk *next = c->next;
-        perf_parse_chunk(d, c->cpu, c);
-        bytes += c->len;
-        __atomic_sub_fetch(&d->copied, c->len, __ATOMIC_RELAXED); /* before the copier has it */
-        perf_chunk_push(&d->spare, c);
-        c = next;
-    }
-    return bytes;
-}
-
-static int perf_rec_cmp(const void *a, const void *b)
-{
-    const struct perf_rec *x = a, *y = b;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Whether T's switch-out at TIME is a wait for profil's answer; requests
- * answered before TIME are forgotten (the records come in order of time). */
-static bool perf_hushed(struct perf_thread *t, uint64_t time)
-{
-    if (t->nhush == 0)
-        return false;
-    uint8_t gone = 0;
-    while (gone < t->nhush && t->hush[gone].until < time)
-        gone++;
-    memmove(t->hush, t->hush + gone, (t->nhush - gone) * sizeof t->hush[0]);
-    t->nhush -= gone;
-    return t->nhush > 0 && time >= t->hush[0].from;
-}
-
-/* Turn blocked time up to NOW into I/O ticks for thread T. */
-static void perf_credit(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now,
-                        clockdrv_emit_fn emit, void *arg)
-{
-    if (t->blocked && t->since < d->resumed_at) {
-        t->since = d->resumed_at;
-        t->carry = 0;
-    }
-    if (!t->blocked || now <= t->since)
-        return;
-    if (t->hushed) { /* waiting for profil's answer */
-        t->since = now;
-        return;
-    }
-    uint64_t ns = now - t->since + t->carry;
-    t->since = now;
-    t->carry = ns % d->period_ns;
-    uint64_t ticks = ns / d->period_ns;
-    if (ticks == 0)
-        return;
-    struct event ev = {.type = EVENT_SAMPLE, .pid = t->pid, .tid = t->tid, .time_ns = now};
-    ev.sample.mode = SAMPLE_BLOCKED;
-    if (d->scan_fd >= 0 && !t->bvalid)
-        perf_blocked_stack(d, t, now);
-    if (t->bvalid)
-        ev.sample.stack = &t->bstack;
-    while (ticks > 0) {
-        ev.sample.count = ticks > UINT32_MAX ? UINT32_MAX : (uint32_t)ticks;
-        ticks -= ev.sample.count;
-        emit(arg, &ev);
-    }
-}
-
-/* R's stack as an event's, in ST: borrowed from the blob arena. */
-static void perf_stack(struct clockdrv_perf *d, const struct perf_rec *r, struct event_stack *st)
-{
-    const uint8_t *p = d->blob + r->blob;
-    st->kernel = (const uint64_t *)(const void *)p; /* 8-aligned: the arena holds u64s first */
-    st->nkernel = r->nkernel;
-    p += 8 * (size_t)r->nkernel;
-    uint64_t regs[32];
-    memcpy(regs, p, 8 * (size_t)r->nregs);
-    ustack_regs_perf(regs, r->nregs, st);
-    p += 8 * (size_t)r->nregs;
-    st->data = p;
-    st->size = r->ssize;
-    st->to_top = r->sshort;
-}
-
-/* A context-switch sample: keep where T was, to charge its blocked time to. */
-static void perf_keep_stack(struct clockdrv_perf *d, const struct perf_rec *r)
-{
-    struct perf_thread *t = perf_thread(d, r->tid, false);
-    if (t == NULL || !r->has_stack)
-        return;
-    struct event_stack st;
-    perf_stack(d, r, &st);
-    if (t->bdata == NULL)
-        t->bdata = xmalloc(d->cfg.stack_size > 0 ? d->cfg.stack_size : 1);
-    uint32_t n = st.size < d->cfg.stack_size ? st.size : d->cfg.stack_size;
-    memcpy(t->bdata, st.data, n);
-    t->bstack = st;
-    t->bstack.kernel = NULL; /* the scheduler's own frames say nothing of the wait */
-    t->bstack.nkernel = 0;
-    t->bstack.data = t->bdata;
-    t->bstack.size = n;
-    t->bvalid = st.user;
-}
-
-/* Without a switch event (kernel.perf_event_paranoid 2): T's stack in its
- * blocked stretch up to NOW, as a scan saw it (perf_scan), if one did: a
- * wait shorter than a scan's period may go without. */
-static void perf_blocked_stack(struct clockdrv_perf *d, struct perf_thread *t, uint64_t now)
-{
-    pthread_mutex_lock(&d->scan_lock);
-    /* A wait seen before this stretch began is of no later one either: its
-     * snap goes, its buffer to the end of the ring to be used again. */
-    uint8_t gone = 0;
-    while (gone < t->nsnaps && t->snaps[gone].last < t->bstart)
-        gone++;
-    if (gone > 0) {
-        struct perf_snap old[PERF_SNAPS];
-        memcpy(old, t->snaps, gone * sizeof *old);
-        memmove(t->snaps, t->snaps + gone, (PERF_SNAPS - gone) * sizeof *t->snaps);
-        memcpy(t->snaps + PERF_SNAPS - gone, old, gone * sizeof *old);
-        t->nsnaps -= gone;
-    }
-    for (uint8_t i = 0; i < t->nsnaps; i++) {
-        const struct perf_snap *sn = &t->snaps[i];
-        if (sn->first > now)
-            break;
-        if (t->bdata == NULL)
-            t->bdata = xmalloc(d->cfg.stack_size > 0 ? d->cfg.stack_size : 1);
-        t->bstack = sn->st;
-        memcpy(t->bdata, sn->data, sn->st.size);
-        t->bstack.data = t->bdata;
-        t->bvalid = true;
-        break;
-    }
-    pthread_mutex_unlock(&d->scan_lock);
-}
-
-/* Whether the scan timer has fired since it was last asked. */
-static bool perf_scan_due(struct clockdrv_perf *d)
-{
-    uint64_t ticks;
-    return d->scan_fd >= 0 && read(d->scan_fd, &ticks, sizeof ticks) == (ssize_t)sizeof ticks;
-}
-
-/* Set the scan timer to fire every SCAN_NS. */
-static void perf_scan_arm(struct clockdrv_perf *d)
-{
-    struct timespec every = {(time_t)(d->scan_ns / 1000000000u), (long)(d->scan_ns % 1000000000u)};
-    struct itimerspec its = {every, every};
-    timerfd_settime(d->scan_fd, 0, &its, NULL);
-}
-
-/* The times thread T was put on a CPU (schedstat's third number), or 0. */
-static uint64_t perf_runs(const struct perf_thread *t)
-{
-    char path[64], line[128];
-    uint64_t exec, delay, runs;
-    snprintf(path, sizeof path, "/proc/%u/task/%u/schedstat", t->pid, t->tid);
-    if (clockdrv_proc_read(path, line, sizeof line) <= 0 ||
-        !clockdrv_schedstat_parse(line, &exec, &delay, &runs))
-        return 0;
-    return runs;
-}
-
-/* Read where each blocked thread is, from its syscall file, as the ptrace
- * driver does at its ticks; a thread still in the wait it was seen in last
- * time (not put on a CPU since) is not read again: a new wait is, even at
- * the same stack pointer and PC (another caller may have the same depth).
- * A scan whose own CPU time is over a quarter of its period doubles the
- * period, up to 64 ticks; one under a sixteenth halves it, down to one.
- * CPU time, not the wall clock: profil preempted mid-scan on a busy machine
- * (the suite's two tests at a time, under the sanitizers, as a user) once
- * doubled the period for good, and 7 % of blockcall's samples went by
- * without their stacks.  With the scan lock held: by the copier where there
- * is one, else by the drain. */
-static void perf_scan(struct clockdrv_perf *d)
-{
-    uint64_t t0 = clockdrv_cpu_ns();
-    for (size_t i = 0; i < d->threads_alloc; i++) {
-        struct perf_thread *t = &d->threads[i];
-        char path[64], line[256];
-        struct event_stack st = {0};
-        if (!t->used || t->pid == 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/%u/task/%u/syscall", t->pid, t->tid);
-        if (clockdrv_proc_read(path, line, sizeof line) <= 0 || strncmp(line, "running", 7) == 0 ||
-            !ustack_regs_syscall(line, &st))
-            continue;
-        uint64_t now = clockdrv_now_ns(), runs = perf_runs(t);
-        struct perf_snap *sn = t->nsnaps > 0 ? &t->snaps[t->nsnaps - 1] : NULL;
-        if (sn != NULL && runs != 0 && sn->runs == runs &&
-            sn->st.regs[EVENT_REG_SP] == st.regs[EVENT_REG_SP] &&
-            sn->st.regs[EVENT_REG_PC] == st.regs[EVENT_REG_PC]) {
-            sn->last = now;
-            continue;
-        }
-        if (t->snaps == NULL)
-            t->snaps = xcalloc(PERF_SNAPS, sizeof *t->snaps);
-        if (t->nsnaps == PERF_SNAPS) { /* the oldest goes, its buffer used again */
-            struct perf_snap old = t->snaps[0];
-            memmove(t->snaps, t->snaps + 1, (PERF_SNAPS - 1) * sizeof *t->snaps);
-            t->snaps[PERF_SNAPS - 1] = old;
-            t->nsnaps--;
-        }
-        sn = &t->snaps[t->nsnaps++];
-        if (sn->data == NULL)
-            sn->data = xmalloc(d->cfg.stack_size > 0 ? d->cfg.stack_size : 1);
-        sn->st = st;
-        ustack_copy((pid_t)t->pid, &sn->st, sn->data, d->cfg.stack_size);
-        sn->st.kernel = NULL;
-        sn->st.nkernel = 0;
-        sn->first = sn->last = now;
-        sn->runs = runs;
-    }
-    uint64_t took = clockdrv_cpu_ns() - t0;
-    if (took > d->scan_ns / 4 && d->scan_ns < 64 * d->period_ns) {
-        d->scan_ns *= 2;
-        perf_scan_arm(d);
-    } else if (took < d->scan_ns / 16 && d->scan_ns > d->period_ns) {
-        d->scan_ns /= 2;
-        perf_scan_arm(d);
-    }
-}
-
-/* perf_scan from the drain, where there is no copier to scan. */
-static void perf_scan_locked(struct clockdrv_perf *d)
-{
-    pthread_mutex_lock(&d->scan_lock);
-    perf_scan(d);
-    pthread_mutex_unlock(&d->scan_lock);
-}
-
-/* Scan the blocked threads every tick when no switch event can say where
- * they block. */
-static void perf_scan_start(struct clockdrv_perf *d)
-{
-    if (d->scan_fd >= 0 || !d->cfg.stacks || !d->wall || !d->exclude_kernel)
-        return;
-    d->scan_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (d->scan_fd < 0)
-        return;
-    d->scan_ns = d->period_ns;
-    perf_scan_arm(d);
-    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = PERF_SCAN_KEY};
-    epoll_ctl(d->base.fd, EPOLL_CTL_ADD, d->scan_fd, &ev);
-}
-
-/* The periods entry of CPU's clock event in force at TIME (PC has some). */
-static size_t perf_period_at(const struct perf_cpu *pc, uint64_t time)
-{
-    size_t lo = 0, hi = pc->nperiods; /* the last one given at or before TIME */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pc->periods[mid].time <= time)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The ticks a sample counts.  With exact periods, one.  Jittered, each
- * sample stands for the period that ended in it, w intervals: it counts
- * floor(w), and one more with the probability of w's fraction, so that the
- * ticks add up to the CPU time on average (0.1 % off in 1,000 samples).
- * Not rounded with the rest carried, as the ptrace driver counts: within a
- * stretch of equal periods a carry drops or doubles every k-th sample, and
- * a period near half the interval made the kept ones a lattice in step
- * with the program again.  The period is the one its CPU's events had at
- * the time (see perf_jitter); the sample's own PERF_SAMPLE_PERIOD cannot
- * say: for cpu-clock it stays the first period the event had.
- * A change of period starts the event's period anew, and the part of the
- * old one that had passed is never sampled: the first sample after a
- * change stands for that part too, half the old period on average (the
- * change comes at a time unrelated to the program's phase), or the run's
- * CPU time would come out 1/64th short. */
-static uint32_t perf_ticks(struct clockdrv_perf *d, const struct perf_rec *r)
-{
-    if (d->jitter.frac == 0)
-        return 1;
-    struct perf_cpu *pc = r->cpu < d->ncpus ? &d->cpus[r->cpu] : NULL;
-    double w = 1;
-    if (pc != NULL && pc->nperiods > 0) {
-        size_t k = perf_period_at(pc, r->time);
-        w = (double)pc->periods[k].period / (double)d->period_ns;
-        if (pc->sampled && k > pc->last_period)
-            w += (double)pc->periods[pc->last_period].period / (2.0 * (double)d->period_ns);
-        pc->last_period = k;
-        pc->sampled = true;
-    }
-    double n = floor(w);
-    if (clockdrv_jitter_u01(&d->jitter) < w - n)
-        n += 1;
-    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-}
-
-static void perf_note_setuid(struct clockdrv_perf *d);
-static void perf_note_add(struct clockdrv_perf *d, const char *msg);
-static void perf_note_throttle(struct clockdrv_perf *d);
-
-/* What process PID execs, for EV: /proc/PID/exe and /proc/PID/cmdline read
- * now, a little after the exec (the ring is drained every 50 ms); a process
- * gone or exec'd again since is left without them (the session takes its
- * executable from its first mapping). */
-static void perf_exec_args(struct clockdrv_perf *d, uint32_t pid, struct event *ev)
-{
-    clockdrv_exec_info((pid_t)pid, d->exec_path, sizeof d->exec_path, d->exec_args,
-                       sizeof d->exec_args, ev);
-}
-
-static void perf_dispatch(struct clockdrv_perf *d, const struct perf_rec *r, clockdrv_emit_fn emit,
-                          void *arg)
-{
-    struct event ev = {.pid = r->pid, .tid = r->tid, .time_ns = r->time};
-    struct perf_thread *t;
-    switch (r->type) {
-    case PERF_RECORD_SAMPLE:
-        if (r->cs) {
-            perf_keep_stack(d, r);
-            break;
-        }
-        if (r->has_stack) {
-            perf_stack(d, r, &d->stack);
-            ev.sample.stack = &d->stack;
-        }
-        ev.type = EVENT_SAMPLE;
-        ev.sample.pc = r->a;
-        ev.sample.count = perf_ticks(d, r);
-        if (ev.sample.count == 0)
-            break;
-        ev.sample.mode = (r->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER
-                             ? SAMPLE_USER
-                             : SAMPLE_KERNEL;
-        emit(arg, &ev);
-        break;
-    case PERF_RECORD_MMAP:
-        t = perf_thread(d, r->tid, false);
-        if (t != NULL)
-            t->exec_bare = false;
-        ev.type = EVENT_MMAP;
-        ev.mmap.start = r->a;
-        ev.mmap.len = r->b;
-        ev.mmap.pgoff = r->c;
-        ev.mmap.path = d->names + r->name;
-        emit(arg, &ev);
-        break;
-    case PERF_RECORD_COMM:
-        if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
-            t = perf_thread(d, r->tid, false);
-            if (t != NULL)
-                t->exec_bare = true;
-            ev.type = EVENT_EXEC;
-            perf_exec_args(d, r->pid, &ev);
-            emit(arg, &ev);
-        }
-        ev.type = EVENT_COMM;
-        ev.comm.name = d->names + r->name;
-        emit(arg, &ev);
-        break;
-    case PERF_RECORD_FORK:
-        t = perf_thread(d, r->tid, true);
-        t->pid = r->pid;
-        d->jitter_stop = true;
-        d->base.threads++;
-        if (d->base.threads > d->base.max_threads)
-            d->base.max_threads = d->base.threads;
-        if (r->pid != (uint32_t)r->c) {
-            ev.type = EVENT_FORK;
-            ev.fork.ppid = (uint32_t)r->c;
-        } else {
-            ev.type = EVENT_THREAD;
-        }
-        emit(arg, &ev);
-        break;
-    case PERF_RECORD_EXIT:
-        t = perf_thread(d, r->tid, false);
-        if (t != NULL && t->exec_bare && !d->setuid_said)
-            perf_note_setuid(d);
-        perf_thread_gone(d, r->tid);
-        /* The wait status is known for the program only, once reaped: the
-         * session has it from there. */
-        ev.type = r->pid == r->tid ? EVENT_EXIT : EVENT_THREAD_EXIT;
-        emit(arg, &ev);
-        break;
-    case PERF_RECORD_LOST:
-        if (!d->overflow_said) {
-            d->overflow_said = true;
-            perf_note_add(d, "a kernel buffer filled while profil waited for a CPU: the samples "
-                             "it had no room for are lost");
-        }
-        ev.type = EVENT_LOST;
-        ev.lost.count = r->c;
-        emit(arg, &ev);
-        break;
-    case PERF_RECORD_THROTTLE:
-        d->throttled_at = r->time;
-        if (!d->throttle_said) {
-            d->throttle_said = true;
-            perf_note_throttle(d);
-        }
-        break;
-    case PERF_RECORD_UNTHROTTLE:
-        /* The ticks that fell while the kernel throttled us are lost, not hidden. */
-        if (d->throttled_at != 0 && r->time > d->throttled_at) {
-            ev.type = EVENT_LOST;
-            ev.lost.count = (r->time - d->throttled_at) / d->period_ns;
-            if (ev.lost.count > 0)
-                emit(arg, &ev);
-        }
-        d->throttled_at = 0;
-        break;
-    case PERF_RECORD_SWITCH:
-        if (!d->wall)
-            break;
-        t = perf_thread(d, r->tid, false);
-        if (t == NULL)
-            break;
-        if (r->misc & PERF_RECORD_MISC_SWITCH_OUT) {
-            if (!(r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) {
-                t->blocked = true;
-                t->since = t->bstart = r->time;
-                t->hushed = perf_hushed(t, r->time);
-            }
-        } else {
-            if (t->blocked)
-                perf_credit(d, t, r->time, emit, arg);
-            t->blocked = false;
-            t->hushed = false;
-            t->bvalid = false; /* back on a CPU: its next wait has a stack of its own */
-        }
-        break;
-    }
-}
-
-/* Say how many samples went without their stacks. */
-static void perf_note_shed(struct clockdrv_perf *d)
-{
-    if (!d->note0_kept) {
-        d->note0 = d->base.note != NULL ? xstrdup(d->base.note) : NULL;
-        d->note0_kept = true;
-    }
-    char *shed = xasprintf("%llu of %llu samples kept without their call stacks: profil could "
-                           "not unwind them as fast as they came",
-                           (unsigned long long)d->shed, (unsigned long long)d->samples);
-    free(d->base.note);
-    d->base.note = d->note0 != NULL ? xasprintf("%s; %s", d->note0, shed) : xstrdup(shed);
-    free(shed);
-}
-
-/* Say MSG for good, beside what the start and earlier remarks said (and
- * the samples kept without stacks, which perf_note_shed says anew). */
-static void perf_note_add(struct clockdrv_perf *d, const char *msg)
-{
-    if (!d->note0_kept) {
-        d->note0 = d->base.note != NULL ? xstrdup(d->base.note) : NULL;
-        d->note0_kept = true;
-    }
-    char *n = d->note0 != NULL ? xasprintf("%s; %s", d->note0, msg) : xstrdup(msg);
-    free(d->note0);
-    d->note0 = n;
-    free(d->base.note);
-    d->base.note = xstrdup(n);
-    if (d->shed > 0)
-        perf_note_shed(d);
-}
-
-/* Jittered periods stopped: say so. */
-static void perf_note_jitter(struct clockdrv_perf *d)
-{
-    if (d->several) {
-        perf_note_add(d, "the process had several threads when profil attached, so the sample "
-                         "periods do not change (each CPU keeps the random one it had); "
-                         "--driver ptrace keeps jittering");
-        return;
-    }
-    perf_note_add(d, "the program started a thread or a process, so the sample periods stopped "
-                     "changing (each CPU keeps the random one it had: the kernel gives a new "
-                     "thread its parent's period of the moment for good); --driver ptrace "
-                     "keeps jittering");
-}
-
-/* The kernel held the clock back: its samples took too long for
- * kernel.perf_event_max_sample_rate, which it lowers itself when they do. */
-static void perf_note_throttle(struct clockdrv_perf *d)
-{
-    char msg[192];
-    int rate = clockdrv_read_int("/proc/sys/kernel/perf_event_max_sample_rate", -1);
-    snprintf(msg, sizeof msg,
-             "the kernel throttled the clock (kernel.perf_event_max_sample_rate is %d now): the "
-             "ticks it held back are lost",
-             rate);
-    perf_note_add(d, msg);
-}
-
-/* A process of the program executed a setuid or setgid program (or one
- * with file capabilities): the kernel takes the events off a process that
- * is no longer dumpable (begin_new_exec: perf_event_exit_task), which
- * writes an exit record right after the exec's comm record, before any
- * mapping of the new program.  Its samples stop there, for good; say so
- * rather than show a profile that silently ends.  (An exec that fails past
- * its point of no return looks the same, but the process dies then.) */
-static void perf_note_setuid(struct clockdrv_perf *d)
-{
-    d->setuid_said = true;
-    perf_note_add(d, "the program ran a setuid program: not profiled after exec");
-}
-
-/* New periods for the clock events, every PERF_JITTER_PERIODS periods or so
- * (not per sample: an ioctl per CPU each time), from PERF_JITTER_WAIT_NS
- * after the start.  The kernel starts an event that is running anew from
- * the change, so the part of a period that had passed goes unsampled, half
- * a period in PERF_JITTER_PERIODS on average: perf_ticks counts it in the
- * next sample.
- * Only a program of one thread is jittered.  The events profil opened are
- * the program's first thread's; a thread or process the program creates is
- * given copies with the period they have at that moment, for good, and the
- * kernel swaps the copies between the threads of a process when it switches
- * from one to another, so no sample could say which period it ended.  At
- * the first fork record the periods stop changing: every event on a CPU,
- * the first thread's and the copies alike, then has that CPU's period of
- * the moment, a random one, for the rest of the run. */
-static void perf_jitter(struct clockdrv_perf *d, uint64_t now)
-{
-    if (d->jitter.frac == 0 || d->jitter_done || d->base.ended)
-        return;
-    if (d->jitter_stop) {
-        d->jitter_done = true;
-        perf_note_jitter(d);
-        return;
-    }
-    if (d->jitter_at == 0)
-        d->jitter_at = now + PERF_JITTER_PERIODS * d->period_ns;
-    if (now < d->jitter_at)
-        return;
-    for (int i = 0; i < d->ncpus; i++) {
-        uint64_t period = clockdrv_jitter_next(&d->jitter);
-        uint64_t at = clockdrv_now_ns(); /* before: a sample after it has the new period */
-        if (d->cpus[i].fd >= 0 && ioctl(d->cpus[i].fd, PERF_EVENT_IOC_PERIOD, &period) == 0)
-            perf_period_given(&d->cpus[i], at, period);
-    }
-    d->jitter_at = now + PERF_JITTER_PERIODS * d->period_ns;
 }
 
 static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, void *arg)
@@ -1953,7 +315,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
                 epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->pidfd, NULL);
                 d->child_gone = true;
             } else if (k == PERF_SCAN_KEY) {
-                scan = perf_scan_due(d) || scan;
+                scan = clockdrv_perf_scan_due(d) || scan;
             } else if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
                 /* A hung-up event keeps polling ready: stop watching it. */
                 epoll_ctl(d->base.fd, EPOLL_CTL_DEL, d->cpus[k].fd, NULL);
@@ -1964,7 +326,7 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
             break;
     }
     if (scan && !d->base.ended)
-        perf_scan_locked(d);
+        clockdrv_perf_scan_locked(d);
     if (d->child_gone && !d->base.ended) {
         if (waitpid(d->base.pid, &d->base.wstatus, WNOHANG) == d->base.pid) {
             d->base.ended = true;
@@ -1999,17 +361,17 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
     /* Once the program has ended nothing more comes: the copier stops and
      * the drain takes what is left in the rings. */
     if (d->base.ended)
-        perf_copier_stop(d);
+        clockdrv_perf_copier_stop(d);
     /* The records read now are all those made before READ_TO: the copier's
      * pass that began then published them, or this drain's own pass did.
      * As an ordinary user that is up to PERF_COPY_MS and more before now. */
     bool copier = d->copier_on;
     uint64_t read_to = __atomic_load_n(&d->read_ns, __ATOMIC_ACQUIRE);
-    size_t backlog = perf_read_all(d);
+    size_t backlog = clockdrv_perf_read_all(d);
     if (!copier)
         read_to = __atomic_load_n(&d->read_ns, __ATOMIC_ACQUIRE);
     if (d->nrecs > 1) /* no records at all: a stopped process, recs still NULL */
-        qsort(d->recs, d->nrecs, sizeof *d->recs, perf_rec_cmp);
+        qsort(d->recs, d->nrecs, sizeof *d->recs, clockdrv_perf_rec_cmp);
     uint64_t shed = d->shed;
     for (size_t i = 0; i < d->nrecs; i++) {
         struct perf_rec *r = &d->recs[i];
@@ -2017,8 +379,8 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
          * must not keep the scan from seeing the waits of the moment: as
          * an ordinary user beside two busy loops, 4-9 % of blockcall's
          * blocked samples went without a stack. */
-        if (i % 32 == 31 && !d->base.ended && !copier && perf_scan_due(d))
-            perf_scan_locked(d);
+        if (i % 32 == 31 && !d->base.ended && !copier && clockdrv_perf_scan_due(d))
+            clockdrv_perf_scan_locked(d);
         if (r->type == PERF_RECORD_SAMPLE && !r->cs) {
             d->samples++;
             if (r->has_stack && backlog > PERF_BACKLOG_SHED &&
@@ -2027,10 +389,10 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
                 d->shed++;
             }
         }
-        perf_dispatch(d, r, emit, arg);
+        clockdrv_perf_dispatch(d, r, emit, arg);
     }
     if (d->shed > shed)
-        perf_note_shed(d);
+        clockdrv_perf_note_shed(d);
     if (d->base.ended && d->lead_gone) {
         /* An attached process whose main thread ended before profil came:
          * no exit record says when the last thread took it along. */
@@ -2050,17 +412,18 @@ static int clockdrv_perf_drain(struct clockdrv *base, clockdrv_emit_fn emit, voi
             struct perf_thread *t = &d->threads[i];
             if (!t->used || !t->blocked)
                 continue;
-            perf_credit(d, t, read_to - PERF_SLACK_NS, emit, arg);
+            clockdrv_perf_credit(d, t, read_to - PERF_SLACK_NS, emit, arg);
         }
     }
-    perf_jitter(d, now);
+    clockdrv_perf_jitter(d, now);
     if (d->base.ended) {
         clockdrv_unprioritize(); /* the report and the screen are no real-time work */
     } else if (clockdrv_over_budget(now, PERF_FIFO_SHARE)) {
         clockdrv_unprioritize();
-        perf_copier_start(d); /* the rings need it now */
-        perf_note_add(d, "profil's own work took more than half a CPU, so it left SCHED_FIFO: "
-                         "the program's threads may now keep it from reading the samples in time");
+        clockdrv_perf_copier_start(d); /* the rings need it now */
+        clockdrv_perf_note_add(
+            d, "profil's own work took more than half a CPU, so it left SCHED_FIFO: "
+               "the program's threads may now keep it from reading the samples in time");
     }
     return d->base.ended ? 1 : 0;
 }
@@ -2093,7 +456,7 @@ static void clockdrv_perf_clock_off(struct clockdrv *base)
 static void clockdrv_perf_hush(struct clockdrv *base, pid_t tid, uint64_t since)
 {
     struct clockdrv_perf *d = (struct clockdrv_perf *)base;
-    struct perf_thread *t = perf_thread(d, (uint32_t)tid, false);
+    struct perf_thread *t = clockdrv_perf_thread(d, (uint32_t)tid, false);
     if (t == NULL)
         return;
     if (t->hush == NULL)
