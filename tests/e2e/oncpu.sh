@@ -7,7 +7,7 @@
 # and in the exports, and the saved session still holds every sample.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 43
+plan 46
 
 # pct FILE NAME [OPTION...]: NAME's Self share of the report, in %.
 pct() {
@@ -77,8 +77,7 @@ tm -f /dev/null new-session -d -s s -x 130 -y 40 "env PS1='$ ' LC_ALL=C.UTF-8 sh
 tm send-keys -t s "cd '$T'; $PROFIL w.PRF; echo EXIT=\$?" Enter
 ok "replay: the screen comes up" wait_for 'profil REPLAY' 10
 tm send-keys -t s G 2
-ok "replay: at the end, the header says most samples are waits and names o" \
-    wait_for '(mostly waits: o shows on-CPU time|  o: on-CPU  )' 5
+ok "replay: at the end" wait_for 'replay end' 5
 ok "replay: [blocked] is in the ranking" wait_for "${rank}\[blocked\] " 5
 tm send-keys -t s o
 ok "replay: o shows on-CPU time only" wait_for 'on-CPU time only \(o: all\)' 5
@@ -87,10 +86,19 @@ unlike "$(screen)" "${rank}\[blocked\] " "replay: [blocked] has left the ranking
 tm send-keys -t s ,
 ok "replay: a step back keeps on-CPU time" wait_for 'on-CPU time only \(o: all\)' 5
 tm send-keys -t s G o
-ok "replay: o again shows all time" wait_for '(mostly waits: o shows on-CPU time|  o: on-CPU  )' 5
-ok "replay: and [blocked] again" wait_for "${rank}\[blocked\] " 5
+ok "replay: o again shows all time: [blocked] again" wait_for "${rank}\[blocked\] " 5
+ok "replay: and the header no longer says on-CPU" gone 'on-CPU time only' 5
 tm send-keys -t s q
 ok "replay: q leaves" wait_for '^EXIT=0' 5
+
+# A program that mostly sleeps: the header says so, and names the key.
+run "$PROFIL" --no-tui -b 1 -t 1000 --clock=wall -o "$T/s.PRF" "$PROGS/sleeper" </dev/null
+is "$rc" 0 "sleeper runs under the wall clock"
+tm send-keys -t s "clear; $PROFIL s.PRF; echo EXIT=\$?" Enter
+ok "replay of sleeper: the header says most samples are waits and names o" \
+    wait_for '(mostly waits: o shows on-CPU time|  o: on-CPU  )' 10
+tm send-keys -t s q
+ok "replay of sleeper: q leaves" wait_for '^EXIT=0' 5
 
 tm send-keys -t s "clear; $PROFIL -b 1 -t 1000 --clock=wall -o live.PRF $PROGS/threads 2000000000; echo EXIT=\$?" Enter
 ok "live: the screen comes up" wait_for ' running *$' 10
