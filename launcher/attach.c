@@ -10,9 +10,9 @@
 #include "elf/module.h"
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
-#include "prf/prf.h"
 #include "session/view.h"
 #include "util/quote.h"
+#include "util/save.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>
@@ -131,7 +131,7 @@ int launcher_attach(struct options *o)
         fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", output, strerror(-r));
         goto out;
     }
-    if (prf_write_check(output, PRF_SAVE_KEEP_OLD, &cause) < 0) {
+    if (save_check(output, SAVE_KEEP_OLD, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         goto out;

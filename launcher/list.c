@@ -11,6 +11,7 @@
 #include "report/report.h"
 #include "session/lines.h"
 #include "util/quote.h"
+#include "util/save.h"
 #include "util/xmalloc.h"
 
 #include <dirent.h>
@@ -106,7 +107,7 @@ int launcher_list(const struct options *o)
         return 2;
     }
     if (path != NULL && strcmp(out_name, "-") != 0 &&
-        prf_write_check(out_name, PRF_SAVE_THROUGH, &cause) < 0) {
+        save_check(out_name, SAVE_THROUGH, &cause) < 0) {
         free(path);
         path = NULL; /* said below */
     }
@@ -148,8 +149,8 @@ int launcher_list(const struct options *o)
         } else if (fclose(out) != 0) {
             fprintf(stderr, "profil: cannot write %s: %s\n", out_name, strerror(errno));
             status = 1;
-        } else if (prf_write_save(out_name, (const uint8_t *)text, len, PRF_SAVE_THROUGH, &kept,
-                                  &as, &cause) < 0) {
+        } else if (save_write(out_name, (const uint8_t *)text, len, SAVE_THROUGH, &kept, &as,
+                              &cause) < 0) {
             fprintf(stderr, "profil: %s\n", cause);
             free(cause);
             status = 1;

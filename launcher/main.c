@@ -18,6 +18,7 @@
 #include "session/view.h"
 #include "tui/tui.h"
 #include "util/quote.h"
+#include "util/save.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>
@@ -189,7 +190,7 @@ static int main_merge(struct options *o)
 {
     size_t n = (size_t)o->nmerge;
     char *cause = NULL;
-    if (prf_write_check(o->output, 0, &cause) < 0) { /* before reading any run */
+    if (save_check(o->output, 0, &cause) < 0) { /* before reading any run */
         fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         return 1;
@@ -222,7 +223,7 @@ static int main_merge(struct options *o)
         fprintf(stderr, "profil: the merged session would not read back (%s): nothing written\n",
                 quote(cause));
         free(cause);
-    } else if (prf_write_atomic(o->output, data, len, &cause) < 0) {
+    } else if (save_atomic(o->output, data, len, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", cause);
         free(cause);
     } else {
@@ -348,8 +349,8 @@ static int main_save(const char *out, const uint8_t *data, size_t len, bool keep
 {
     bool kept;
     char *as = NULL, *cause = NULL;
-    unsigned flags = PRF_SAVE_THROUGH | (keep_old ? PRF_SAVE_KEEP_OLD : 0);
-    int r = prf_write_save(out, data, len, flags, &kept, &as, &cause);
+    unsigned flags = SAVE_THROUGH | (keep_old ? SAVE_KEEP_OLD : 0);
+    int r = save_write(out, data, len, flags, &kept, &as, &cause);
     if (kept)
         fprintf(stderr, "profil: kept the previous %s as %s.old\n", out, out);
     if (r < 0) {
@@ -387,7 +388,7 @@ static int main_diff(struct options *o)
          launcher_refuse_same(o->output, o->diff_after, "the input file") != 0))
         return 2;
     if (o->export_format != NULL && strcmp(o->output, "-") != 0 &&
-        prf_write_check(o->output, PRF_SAVE_THROUGH, &cause) < 0) {
+        save_check(o->output, SAVE_THROUGH, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         return 1;
@@ -445,7 +446,7 @@ static int main_export(const struct options *o)
     char *cause = NULL;
     if (launcher_refuse_same(o->output, o->target, "the input file") != 0)
         return 2;
-    if (strcmp(o->output, "-") != 0 && prf_write_check(o->output, PRF_SAVE_THROUGH, &cause) < 0) {
+    if (strcmp(o->output, "-") != 0 && save_check(o->output, SAVE_THROUGH, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", quote(cause));
         free(cause);
         return 1;
@@ -688,7 +689,7 @@ static int main_check_program(const struct options *o, char **path, char **inter
     if (r != 0)
         return r;
     r = launcher_check_output(*output);
-    if (r < 0 || prf_write_check(*output, PRF_SAVE_KEEP_OLD, &cause) < 0) {
+    if (r < 0 || save_check(*output, SAVE_KEEP_OLD, &cause) < 0) {
         if (r < 0)
             fprintf(stderr, "profil: %s: Cannot open output file (%s)\n", *output, strerror(-r));
         else

@@ -16,6 +16,7 @@
 #include "tui/tui.h"
 #include "util/files.h"
 #include "util/quote.h"
+#include "util/save.h"
 #include "util/xmalloc.h"
 
 #include <errno.h>
@@ -299,8 +300,7 @@ static int run_save(void *arg, struct session *s, char **cause)
     prf_write_buffer(s, &data, &len);
     bool kept;
     char *as = NULL;
-    int r =
-        prf_write_save(rs->name, data, len, rs->saved ? 0 : PRF_SAVE_KEEP_OLD, &kept, &as, cause);
+    int r = save_write(rs->name, data, len, rs->saved ? 0 : SAVE_KEEP_OLD, &kept, &as, cause);
     free(data);
     if (r == 0) {
         rs->saved = true;
@@ -410,7 +410,7 @@ static int run_fallback(struct session *s, const char *name, char **where, char 
             bool kept;
             free(*cause);
             *cause = NULL;
-            r = prf_write_save(path, data, len, PRF_SAVE_NEW, &kept, where, cause);
+            r = save_write(path, data, len, SAVE_NEW, &kept, where, cause);
             free(path);
         }
         free(dirs[i]);

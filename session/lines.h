@@ -4,7 +4,8 @@
  * (dwfl_module_getsrc, dwarf_getscopes) from the image or its separate debug
  * file.  Looked up once per PC and kept; a live session reads DWARF, a
  * session read from a .PRF has only what the file's LINE chunk holds, so a
- * replay shows the same lines without the binaries.
+ * replay shows the same lines without the binaries.  lines.c keeps the
+ * tables (and merges them); lines_dwarf.c reads DWARF into them.
  */
 #ifndef PROFIL_SESSION_LINES_H
 #define PROFIL_SESSION_LINES_H
@@ -54,6 +55,14 @@ struct func_place {
     uint32_t file;
     uint32_t line;
     uint32_t line_end; /* the last line its code comes from, 0 unknown */
+};
+
+/* An embedded source text, handed to source.c on first use. */
+struct lines_text {
+    uint32_t file;
+    char *text;
+    size_t len;
+    bool given;
 };
 
 /* What session/lines.c keeps; session.lines. */
@@ -150,5 +159,17 @@ void lines_free(struct session *s);
 /* Add what FROM knows of its places to S (a merge): FROM's module I is S's
  * MODULE_MAP[I]; a place S knows already is kept. */
 void lines_merge(struct session *s, const struct session *from, const uint32_t *module_map);
+
+/* lines.c's tables as lines_dwarf.c fills them.  S's lines, made empty on
+ * first use. */
+struct lines *lines_get(struct session *s);
+
+/* The slot of (MODULE, OFFSET) in L's places (L->locs_alloc not 0): its
+ * place, or the empty one (module UINT32_MAX) where it would go. */
+struct srcloc *lines_loc_slot(struct lines *l, uint32_t module, uint64_t offset);
+
+/* Give FN the place the file's function places (lines_add_func_place) hold
+ * for it, if any. */
+void lines_file_func_place(struct lines *l, struct func *fn);
 
 #endif

@@ -5,10 +5,8 @@
 #include "report/report.h"
 #include "tests/tap.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -229,113 +227,6 @@ static void test_files(void)
     session_free(s);
 }
 
-/* The whole of PATH, or "" when it cannot be read; the caller frees. */
-static char *slurp(const char *path)
-{
-    char *text = calloc(1, 64);
-    FILE *f = fopen(path, "r");
-    if (f != NULL) {
-        fread(text, 1, 63, f);
-        fclose(f);
-    }
-    return text;
-}
-
-/* Saving over a session keeps the previous one as NAME.old, and no failure loses it. */
-static void test_keep_old(void)
-{
-    char dir[] = "/tmp/profil-test-XXXXXX";
-    if (mkdtemp(dir) == NULL)
-        exit(1);
-    char path[128], old[160];
-    snprintf(path, sizeof path, "%s/s.PRF", dir);
-    snprintf(old, sizeof old, "%s.old", path);
-    char *cause = NULL, *text;
-    bool kept = true;
-    ok(prf_write_atomic_keep(path, (const uint8_t *)"one", 3, true, &kept, &cause) == 0 && !kept,
-       ".old: nothing to keep the first time");
-    ok(access(old, F_OK) < 0, ".old: and no .old made");
-    ok(prf_write_atomic_keep(path, (const uint8_t *)"two", 3, true, &kept, &cause) == 0 && kept,
-       ".old: the second save keeps the first");
-    is_str(text = slurp(old), "one", ".old: NAME.old holds the previous file");
-    free(text);
-    is_str(text = slurp(path), "two", ".old: NAME the new one");
-    free(text);
-    ok(prf_write_atomic_keep(path, (const uint8_t *)"three", 5, false, &kept, &cause) == 0 && !kept,
-       ".old: a later save of the same run does not keep again");
-    is_str(text = slurp(old), "one", ".old: so NAME.old is still the previous run's");
-    free(text);
-
-    /* NAME.old cannot be replaced (it is a directory): the save fails, nothing is lost. */
-    unlink(old);
-    mkdir(old, 0700);
-    ok(prf_write_atomic_keep(path, (const uint8_t *)"four", 4, true, &kept, &cause) < 0 && !kept &&
-           cause != NULL && strchr(cause, '\n') == NULL && strstr(cause, "cannot keep"),
-       ".old: a failure to keep is one clear line: %s", cause ? cause : "");
-    free(cause);
-    is_str(text = slurp(path), "three", ".old: and the previous file is still in place");
-    free(text);
-    rmdir(old);
-    DIR *d = opendir(dir);
-    int left = 0;
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
-        left += e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    if (d != NULL)
-        closedir(d);
-    is_u64(left, 0, ".old: no temporary file is left behind");
-    char fresh[168];
-    snprintf(fresh, sizeof fresh, "%s.new", path);
-    is_str(text = slurp(fresh), "four", ".old: this run went to NAME.new instead");
-    free(text);
-    unlink(fresh);
-    unlink(path);
-    ok(rmdir(dir) == 0, ".old: and the directory is left empty");
-}
-
-/* PRF_SAVE_NEW replaces nothing: a taken name gets a random part; a new
- * file has the umask's mode, a replaced one keeps its own. */
-static void test_save_new(void)
-{
-    char dir[] = "/tmp/profil-test-XXXXXX";
-    if (mkdtemp(dir) == NULL)
-        exit(1);
-    char path[128];
-    snprintf(path, sizeof path, "%s/s.PRF", dir);
-    char *cause = NULL, *as = NULL, *text;
-    bool kept;
-    mode_t mask = umask(077);
-    ok(prf_write_save(path, (const uint8_t *)"one", 3, PRF_SAVE_NEW, &kept, &as, &cause) == 0 &&
-           as != NULL && strcmp(as, path) == 0,
-       "new: a free name is taken as it is");
-    free(as);
-    struct stat st;
-    ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "new: umask 077 gives 0600");
-    as = NULL; /* freed above; the message below reads the new one */
-    int r = prf_write_save(path, (const uint8_t *)"two", 3, PRF_SAVE_NEW, &kept, &as, &cause);
-    ok(r == 0 && as != NULL && strlen(as) == strlen(path) + 7 &&
-           strncmp(as, path, strlen(path) - 4) == 0 && strcmp(as + strlen(as) - 4, ".PRF") == 0,
-       "new: a taken name gets a random part: %s", as ? as : "");
-    is_str(text = slurp(path), "one", "new: and the file there is left alone");
-    free(text);
-    is_str(text = as != NULL ? slurp(as) : strdup(""), "two", "new: the new file is under it");
-    free(text);
-    if (as != NULL)
-        unlink(as);
-    free(as);
-    umask(022);
-    ok(prf_write_save(path, (const uint8_t *)"three", 5, 0, &kept, &as, &cause) == 0 &&
-           stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
-       "mode: a 0600 file replaced under umask 022 stays 0600");
-    free(as);
-    unlink(path);
-    ok(prf_write_save(path, (const uint8_t *)"four", 4, 0, &kept, NULL, &cause) == 0 &&
-           stat(path, &st) == 0 && (st.st_mode & 0777) == 0644,
-       "mode: a new file under umask 022 is 0644");
-    umask(mask);
-    unlink(path);
-    ok(rmdir(dir) == 0, "new: no temporary file is left behind");
-}
-
 /* Segments read from a file are not trusted: one that wraps past the top of
  * the address space is refused; ones in a hostile order (a bucket's start at a
  * higher offset than its end) still label every bucket without a crash. */
@@ -400,11 +291,9 @@ static void test_hostile_segments(void)
 
 int main(void)
 {
-    plan(53);
+    plan(33);
     test_round_trip();
     test_files();
-    test_keep_old();
-    test_save_new();
     test_hostile_segments();
     return tap_done();
 }
