@@ -144,4 +144,13 @@ bool ptrace_runnable(struct clockdrv_ptrace *d, struct ptrace_thread *t, bool *r
 /* Add the user and system CPU time of T, stopped at its exit, to the tally. */
 void ptrace_cputimes(struct clockdrv_ptrace *d, const struct ptrace_thread *t);
 
+/* ptrace_tick.c: the tick, and the stops and ends it reaps. */
+void ptrace_event(struct clockdrv_ptrace *d, pid_t tid, int st);
+bool ptrace_look(struct clockdrv_ptrace *d, struct ptrace_thread *t, uint64_t time, bool *moved);
+void ptrace_overrun(struct clockdrv_ptrace *d);
+void ptrace_reap(struct clockdrv_ptrace *d);
+uint64_t ptrace_rearm(struct clockdrv_ptrace *d);
+void ptrace_tick(struct clockdrv_ptrace *d, uint64_t expirations);
+void ptrace_wait_chld(struct clockdrv_ptrace *d, uint64_t ns);
+
 #endif

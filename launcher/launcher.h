@@ -72,6 +72,14 @@ void launcher_open_libraries(struct session *s, const char *path);
 /* profil --list FILE [SESSION.PRF]: the Multics profile listing of FILE. */
 int launcher_list(const struct options *o);
 
+/* Read the session file PATH (load.c), the view as the options ask
+ * (--no-demangle, --on-cpu), or say in one line why not: NULL. */
+struct session *launcher_read(const char *path, const struct options *o);
+
+/* --export=FORMAT FILE.PRF -o OUT, and --diff BEFORE AFTER (export.c): an exit status. */
+int launcher_export(const struct options *o);
+int launcher_diff(struct options *o);
+
 /* profil -p PID: attach to a running process, profile it until q, Ctrl-C,
  * a TERM, --duration or its end, and let go of it running on.  profil's
  * exit status: 0, or 1 when it could not attach or save. */

@@ -2,10 +2,8 @@
 #include "config.h"
 
 #include "analysis/calltree.h"
-#include "analysis/diff.h"
 #include "analysis/merge.h"
 #include "elf/debuginfo.h"
-#include "export/export.h"
 #include "launcher/control.h"
 #include "launcher/launcher.h"
 #include "launcher/prompt.h"
@@ -34,22 +32,6 @@
 #include <inttypes.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Read the session file PATH, or say in one line why not. */
-static struct session *main_read(const char *path, const struct options *o)
-{
-    char *cause = NULL;
-    struct session *s = prf_read_file(path, &cause);
-    if (s == NULL) {
-        fprintf(stderr, "profil: %s\n", quote(cause)); /* it may quote the file */
-        free(cause);
-    } else {
-        s->raw_names = o->no_demangle;
-        if (o->on_cpu)
-            session_oncpu_set(s, true);
-    }
-    return s;
-}
 
 /* The function NAME names in S: by its name as shown or as the file names
  * it, the one with the most samples when several do; -1 after one line. */
@@ -144,7 +126,7 @@ static int main_window(struct session *s, const struct options *o)
 
 static int main_report(const struct options *o)
 {
-    struct session *s = main_read(o->target, o);
+    struct session *s = launcher_read(o->target, o);
     if (s == NULL)
         return 1;
     if (main_filter(s, o) < 0 || main_window(s, o) < 0) {
@@ -204,10 +186,10 @@ static int main_merge(struct options *o)
                     o->output);
             goto done;
         }
-        if ((runs[i] = main_read(o->merge_files[i], o)) == NULL)
+        if ((runs[i] = launcher_read(o->merge_files[i], o)) == NULL)
             goto done;
     }
-    if ((out = main_read(o->merge_files[0], o)) == NULL)
+    if ((out = launcher_read(o->merge_files[0], o)) == NULL)
         goto done;
     if (merge_sessions(out, runs, o->merge_files, n, o->force, &cause) < 0) {
         fprintf(stderr, "profil: %s\n", cause);
@@ -297,8 +279,8 @@ static char *main_session_path(const char *name)
 static int main_replay(const struct options *o)
 {
     char *cause = NULL;
-    struct session *file = main_read(o->target, o);
-    struct session *copy = file ? main_read(o->target, o) : NULL;
+    struct session *file = launcher_read(o->target, o);
+    struct session *copy = file ? launcher_read(o->target, o) : NULL;
     if (copy == NULL || main_filter(copy, o) < 0 || main_window(copy, o) < 0) {
         session_free(file);
         session_free(copy);
@@ -338,185 +320,6 @@ static int main_replay(const struct options *o)
     free(title);
     replay_free(r);
     return status;
-}
-
-/* Write LEN bytes of DATA to the export OUT: into it when it is a FIFO or
- * a character device (/dev/stdout), else a file replaced whole or not at
- * all (keeping the previous one as OUT.old when KEEP_OLD): 0, or 1 after
- * one line.  In a sticky directory where another user had taken the name,
- * the file goes to another one, which is said. */
-static int main_save(const char *out, const uint8_t *data, size_t len, bool keep_old)
-{
-    bool kept;
-    char *as = NULL, *cause = NULL;
-    unsigned flags = SAVE_THROUGH | (keep_old ? SAVE_KEEP_OLD : 0);
-    int r = save_write(out, data, len, flags, &kept, &as, &cause);
-    if (kept)
-        fprintf(stderr, "profil: kept the previous %s as %s.old\n", out, out);
-    if (r < 0) {
-        fprintf(stderr, "profil: %s\n", cause);
-        free(cause);
-        return 1;
-    }
-    if (strcmp(as, out) != 0)
-        fprintf(stderr, "profil: %s was taken: written to %s\n", out, as);
-    free(as);
-    return 0;
-}
-
-/* Write LEN bytes of DATA to -o: '-' is standard output, a file is
- * replaced whole or not at all. */
-static int main_export_write(const struct options *o, const uint8_t *data, size_t len)
-{
-    if (strcmp(o->output, "-") == 0) {
-        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-            fprintf(stderr, "profil: standard output: %s\n", strerror(errno));
-            return 1;
-        }
-        return 0;
-    }
-    return main_save(o->output, data, len, false);
-}
-
-/* --diff BEFORE AFTER: their routines compared, as text or JSON, or as a
- * page (--export=html). */
-static int main_diff(struct options *o)
-{
-    char *cause = NULL;
-    if (o->export_format != NULL &&
-        (launcher_refuse_same(o->output, o->diff_before, "the input file") != 0 ||
-         launcher_refuse_same(o->output, o->diff_after, "the input file") != 0))
-        return 2;
-    if (o->export_format != NULL && strcmp(o->output, "-") != 0 &&
-        save_check(o->output, SAVE_THROUGH, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", quote(cause));
-        free(cause);
-        return 1;
-    }
-    struct session *a = main_read(o->diff_before, o);
-    struct session *b = a != NULL ? main_read(o->diff_after, o) : NULL;
-    if (b == NULL) {
-        session_free(a);
-        return 1;
-    }
-    if (o->export_format != NULL) { /* html: AFTER's flame graph, coloured by the diff */
-        char *text = export_html(b, o->diff_after, a, o->diff_before);
-        session_free(a);
-        session_free(b);
-        int r = main_export_write(o, (const uint8_t *)text, strlen(text));
-        free(text);
-        return r;
-    }
-    struct diff *d = diff_sessions(a, b);
-    if (o->json) {
-        char *text = diff_json(d, o->diff_before, o->diff_after);
-        printf("%s\n", text);
-        free(text);
-    } else {
-        diff_print(d, o->diff_before, o->diff_after, stdout);
-    }
-    diff_free(d);
-    session_free(a);
-    session_free(b);
-    return fflush(stdout) == 0 ? 0 : 1;
-}
-
-/* Write a text export of S to -o, as main_export_write. */
-static int main_export_text(const struct options *o, struct session *s,
-                            void (*write)(struct session *, FILE *))
-{
-    char *data = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&data, &len);
-    if (mem == NULL) {
-        fprintf(stderr, "profil: %s\n", strerror(errno));
-        session_free(s);
-        return 1;
-    }
-    write(s, mem);
-    fclose(mem);
-    session_free(s);
-    int r = main_export_write(o, (const uint8_t *)data, len);
-    free(data);
-    return r;
-}
-
-static int main_export(const struct options *o)
-{
-    char *cause = NULL;
-    if (launcher_refuse_same(o->output, o->target, "the input file") != 0)
-        return 2;
-    if (strcmp(o->output, "-") != 0 && save_check(o->output, SAVE_THROUGH, &cause) < 0) {
-        fprintf(stderr, "profil: %s\n", quote(cause));
-        free(cause);
-        return 1;
-    }
-    struct session *s = main_read(o->target, o);
-    if (s == NULL)
-        return 1;
-    uint32_t cap = strcmp(o->export_format, "classic") != 0 ? session_depth_cap(s, true) : 0;
-    if (cap > 0)
-        fprintf(stderr,
-                "profil: %s: stacks deeper than %u frames are cut to their innermost %u, under "
-                "[truncated]: in full the export would cost more than the file allows\n",
-                quote(o->target), cap, cap);
-    if (strcmp(o->export_format, "folded") == 0) {
-        if (!s->has_stacks) {
-            fprintf(stderr,
-                    "profil: %s: this session has no stacks (recorded with --no-stacks, "
-                    "or by an older profil): nothing to fold\n",
-                    o->target);
-            session_free(s);
-            return 1;
-        }
-        return main_export_text(o, s, export_folded);
-    }
-    if (strcmp(o->export_format, "pprof") == 0) {
-        uint8_t *data = NULL;
-        size_t len = 0;
-        int r = export_pprof(s, &data, &len, &cause);
-        session_free(s);
-        if (r < 0) {
-            fprintf(stderr, "profil: %s\n", quote(cause));
-            free(cause);
-            return 1;
-        }
-        r = main_export_write(o, data, len);
-        free(data);
-        return r;
-    }
-    if (strcmp(o->export_format, "callgrind") == 0)
-        return main_export_text(o, s, export_callgrind);
-    if (strcmp(o->export_format, "html") == 0) {
-        char *text = export_html(s, o->target, NULL, NULL);
-        session_free(s);
-        int r = main_export_write(o, (const uint8_t *)text, strlen(text));
-        free(text);
-        return r;
-    }
-    if (strcmp(o->export_format, "speedscope") == 0) {
-        char *text = export_speedscope(s);
-        session_free(s);
-        int r = main_export_write(o, (const uint8_t *)text, strlen(text));
-        free(text);
-        return r;
-    }
-    uint8_t *data;
-    size_t len;
-    const char *saturated;
-    classic_write_buffer(s, &data, &len, &saturated);
-    int r = main_save(o->output, data, len, true);
-    free(data);
-    if (r == 0 && saturated != NULL)
-        fprintf(stderr,
-                "profil: %s: %s and perhaps other values did not fit in 16 bits: "
-                "saturated at 65535\n",
-                o->output, saturated);
-    if (r == 0 && s->view.nbuckets > 65535)
-        fprintf(stderr, "profil: %s: only the first 65535 of %zu buckets fit\n", o->output,
-                s->view.nbuckets);
-    session_free(s);
-    return r;
 }
 
 /* The parameters: from --args or the command line, else asked for. */
@@ -631,7 +434,7 @@ static int main_report_file(struct options *o)
 
 static int main_export_file(struct options *o)
 {
-    return main_on_file(o, main_export);
+    return main_on_file(o, launcher_export);
 }
 
 static int main_replay_file(struct options *o)
@@ -791,7 +594,7 @@ out:
 static int (*const main_modes[])(struct options *o) = {
     [MODE_PROFILE] = main_profile,    [MODE_REPORT] = main_report_file,
     [MODE_REPLAY] = main_replay_file, [MODE_EXPORT] = main_export_file,
-    [MODE_LIST] = main_list,          [MODE_DIFF] = main_diff,
+    [MODE_LIST] = main_list,          [MODE_DIFF] = launcher_diff,
     [MODE_MERGE] = main_merge,
 };
 
@@ -804,7 +607,7 @@ int main(int argc, char **argv)
     session_set_no_inline(o.no_inline);
     if (o.baseline != NULL) {
         /* Read before anything runs: a bad baseline costs no run. */
-        if ((main_baseline = main_read(o.baseline, &o)) == NULL)
+        if ((main_baseline = launcher_read(o.baseline, &o)) == NULL)
             return 1;
         atexit(main_free_baseline);
         o.baseline_session = main_baseline;
