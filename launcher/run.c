@@ -489,6 +489,33 @@ static int run_finish(struct session *s, struct run_save *rs, bool screen)
     return status;
 }
 
+/* The live screen over S and D until q (the program's terminal MASTER, which
+ * it closes): 0, or -1 after one line; *TITLE is the caller's to free. */
+static int run_screen(struct session *s, struct clockdrv *d, const struct options *o, int master,
+                      struct run_save *rs, struct control *ctl, char **title)
+{
+    *title = run_title(s);
+    struct tui_config tc = {.delay_ms = o->delay ? o->delay * 100 : 100,
+                            .title = *title,
+                            .save = run_save,
+                            .save_as = run_save_as,
+                            .save_arg = rs,
+                            .until_settled = o->until_settled,
+                            .duration = o->duration,
+                            .baseline = o->baseline_session,
+                            .baseline_name = o->baseline,
+                            .watch_fds = ctl != NULL ? run_control_fds : NULL,
+                            .watch_ready = run_control_ready,
+                            .watch_arg = ctl};
+    char *cause = NULL;
+    if (tui_run_live(s, d, master, &tc, &cause) < 0) {
+        fprintf(stderr, "profil: %s\n", cause);
+        free(cause);
+        return -1;
+    }
+    return 0;
+}
+
 int launcher_run(struct session *s, const struct options *o, const char *path, const struct args *a,
                  const char *output)
 {
@@ -594,27 +621,12 @@ int launcher_run(struct session *s, const struct options *o, const char *path, c
     if (ctl != NULL)
         control_bind(ctl, d, s, run_save, &rs);
     if (screen) {
-        title = run_title(s);
-        struct tui_config tc = {.delay_ms = o->delay ? o->delay * 100 : 100,
-                                .title = title,
-                                .save = run_save,
-                                .save_as = run_save_as,
-                                .save_arg = &rs,
-                                .until_settled = o->until_settled,
-                                .duration = o->duration,
-                                .baseline = o->baseline_session,
-                                .baseline_name = o->baseline,
-                                .watch_fds = ctl != NULL ? run_control_fds : NULL,
-                                .watch_ready = run_control_ready,
-                                .watch_arg = ctl};
-        if (tui_run_live(s, d, master, &tc, &cause) < 0) {
-            fprintf(stderr, "profil: %s\n", cause);
-            free(cause);
+        int r = run_screen(s, d, o, master, &rs, ctl, &title);
+        master = -1; /* the screen closed it */
+        if (r < 0) {
             d->ops->free(d);
-            master = -1;
             goto out;
         }
-        master = -1; /* the screen closed it */
         if (d->note != NULL)
             fprintf(stderr, "profil: %s\n", d->note);
     } else {
