@@ -149,6 +149,7 @@ struct session_mark {
 enum exit_kind { EXIT_NONE = 0, EXIT_TERMINATED = 1, EXIT_ABORTED = 2 };
 
 struct mapping;
+struct kallsyms;
 struct addrspace;
 struct lines;
 
@@ -174,11 +175,12 @@ struct session_live {
         int64_t mtime;
     } * jit; /* owned: a file's [JIT] names come with it */
     size_t njit;
-    uint64_t jit_read_ns;  /* CLOCK_MONOTONIC when the perf maps were last looked at */
-    bool jit_ended;        /* ... and whether the program had ended then */
-    uint64_t *unwind_pcs;  /* owned: scratch for unwinding */
-    uint32_t *unwind_hist; /* owned: unwinding times, 1 us a bin, the last "more" */
-    const char *kallsyms;  /* borrowed: another /proc/kallsyms to read (tests), or NULL */
+    uint64_t jit_read_ns;   /* CLOCK_MONOTONIC when the perf maps were last looked at */
+    bool jit_ended;         /* ... and whether the program had ended then */
+    uint64_t *unwind_pcs;   /* owned: scratch for unwinding */
+    uint32_t *unwind_hist;  /* owned: unwinding times, 1 us a bin, the last "more" */
+    const char *kallsyms;   /* borrowed: another /proc/kallsyms to read (tests), or NULL */
+    struct kallsyms *ksyms; /* owned: the kernel's functions, looked up a PC at a time */
     /* Samples timed before this are dropped (--start-paused: those the
      * clock took between the exec and the pause); 0 keeps them all. */
     uint64_t sample_from_ns;

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "elf/debuginfo.h"
+#include "elf/kallsyms.h"
 #include "elf/symbols.h"
 #include "session/model.h"
 #include "session/resolve.h"
@@ -76,6 +77,20 @@ static void session_load_kernel(struct session *s, uint32_t kid)
 {
     struct module *k = s->modules[kid];
     k->loaded = true;
+    if (s->live.kallsyms == NULL) { /* the kernel's own: a copy kept for this boot */
+        bool hidden;
+        char *cause = NULL, *dir = kallsyms_dir();
+        s->live.ksyms = kallsyms_open(dir, &hidden, &cause);
+        free(dir);
+        free(cause); /* no copy to keep: read the whole table, as below */
+        if (s->live.ksyms != NULL)
+            return;
+        if (hidden) {
+            k->load_error = xstrdup("kernel symbols hidden (kernel.kptr_restrict)");
+            module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
+            return;
+        }
+    }
     FILE *f = fopen(s->live.kallsyms ? s->live.kallsyms : "/proc/kallsyms", "re");
     if (f == NULL) {
         k->load_error = xstrdup("kernel symbols unreadable (/proc/kallsyms)");
@@ -164,7 +179,27 @@ static const struct symbol *session_kernel_symbol(struct session *s, uint32_t ke
         *module = kernel;
         return &k->syms[j];
     }
-    return NULL;
+    struct symbols_text t;
+    if (s->live.ksyms == NULL || !kallsyms_find(s->live.ksyms, pc, &t))
+        return NULL;
+    /* Found in the copy: the function joins its module's table, as a
+     * whole read would have put it there. */
+    uint32_t id = kernel;
+    if (t.owner != NULL) {
+        char *path = xasprintf("[%s]", t.owner);
+        id = session_module(s, path, MODULE_KERNEL); /* may move s->modules */
+        s->modules[id]->loaded = true;
+        free(path);
+    }
+    struct module *m = s->modules[id];
+    module_add_symbol(m, t.start, t.end, t.name, false);
+    free(t.name);
+    free(t.owner);
+    j = module_find_symbol(m, pc);
+    if (j < 0)
+        return NULL;
+    *module = id;
+    return &m->syms[j];
 }
 
 /* The perf map of PID, opened as perf opens it: a regular file of ours, not

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include "elf/kallsyms.h"
 #include "session/addrspace.h"
 #include "session/hitorder.h"
 #include "session/limits.h"
@@ -88,6 +89,7 @@ void session_free(struct session *s)
     free(s->interpreter);
     free(s->driver);
     free(s->live.jit);
+    kallsyms_close(s->live.ksyms);
     free(s->view.buckets);
     free(s->view.buckets_before_clear);
     for (size_t i = 0; i < s->nmodules; i++)

@@ -5,6 +5,7 @@
  * /proc/kallsyms), reported, and saved: the file must read back. */
 #include "config.h"
 
+#include "elf/kallsyms.h"
 #include "elf/symbols.h"
 #include "report/report.h"
 #include "session/names.h"
@@ -12,9 +13,11 @@
 #include "session/session.h"
 #include "tests/fuzz/fuzz.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The most kernel samples taken from the table. */
 #define FUZZ_KALLSYMS_SAMPLES 32
@@ -34,6 +37,41 @@ static void fuzz_kallsyms_check(const struct symbols_text *t, size_t n)
         if (t[i].owner != NULL)
             fuzz_one_line("a kernel module's name", t[i].owner);
     }
+}
+
+/* The same bytes as the sorted copy profil keeps for a boot (elf/kallsyms.c,
+ * its first line the key): each lookup answers a function holding the PC,
+ * named in one line, or none; at PCS and at addresses taken from DATA. */
+static void fuzz_kallsyms_copy(const char *path, const uint64_t *pcs, size_t npcs,
+                               const uint8_t *data, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        abort();
+    struct kallsyms *k = kallsyms_map(fd);
+    if (k == NULL)
+        return;
+    for (size_t i = 0; i < npcs + 16; i++) {
+        uint64_t pc = pcs[i % npcs];
+        if (i >= npcs && size >= 8) { /* eight bytes of the input at a place of its own */
+            size_t at = (i * 7919) % (size - 7);
+            memcpy(&pc, data + at, 8);
+        }
+        struct symbols_text f;
+        if (!kallsyms_find(k, pc, &f))
+            continue;
+        fuzz_one_line("a kernel function's name in the copy", f.name);
+        if (f.owner != NULL)
+            fuzz_one_line("a kernel module's name in the copy", f.owner);
+        if (f.start > pc || f.end <= pc || f.name[0] == '\0') {
+            fprintf(stderr, "fuzz_kallsyms: the copy's %s [%llx, %llx) for %llx\n", f.name,
+                    (unsigned long long)f.start, (unsigned long long)f.end, (unsigned long long)pc);
+            abort();
+        }
+        free(f.name);
+        free(f.owner);
+    }
+    kallsyms_close(k);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -60,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pcs[npcs++] = 0;
     pcs[npcs++] = UINT64_MAX;
     symbols_text_free(t, n);
+    fuzz_kallsyms_copy(path, pcs, npcs, data, size);
     struct session *s = fuzz_session();
     s->live.kallsyms = path; /* instead of /proc/kallsyms */
     for (size_t i = 0; i < npcs; i++) {
