@@ -10,6 +10,7 @@
 #include "analysis/calltree.h"
 #include "util/pct.h"
 #include "util/xmalloc.h"
+#include "views/baseline.h"
 #include "views/view.h"
 
 #include <inttypes.h>
@@ -55,6 +56,10 @@ struct flame {
     size_t boxes_alloc;
     uint32_t zoom_node; /* 0: the root */
     uint32_t sel_node;  /* 0: none */
+    /* --baseline: each frame coloured by its function's change against it
+     * (--diff's test on its Self), unless b asked for the kinds instead. */
+    struct baseline_changes chg;
+    bool by_kind;
 };
 
 static void *flame_create(void)
@@ -67,6 +72,7 @@ static void flame_destroy(void *state)
     struct flame *f = state;
     calltree_free(f->tree);
     free(f->boxes);
+    baseline_free(&f->chg);
     free(f);
 }
 
@@ -201,6 +207,14 @@ static void flame_frame(struct flame *f, WINDOW *win, struct view_ctx *ctx,
     const struct func *fn = &s->funcs[f->tree->nodes[b->node].func];
     char fill;
     int pair = flame_class(s, fn, &fill);
+    if (ctx->baseline != NULL && !f->by_kind) { /* a difference flame graph */
+        const struct baseline_change *ch =
+            baseline_of(&f->chg, (size_t)f->tree->nodes[b->node].func);
+        bool moved = ch != NULL && ch->stars > 0;
+        pair = moved ? (ch->change > 0 ? PAIR_IO : PAIR_DIM) : 0;
+        if (moved)
+            fill = ch->change > 0 ? '+' : '.';
+    }
     bool selected = b->node == f->sel_node && ctx->focused;
     bool match = flame_match(f, fn->name);
     int inner = b->w > 1 ? b->w - 1 : 1;
@@ -215,7 +229,8 @@ static void flame_frame(struct flame *f, WINDOW *win, struct view_ctx *ctx,
     text[blen] = '\0';
     attr_t attr;
     if (ctx->colors)
-        attr = selected ? COLOR_PAIR(PAIR_SELECT) | A_BOLD : COLOR_PAIR(pair) | A_REVERSE;
+        attr = selected ? COLOR_PAIR(PAIR_SELECT) | A_BOLD
+                        : COLOR_PAIR(pair) | A_REVERSE; /* 0: grey */
     else
         attr = selected ? A_REVERSE | A_BOLD : A_NORMAL;
     if (match)
@@ -238,8 +253,16 @@ static void flame_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     f->sel_node = f->zoom_node = 0;
     const char *how = f->inverted ? "inverted (callers under)" : "top-down (callees under)";
     char info[160];
-    snprintf(info, sizeof info, "%s%s", how,
-             ctx->colors ? "" : "  = program - library : kernel ~ anon");
+    if (ctx->baseline != NULL && !f->by_kind) {
+        baseline_update(&f->chg, ctx);
+        const char *slash = strrchr(ctx->baseline_name, '/');
+        snprintf(info, sizeof info, "%s  %s against %s (b: by kind)", how,
+                 ctx->colors ? "red grew, blue shrank" : "+ grew . shrank",
+                 slash != NULL ? slash + 1 : ctx->baseline_name);
+    } else {
+        snprintf(info, sizeof info, "%s%s", how,
+                 ctx->colors ? "" : "  = program - library : kernel ~ anon");
+    }
     draw_title(win, "Flame", info, ctx->focused, ctx->colors);
     if (f->tree == NULL || f->tree->nodes[0].total == 0) {
         draw_text(win, 2, 1, w - 1,
@@ -305,6 +328,17 @@ static void flame_draw(void *state, WINDOW *win, struct view_ctx *ctx)
         size_t len = strlen(line);
         snprintf(line + len, sizeof line - len, "%s (%s) total %.2f%%%s, %" PRIu64 " samples",
                  fn->name, s->modules[fn->module]->name, flame_pct(n->total, s), self, n->total);
+        const struct baseline_change *ch =
+            ctx->baseline != NULL ? baseline_of(&f->chg, (size_t)n->func) : NULL;
+        if (ch != NULL) {
+            len = strlen(line);
+            snprintf(line + len, sizeof line - len, ", self %+.2f points against the baseline%s",
+                     ch->change,
+                     ch->stars == 3   ? " ***"
+                     : ch->stars == 2 ? " **"
+                     : ch->stars == 1 ? " *"
+                                      : "");
+        }
     }
     wattron(win, A_BOLD);
     draw_text(win, h - 1, 0, w, line);
@@ -442,6 +476,17 @@ static int flame_key(void *state, int key, struct view_ctx *ctx)
         ctx->jump_start = fn->start;
         return VIEW_SOURCE | VIEW_REDRAW;
     }
+    case 'b':
+        if (ctx->baseline == NULL) {
+            snprintf(ctx->status, sizeof ctx->status,
+                     "no --baseline to compare with: the colours are the kinds of code");
+            return VIEW_REDRAW;
+        }
+        f->by_kind = !f->by_kind;
+        snprintf(ctx->status, sizeof ctx->status, "%s",
+                 f->by_kind ? "coloured by kind: program, library, kernel, anonymous"
+                            : "coloured by the change against the baseline");
+        return VIEW_REDRAW;
     case 'r':
         f->inverted = !f->inverted;
         /* The selected function stays selected: its widest frame in the

@@ -5,18 +5,17 @@
  * samples with the routine anywhere on the stack. */
 #include "config.h"
 
-#include "analysis/diff.h"
 #include "report/report.h"
 #include "util/pct.h"
 #include "util/stats.h"
 #include "util/ticks.h"
 #include "util/xmalloc.h"
+#include "views/baseline.h"
 #include "views/view.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum sort_col {
     SORT_TIME,
@@ -52,25 +51,9 @@ struct functions {
     bool have_key; /* the selected function, kept across re-sorts */
     uint32_t key_module;
     uint64_t key_start;
-    double last_key; /* when the user last moved: hold re-sorts briefly */
-    /* --baseline: each function's change against it, by index into
-     * session.funcs, as --diff computes it, once a second. */
-    struct baseline_change {
-        bool known; /* it has samples of its own: a row of the diff */
-        int stars;
-        double change, before_pct, p_adjusted;
-    } * chg;
-    size_t nchg;
-    double chg_at;
-    uint64_t chg_total; /* the session's total it was made for */
+    double last_key;             /* when the user last moved: hold re-sorts briefly */
+    struct baseline_changes chg; /* --baseline: each function's change against it */
 };
-
-static double functions_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void *functions_create(void)
 {
@@ -81,7 +64,7 @@ static void functions_destroy(void *state)
 {
     struct functions *f = state;
     free(f->order);
-    free(f->chg);
+    baseline_free(&f->chg);
     free(f);
 }
 
@@ -134,7 +117,7 @@ static void functions_refresh(struct functions *f, const struct session *s, bool
     for (size_t i = 0; i < s->nfuncs; i++)
         live += functions_listed(s, &s->funcs[i]);
     same_set = live == f->n;
-    if (!force && same_set && functions_now() - f->last_key < 1.0)
+    if (!force && same_set && baseline_now() - f->last_key < 1.0)
         return;
     free(f->order);
     f->order = xcalloc(live + 1, sizeof *f->order);
@@ -200,33 +183,6 @@ static bool functions_descending(const struct functions *f)
     return textual ? f->ascending : !f->ascending;
 }
 
-/* The Change column's numbers: a diff of the whole ranking (its tests are
- * adjusted for every routine compared), made again when the counts have
- * moved, at most once a second while they go on moving. */
-static void functions_baseline(struct functions *f, struct view_ctx *ctx)
-{
-    const struct session *s = ctx->s;
-    double now = functions_now();
-    bool moving = ctx->mode == VIEW_LIVE || ctx->playing;
-    if (f->chg != NULL && f->nchg == s->nfuncs && f->chg_total == s->view.c.total)
-        return;
-    if (f->chg != NULL && moving && now - f->chg_at < 1.0)
-        return;
-    f->chg_at = now;
-    f->chg_total = s->view.c.total;
-    free(f->chg);
-    f->chg = xcalloc(s->nfuncs + 1, sizeof *f->chg);
-    f->nchg = s->nfuncs;
-    struct diff *d = diff_sessions(ctx->baseline, ctx->query);
-    for (size_t i = 0; i < d->n; i++) {
-        const struct diff_row *r = &d->rows[i];
-        if (r->after_func < f->nchg)
-            f->chg[r->after_func] =
-                (struct baseline_change){true, r->stars, r->change, r->before_pct, r->p_adjusted};
-    }
-    diff_free(d);
-}
-
 /* Whether row ROW's share cannot be told from the row above or below it
  * (their 95 % intervals overlap), as the report's '~' says; only while the
  * rows are in the order of their own samples, where neighbours compete. */
@@ -245,7 +201,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     functions_refresh(f, s, false);
     bool base = ctx->baseline != NULL;
     if (base)
-        functions_baseline(f, ctx);
+        baseline_update(&f->chg, ctx);
     /* Title, column heads, the rows, and a detail line: the selected
      * routine whole, whose name a narrow column may have cut. */
     /* Without stacks a last line says why there is no Total. */
@@ -319,9 +275,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             functions_cell(line, sizeof line, num, 6, true);
         }
         if (base) {
-            const struct baseline_change *b = f->order[row] < f->nchg && f->chg[f->order[row]].known
-                                                  ? &f->chg[f->order[row]]
-                                                  : NULL;
+            const struct baseline_change *b = baseline_of(&f->chg, f->order[row]);
             if (b != NULL)
                 snprintf(num, sizeof num, "%+6.1f%-3s", b->change,
                          b->stars == 3   ? "***"
@@ -363,11 +317,11 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
                  s->modules[fn->module]->name, fn->start, fn->raw ? ", " : "",
                  fn->raw ? fn->raw : "", pct_of(fn->samples, s->view.c.total), 50 * (hi - lo),
                  100 * lo, 100 * hi);
-        size_t fi = f->order[f->sel];
-        if (base && fi < f->nchg && f->chg[fi].known) {
+        const struct baseline_change *b = base ? baseline_of(&f->chg, f->order[f->sel]) : NULL;
+        if (b != NULL) {
             size_t len = strlen(detail);
             snprintf(detail + len, sizeof detail - len, "  baseline %.2f%%, change %+.2f (p %.3g)",
-                     f->chg[fi].before_pct, f->chg[fi].change, f->chg[fi].p_adjusted);
+                     b->before_pct, b->change, b->p_adjusted);
         }
         wattron(win, A_BOLD);
         draw_text(win, rows + 2, 0, w, detail);
@@ -396,7 +350,7 @@ static int functions_search(void *state, const char *text, int dir, struct view_
         if (strcasestr(s->funcs[f->order[row]].name, text) != NULL) {
             f->sel = row;
             functions_remember(f, s);
-            f->last_key = functions_now();
+            f->last_key = baseline_now();
             return VIEW_REDRAW;
         }
     }
@@ -411,7 +365,7 @@ static int functions_key(void *state, int key, struct view_ctx *ctx)
     functions_refresh(f, s, false);
     if (scroll_key(key, &f->sel, f->n, f->rows)) {
         functions_remember(f, s);
-        f->last_key = functions_now();
+        f->last_key = baseline_now();
         return VIEW_REDRAW;
     }
     switch (key) {
@@ -469,7 +423,7 @@ static int functions_click(void *state, int row, struct view_ctx *ctx)
         return VIEW_IGNORED;
     f->sel = f->top + (size_t)(row - 2);
     functions_remember(f, ctx->s);
-    f->last_key = functions_now();
+    f->last_key = baseline_now();
     return VIEW_REDRAW;
 }
 

@@ -34,7 +34,9 @@ static const char *const help_lines[] = {
     "what ran when (. : + # a quarter, a half, three quarters of the frame, more)",
     "  Flame (6)    arrows h j k l  move between frames;  Enter  zoom into one;",
     "               Backspace  zoom back out;  /  highlight frames and show their",
-    "               share;  n N  the next match;  r  inverted (callers under)",
+    "               share;  n N  the next match;  r  inverted (callers under);",
+    "               with --baseline, red grew and blue shrank (+ and . without",
+    "               colours);  b  by kind again, or back",
     "  a            (Functions, Callers, Flame, Histogram) the source of the selected "
     "routine (in the histogram: the bucket's label)",
     "  Source (7)   a routine's lines: samples, % of the routine and of all, stars, "

@@ -80,7 +80,9 @@ cmp_ok "$(json "$T/catch2.PRF" .meta.duration_s)" "<" 2.5 "live: Ctrl-C caught: 
 # Ctrl-C before the program starts: it says nothing was run and exits 130;
 # the file an earlier run left is not touched.  What holds profil there is
 # the program's loader listing its libraries (`LOADER --list PROGRAM`, for
-# their debug information; given up after 2 s): a copy of sieve-stripped
+# their debug information; given up after 2 s), which the ptrace driver does
+# before the start (the perf driver starts the program at once and reads
+# debug information as samples need it): a copy of sieve-stripped
 # whose PT_INTERP names, in the same number of bytes, a script that sleeps,
 # so a Ctrl-C at 1 s falls there.  (The program itself could not run.)
 interp=$(readelf -l "$PROGS/sieve-stripped" 2>/dev/null | sed -n 's/.*program interpreter: \(.*\)\]/\1/p')
@@ -94,7 +96,8 @@ else
     perl -0777 -pe 'BEGIN { $o = shift; $n = shift } s/\Q$o\E/$n/' "$interp" "$sleeper" \
         <"$PROGS/sieve-stripped" >"$T/sieve-stripped" && chmod +x "$T/sieve-stripped"
     echo earlier >"$T/early.PRF"
-    ptyrun -t 30 -k 1:^C -- "$PROFIL" --no-tui -b 1 -t 1000 -o "$T/early.PRF" "$T/sieve-stripped" 10
+    ptyrun -t 30 -k 1:^C -- "$PROFIL" --no-tui --driver=ptrace -b 1 -t 1000 -o "$T/early.PRF" \
+        "$T/sieve-stripped" 10
     rm -f "$sleeper"
     is "$rc" 130 "early Ctrl-C: profil exits 130 (128 + SIGINT)"
     like "$out" '^profil: interrupted before the program started: nothing was run$' \

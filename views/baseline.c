@@ -1,0 +1,51 @@
+/* --baseline's changes, shared by the views that show them (baseline.h). */
+#include "config.h"
+
+#include "analysis/diff.h"
+#include "util/xmalloc.h"
+#include "views/baseline.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+double baseline_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void baseline_update(struct baseline_changes *b, const struct view_ctx *ctx)
+{
+    const struct session *s = ctx->s;
+    double now = baseline_now();
+    bool moving = ctx->mode == VIEW_LIVE || ctx->playing;
+    if (b->chg != NULL && b->n == s->nfuncs && b->total == s->view.c.total)
+        return;
+    if (b->chg != NULL && moving && now - b->at < 1.0)
+        return;
+    b->at = now;
+    b->total = s->view.c.total;
+    free(b->chg);
+    b->chg = xcalloc(s->nfuncs + 1, sizeof *b->chg);
+    b->n = s->nfuncs;
+    struct diff *d = diff_sessions(ctx->baseline, ctx->query);
+    for (size_t i = 0; i < d->n; i++) {
+        const struct diff_row *r = &d->rows[i];
+        if (r->after_func < b->n)
+            b->chg[r->after_func] =
+                (struct baseline_change){true, r->stars, r->change, r->before_pct, r->p_adjusted};
+    }
+    diff_free(d);
+}
+
+const struct baseline_change *baseline_of(const struct baseline_changes *b, size_t func)
+{
+    return func < b->n && b->chg[func].known ? &b->chg[func] : NULL;
+}
+
+void baseline_free(struct baseline_changes *b)
+{
+    free(b->chg);
+    *b = (struct baseline_changes){0};
+}
