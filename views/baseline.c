@@ -15,21 +15,24 @@ double baseline_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void baseline_update(struct baseline_changes *b, const struct view_ctx *ctx)
+void baseline_update(struct baseline_changes *b, const struct view_ctx *ctx, bool swapped)
 {
-    const struct session *s = ctx->s;
+    const struct session *s = ctx->s, *shown = swapped ? ctx->baseline : ctx->s;
     double now = baseline_now();
     bool moving = ctx->mode == VIEW_LIVE || ctx->playing;
-    if (b->chg != NULL && b->n == s->nfuncs && b->total == s->view.c.total)
+    if (b->chg != NULL && b->swapped == swapped && b->n == shown->nfuncs &&
+        b->total == s->view.c.total)
         return;
-    if (b->chg != NULL && moving && now - b->at < 1.0)
+    if (b->chg != NULL && b->swapped == swapped && moving && now - b->at < 1.0)
         return;
     b->at = now;
     b->total = s->view.c.total;
+    b->swapped = swapped;
     free(b->chg);
-    b->chg = xcalloc(s->nfuncs + 1, sizeof *b->chg);
-    b->n = s->nfuncs;
-    struct diff *d = diff_sessions(ctx->baseline, ctx->query);
+    b->chg = xcalloc(shown->nfuncs + 1, sizeof *b->chg);
+    b->n = shown->nfuncs;
+    struct diff *d = swapped ? diff_sessions(ctx->query, ctx->baseline)
+                             : diff_sessions(ctx->baseline, ctx->query);
     for (size_t i = 0; i < d->n; i++) {
         const struct diff_row *r = &d->rows[i];
         if (r->after_func < b->n)

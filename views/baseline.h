@@ -26,10 +26,13 @@ struct baseline_changes {
     size_t n;
     double at;      /* when it was made (CLOCK_MONOTONIC, s) */
     uint64_t total; /* the session's total it was made for */
+    bool swapped;   /* made for the baseline's functions, against the session */
 };
 
-/* Make B again from CTX's session against CTX's baseline, when it is due. */
-void baseline_update(struct baseline_changes *b, const struct view_ctx *ctx);
+/* Make B again from CTX's session against CTX's baseline, when it is due;
+ * SWAPPED: the other way, the baseline's functions against the session (a
+ * change is then the baseline's share less the session's). */
+void baseline_update(struct baseline_changes *b, const struct view_ctx *ctx, bool swapped);
 
 /* Function FUNC's change, or NULL when it has no row of its own. */
 const struct baseline_change *baseline_of(const struct baseline_changes *b, size_t func);

@@ -60,7 +60,14 @@ struct flame {
      * (--diff's test on its Self), unless b asked for the kinds instead. */
     struct baseline_changes chg;
     bool by_kind;
+    bool swapped; /* x: the baseline's frames, coloured the other way */
 };
+
+/* The session the graph is of: the one shown, or (x) the baseline. */
+static const struct session *flame_session(const struct flame *f, const struct view_ctx *ctx)
+{
+    return f->swapped && ctx->baseline != NULL ? ctx->baseline : ctx->s;
+}
 
 static void *flame_create(void)
 {
@@ -203,10 +210,11 @@ static void flame_search_line(struct flame *f, const struct session *s, char *bu
 static void flame_frame(struct flame *f, WINDOW *win, struct view_ctx *ctx,
                         const struct flame_box *b, int y0)
 {
-    const struct session *s = ctx->s;
+    const struct session *s = flame_session(f, ctx);
     const struct func *fn = &s->funcs[f->tree->nodes[b->node].func];
     char fill;
     int pair = flame_class(s, fn, &fill);
+    bool big = false;
     if (ctx->baseline != NULL && !f->by_kind) { /* a difference flame graph */
         const struct baseline_change *ch =
             baseline_of(&f->chg, (size_t)f->tree->nodes[b->node].func);
@@ -214,6 +222,7 @@ static void flame_frame(struct flame *f, WINDOW *win, struct view_ctx *ctx,
         pair = moved ? (ch->change > 0 ? PAIR_IO : PAIR_DIM) : 0;
         if (moved)
             fill = ch->change > 0 ? '+' : '.';
+        big = moved && (ch->change >= 5 || ch->change <= -5); /* the stronger, the larger */
     }
     bool selected = b->node == f->sel_node && ctx->focused;
     bool match = flame_match(f, fn->name);
@@ -233,6 +242,8 @@ static void flame_frame(struct flame *f, WINDOW *win, struct view_ctx *ctx,
                         : COLOR_PAIR(pair) | A_REVERSE; /* 0: grey */
     else
         attr = selected ? A_REVERSE | A_BOLD : A_NORMAL;
+    if (big && ctx->colors)
+        attr |= A_BOLD;
     if (match)
         attr |= A_BOLD | A_UNDERLINE;
     else if (f->search[0] != '\0' && ctx->colors && !selected)
@@ -245,20 +256,26 @@ static void flame_frame(struct flame *f, WINDOW *win, struct view_ctx *ctx,
 static void flame_draw(void *state, WINDOW *win, struct view_ctx *ctx)
 {
     struct flame *f = state;
-    const struct session *s = ctx->s;
+    const struct session *s = flame_session(f, ctx);
     int w = getmaxx(win), h = getmaxy(win);
     calltree_free(f->tree);
-    f->tree = session_calltree(ctx->query, f->inverted);
+    f->tree = session_calltree(f->swapped && ctx->baseline != NULL ? ctx->baseline : ctx->query,
+                               f->inverted);
     f->nboxes = 0;
     f->sel_node = f->zoom_node = 0;
     const char *how = f->inverted ? "inverted (callers under)" : "top-down (callees under)";
     char info[160];
     if (ctx->baseline != NULL && !f->by_kind) {
-        baseline_update(&f->chg, ctx);
+        baseline_update(&f->chg, ctx, f->swapped);
         const char *slash = strrchr(ctx->baseline_name, '/');
-        snprintf(info, sizeof info, "%s  %s against %s (b: by kind)", how,
-                 ctx->colors ? "red grew, blue shrank" : "+ grew . shrank",
-                 slash != NULL ? slash + 1 : ctx->baseline_name);
+        const char *name = slash != NULL ? slash + 1 : ctx->baseline_name;
+        /* The orientation is r's to say: the colours' meaning matters more here. */
+        if (f->swapped)
+            snprintf(info, sizeof info, "baseline %s: %s than now (x: swap)", name,
+                     ctx->colors ? "red more, blue less" : "+ more . less");
+        else
+            snprintf(info, sizeof info, "%s against %s (b: kinds, x: swap)",
+                     ctx->colors ? "red grew, blue shrank" : "+ grew . shrank", name);
     } else {
         snprintf(info, sizeof info, "%s%s", how,
                  ctx->colors ? "" : "  = program - library : kernel ~ anon");
@@ -332,8 +349,8 @@ static void flame_draw(void *state, WINDOW *win, struct view_ctx *ctx)
             ctx->baseline != NULL ? baseline_of(&f->chg, (size_t)n->func) : NULL;
         if (ch != NULL) {
             len = strlen(line);
-            snprintf(line + len, sizeof line - len, ", self %+.2f points against the baseline%s",
-                     ch->change,
+            snprintf(line + len, sizeof line - len, ", self %+.2f points %s%s", ch->change,
+                     f->swapped ? "in the baseline than now" : "against the baseline",
                      ch->stars == 3   ? " ***"
                      : ch->stars == 2 ? " **"
                      : ch->stars == 1 ? " *"
@@ -404,7 +421,7 @@ static const struct flame_box *flame_near(const struct flame *f, int dy, int dx)
 static int flame_search(void *state, const char *text, int dir, struct view_ctx *ctx)
 {
     struct flame *f = state;
-    const struct session *s = ctx->s;
+    const struct session *s = flame_session(f, ctx);
     if (text != NULL && text[0] != '\0')
         snprintf(f->search, sizeof f->search, "%s", text);
     if (f->search[0] == '\0' || f->tree == NULL) {
@@ -433,7 +450,7 @@ static int flame_search(void *state, const char *text, int dir, struct view_ctx 
 static int flame_key(void *state, int key, struct view_ctx *ctx)
 {
     struct flame *f = state;
-    const struct session *s = ctx->s;
+    const struct session *s = flame_session(f, ctx);
     switch (key) {
     case KEY_UP:
     case 'k': flame_select(f, s, flame_near(f, -1, 0)); return VIEW_REDRAW;
@@ -471,6 +488,11 @@ static int flame_key(void *state, int key, struct view_ctx *ctx)
     case 'a': {
         if (f->sel_node == 0)
             return VIEW_REDRAW;
+        if (f->swapped) {
+            snprintf(ctx->status, sizeof ctx->status,
+                     "the graph is the baseline's: x shows the session's, whose source a shows");
+            return VIEW_REDRAW;
+        }
         const struct func *fn = &s->funcs[f->tree->nodes[f->sel_node].func];
         ctx->jump_module = fn->module;
         ctx->jump_start = fn->start;
@@ -486,6 +508,19 @@ static int flame_key(void *state, int key, struct view_ctx *ctx)
         snprintf(ctx->status, sizeof ctx->status, "%s",
                  f->by_kind ? "coloured by kind: program, library, kernel, anonymous"
                             : "coloured by the change against the baseline");
+        return VIEW_REDRAW;
+    case 'x':
+        if (ctx->baseline == NULL) {
+            snprintf(ctx->status, sizeof ctx->status, "no --baseline to swap with");
+            return VIEW_REDRAW;
+        }
+        f->swapped = !f->swapped;
+        f->by_kind = false;
+        f->zoom.n = f->sel.n = 0; /* another graph: its paths are others */
+        f->nzooms = 0;
+        snprintf(ctx->status, sizeof ctx->status, "%s",
+                 f->swapped ? "the baseline's frames, red where it had more than now"
+                            : "the session's frames, red where it grew against the baseline");
         return VIEW_REDRAW;
     case 'r':
         f->inverted = !f->inverted;

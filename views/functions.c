@@ -201,7 +201,7 @@ static void functions_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     functions_refresh(f, s, false);
     bool base = ctx->baseline != NULL;
     if (base)
-        baseline_update(&f->chg, ctx);
+        baseline_update(&f->chg, ctx, false);
     /* Title, column heads, the rows, and a detail line: the selected
      * routine whole, whose name a narrow column may have cut. */
     /* Without stacks a last line says why there is no Total. */

@@ -36,7 +36,8 @@ static const char *const help_lines[] = {
     "               Backspace  zoom back out;  /  highlight frames and show their",
     "               share;  n N  the next match;  r  inverted (callers under);",
     "               with --baseline, red grew and blue shrank (+ and . without",
-    "               colours);  b  by kind again, or back",
+    "               colours, bold 5 points or more);  b  by kind again, or back;",
+    "               x  the baseline's frames, red where it had more",
     "  a            (Functions, Callers, Flame, Histogram) the source of the selected "
     "routine (in the histogram: the bucket's label)",
     "  Source (7)   a routine's lines: samples, % of the routine and of all, stars, "

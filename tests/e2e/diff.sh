@@ -7,7 +7,7 @@
 # over-eager); the program's own module matches although its file is named
 # differently; the JSON says the same; bad command lines are refused.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
-plan 44
+plan 47
 
 # Every 250 us, ~4,000 samples a run: work_b's drop, 15 points (40 % to
 # 25 %), is then about 5 standard deviations past the check's -10 (at 1 ms,
@@ -147,13 +147,19 @@ ok "replay: q leaves" wait_for '^EXIT=0' 5
 tm send-keys -t s "clear; NO_COLOR=1 $PROFIL --baseline '$T/slow.PRF' '$T/fast.PRF'; echo EXIT=\$?" Enter
 tm send-keys -t s 6
 ok "flame: the title says against what, and how" \
-    wait_for '\+ grew \. shrank against slow\.PRF \(b: by kind\)' 10 || diag "$(screen)"
+    wait_for '\+ grew \. shrank against slow\.PRF \(b: kinds, x: swap\)' 10 || diag "$(screen)"
 ok "flame: work_b, twice as fast, shrank: its frame is filled with ." wait_for 'work_b\.{3,}' 5 ||
     diag "$(screen)"
 ok "flame: work_a's share grew: filled with +" wait_for 'work_a\+{3,}' 5 || diag "$(screen)"
 tm send-keys -t s b
 ok "flame: b colours by kind again (the program's frames: =)" wait_for 'work_b={3,}' 5 ||
     diag "$(screen)"
+tm send-keys -t s b x
+ok "flame: x swaps to the baseline's frames" \
+    wait_for 'baseline slow\.PRF: \+ more \. less than now \(x: swap\)' 5 || diag "$(screen)"
+ok "flame: there work_b, slower, had more: filled with +" wait_for 'work_b\+{3,}' 5 ||
+    diag "$(screen)"
+ok "flame: and work_a less: filled with ." wait_for 'work_a\.{3,}' 5 || diag "$(screen)"
 tm send-keys -t s q
 ok "flame: q leaves" wait_for '^EXIT=0' 5
 tm send-keys -t s "clear; $PROFIL -b 1 -t 1000 --clock cpu --baseline '$T/slow.PRF' -o '$T/live.PRF' '$PROGS/twice-fast' 3000; echo EXIT=\$?" Enter
