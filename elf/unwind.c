@@ -44,6 +44,7 @@ struct unwind_last {
     struct unwind_read *reads; /* owned: what it read, in order */
     size_t nreads, reads_alloc;
     enum unwind_end how;
+    uint64_t copy_end; /* where its stack copy ended: a cut walk was cut there */
 };
 
 #define UNWIND_LAST_THREADS 16
@@ -278,6 +279,15 @@ static bool unwind_join(struct unwinder *u, uint64_t pc, uint64_t sp, uint64_t f
     }
     if (lo >= l->n || l->sps[lo] != sp || l->pcs[lo] != pc)
         return false;
+    /* A walk cut short ends this one the same way only if this one would
+     * be cut there too: at the frame limit, or at a copy that ends no
+     * further up the stack.  Else a longer copy, or a shallower sample,
+     * would inherit a cut its own stack does not have, and every later
+     * walk that joins it too (a Python thread cut at Py_BytesMain for the
+     * rest of its run, issue 26). */
+    if (l->how == UNWIND_TRUNCATED &&
+        (l->n == u->max ? u->n + (l->n - lo) < u->max : sp0 + st->size > l->copy_end))
+        return false;
     /* A frame pointer (one that points into the stack) must match too: a
      * caller's CFA may be counted from it.  Anything else in that register,
      * a loop counter the callee never saved, says nothing of the callers. */
@@ -375,6 +385,7 @@ static void unwind_keep(struct unwinder *u, struct unwind_last *l, enum unwind_e
     u->reads_alloc = ralloc;
     u->nreads = 0;
     l->how = how;
+    l->copy_end = u->st->regs[EVENT_REG_SP] + u->st->size;
     l->used = u->walks;
 }
 

@@ -13,7 +13,7 @@
 # --export=folded and --report --tree.
 . "${TESTLIB:-$(dirname "$0")/lib.sh}"
 
-plan 323
+plan 331
 
 # profile NAME DRIVER [PROFIL-OPTION...] PROG [--|ARG...]: run PROG under
 # profil with DRIVER into $T/NAME.PRF; its JSON report in $J=$T/NAME.json,
@@ -451,6 +451,52 @@ profile big "$drv" --stack-size=65536 "$PROGS/recurse" 300 1500
 is "$rc" 0 "--stack-size=65536: profil exits 0"
 set -- $(frecurse)
 cmp_ok "$(pct "${2:-x}" "${1:-0}")" ">=" 95 "--stack-size=65536: 95 % of bottom's stacks or more reach main"
+
+# ---------------------------------------------------------------------------
+# Python (issue 26): a walk cut at the end of its copy was kept as the
+# thread's last, and every later walk that met its frames took its callers
+# and its cut from it.  A sample whose copy ended among the frames every
+# sample has (Py_BytesMain ... PyEval_EvalCode) then left every later stack
+# [truncated] there: 4 runs of 12 of a Python workload, 26 of 100 here.  The
+# script dives, through C (map calls back into the interpreter), from 24
+# levels (~15 KiB) down to 0, one depth at a time, spinning 2 ms at the
+# bottom, and between dives computes zlib.crc32s, ~1.2 KiB deep.  A dive one
+# level past the copy is cut among those frames; crc32's stacks must all
+# reach _start all the same.
+PY=/usr/bin/python3
+cat >"$T/dives.py" <<'PYEOF'
+import time, zlib
+buf = bytes(range(256)) * 16
+def dive(n):
+    if n:
+        return list(map(dive, [n - 1]))
+    t = time.perf_counter() + 0.002
+    while time.perf_counter() < t:
+        pass
+end = time.perf_counter() + 0.5
+while time.perf_counter() < end:
+    for depth in range(24, -1, -1):
+        dive(depth)
+        t = time.perf_counter() + 0.015
+        while time.perf_counter() < t:
+            zlib.crc32(buf)
+PYEOF
+for drv in $DRIVERS; do
+    if [ "$drv" = perf ] && [ -n "$(perf_refused)" ]; then
+        skip -n 4 "python $drv: the stacks of the perf driver" perf-refused "$(perf_refused)"
+        continue
+    fi
+    profile "python-$drv" "$drv" "$PY" "$T/dives.py"
+    crc=$(ftotal crc32_z)
+    crccut=$(awk "$FOLDED_AWK"'
+        { parse(); for (i = 1; i <= n; i++) if (a[i] == "crc32_z") { if (a[1] != "_start") t += c; break } }
+        END { print t + 0 }' "$F")
+    diag "python $drv: stacks $(jq -c .stacks "$J"); crc32_z $crc, of which $crccut not from _start"
+    is "$rc" 0 "python $drv: profil exits 0"
+    cmp_ok "$crc" ">=" 100 "python $drv: crc32_z has 100 samples or more"
+    cmp_ok "$(jn .stacks.truncated)" ">" 0 "python $drv: the deepest dives are cut (what the test needs)"
+    is "$crccut" 0 "python $drv: every stack of crc32_z reaches _start, after dives cut at the copy's end"
+done
 rm -f "$T"/*.PRF
 
 done_testing
