@@ -165,8 +165,9 @@ static bool kallsyms_names(const struct kallsyms *k, size_t at, size_t end,
     const char *sp = memchr(p, ' ', (size_t)(e - p)); /* past the address */
     if (sp == NULL || e - sp < 4 || sp[2] != ' ')
         return false;
+    /* A name ends at a blank, a tab or any control byte (a NUL included). */
     const char *name = sp + 3, *q = name;
-    while (q < e && *q != ' ' && *q != '\t')
+    while (q < e && (unsigned char)*q > ' ' && *q != 0x7f)
         q++;
     if (q == name || q - name > KALLSYMS_NAME_MAX)
         return false;
@@ -174,8 +175,10 @@ static bool kallsyms_names(const struct kallsyms *k, size_t at, size_t end,
     out->owner = NULL;
     const char *open = memchr(q, '[', (size_t)(e - q));
     if (open != NULL) {
-        const char *close = memchr(open, ']', (size_t)(e - open));
-        size_t len = (size_t)((close != NULL ? close : e) - open - 1);
+        const char *o = open + 1;
+        while (o < e && *o != ']' && (unsigned char)*o >= ' ' && *o != 0x7f)
+            o++;
+        size_t len = (size_t)(o - open - 1);
         if (len > 0 && len <= KALLSYMS_NAME_MAX)
             out->owner = xstrndup(open + 1, len);
     }

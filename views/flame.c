@@ -265,8 +265,9 @@ static void flame_draw(void *state, WINDOW *win, struct view_ctx *ctx)
     f->sel_node = f->zoom_node = 0;
     const char *how = f->inverted ? "inverted (callers under)" : "top-down (callees under)";
     char info[160];
-    if (ctx->baseline != NULL && !f->by_kind) {
+    if (ctx->baseline != NULL) /* for the bottom line too, coloured by kind or not */
         baseline_update(&f->chg, ctx, f->swapped);
+    if (ctx->baseline != NULL && !f->by_kind) {
         const char *slash = strrchr(ctx->baseline_name, '/');
         const char *name = slash != NULL ? slash + 1 : ctx->baseline_name;
         /* The orientation is r's to say: the colours' meaning matters more here. */
