@@ -17,7 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PERF_HUSHES 64 /* requests to profil remembered per thread */
+#define PERF_HUSHES   64 /* requests to profil remembered per thread */
+#define PERF_REGS_MAX 32 /* user registers a sample may carry (x86-64 asks 17) */
 
 /* Whole records moved out of one CPU's ring, up to PERF_CHUNK bytes.  A pass
  * of the copier reads every ring's head first, then moves each ring up to

@@ -85,8 +85,8 @@ static bool perf_parse_stack(struct clockdrv_perf *d, struct perf_rec *r, const 
     p += 8;
     if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
         size_t nregs = (size_t)__builtin_popcountll(ustack_perf_mask());
-        if ((size_t)(end - p) < 8 * nregs || nregs > UINT8_MAX)
-            return false;
+        if (nregs > PERF_REGS_MAX || (size_t)(end - p) < 8 * nregs)
+            return false; /* more than clockdrv_perf_stack's array holds */
         memcpy(perf_blob(d, 8 * nregs), p, 8 * nregs);
         r->nregs = (uint8_t)nregs;
         p += 8 * nregs;
@@ -96,8 +96,8 @@ static bool perf_parse_stack(struct clockdrv_perf *d, struct perf_rec *r, const 
     uint64_t size = rd64(p);
     p += 8;
     if (size > 0) {
-        if ((uint64_t)(end - p) < size + 8)
-            return false;
+        if (size > (uint64_t)(end - p) || (uint64_t)(end - p) - size < 8)
+            return false; /* the copy and its dynamic size (no size + 8 to wrap) */
         uint64_t dyn = rd64(p + size);
         if (dyn > size)
             dyn = size;
@@ -207,7 +207,7 @@ void clockdrv_perf_stack(struct clockdrv_perf *d, const struct perf_rec *r, stru
     st->kernel = (const uint64_t *)(const void *)p; /* 8-aligned: the arena holds u64s first */
     st->nkernel = r->nkernel;
     p += 8 * (size_t)r->nkernel;
-    uint64_t regs[32];
+    uint64_t regs[PERF_REGS_MAX];
     memcpy(regs, p, 8 * (size_t)r->nregs);
     ustack_regs_perf(regs, r->nregs, st);
     p += 8 * (size_t)r->nregs;
