@@ -71,24 +71,6 @@ static bool merge_same_module(const struct module *a, const struct module *b)
            memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
 }
 
-/* Note that module I of OUT is one of its pseudo-modules, by name. */
-static void merge_note_pseudo(struct session *out, uint32_t i)
-{
-    const struct module *m = out->modules[i];
-    if (m->kind == MODULE_KERNEL && strcmp(m->path, "[kernel]") == 0)
-        out->kernel_module = i;
-    else if (m->kind == MODULE_ANON && strcmp(m->path, "[anon]") == 0)
-        out->anon_module = i;
-    else if (m->kind == MODULE_ANON && strcmp(m->path, "[JIT]") == 0)
-        out->jit_module = i;
-    else if (m->kind == MODULE_ANON && strcmp(m->path, "[unknown]") == 0)
-        out->unknown_module = i;
-    else if (m->kind == MODULE_ANON && strcmp(m->path, "[truncated]") == 0)
-        out->truncated_module = i;
-    else if (m->kind == MODULE_ANON && strcmp(m->path, "[blocked]") == 0)
-        out->blocked_module = i;
-}
-
 /* Which of OUT's modules each of RUN's is: the same file of the same build,
  * else RUN's module moves into OUT (RUN keeps an empty one in its place).
  * The program is module 0 in both, whatever its file is called. */
@@ -108,7 +90,7 @@ static uint32_t *merge_modules(struct session *out, struct session *run)
             out->modules[out->nmodules++] = m;
             run->modules[k] = module_new((uint32_t)k, m->path, m->kind);
             run->modules[k]->loaded = true;
-            merge_note_pseudo(out, (uint32_t)j);
+            session_note_pseudo_module(out, (uint32_t)j);
             map[k] = (uint32_t)j;
             continue;
         }

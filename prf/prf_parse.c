@@ -97,18 +97,7 @@ int prf_parse_modules(struct session *s, struct cursor *c, char **cause)
         free(path);
         m->loaded = true; /* the file's symbols are the truth; never read the disk */
         s->modules[s->nmodules++] = m;
-        if (kind == MODULE_ANON && strcmp(m->path, "[anon]") == 0)
-            s->anon_module = i;
-        if (kind == MODULE_ANON && strcmp(m->path, "[JIT]") == 0)
-            s->jit_module = i;
-        if (kind == MODULE_KERNEL && strcmp(m->path, "[kernel]") == 0)
-            s->kernel_module = i;
-        if (kind == MODULE_ANON && strcmp(m->path, "[unknown]") == 0)
-            s->unknown_module = i;
-        if (kind == MODULE_ANON && strcmp(m->path, "[truncated]") == 0)
-            s->truncated_module = i;
-        if (kind == MODULE_ANON && strcmp(m->path, "[blocked]") == 0)
-            s->blocked_module = i;
+        session_note_pseudo_module(s, i);
         m->build_id_len = cursor_u8(c);
         if (m->build_id_len > sizeof m->build_id)
             c->bad = true;

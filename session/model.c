@@ -725,3 +725,20 @@ bool session_stack_blocked(const struct session *s, uint32_t id)
     return id < s->nstacks && s->blocked_module != UINT32_MAX &&
            s->stacks[id].module == s->blocked_module;
 }
+
+void session_note_pseudo_module(struct session *s, uint32_t i)
+{
+    const struct module *m = s->modules[i];
+    if (m->kind == MODULE_KERNEL && strcmp(m->path, "[kernel]") == 0)
+        s->kernel_module = i;
+    else if (m->kind == MODULE_ANON && strcmp(m->path, "[anon]") == 0)
+        s->anon_module = i;
+    else if (m->kind == MODULE_ANON && strcmp(m->path, "[JIT]") == 0)
+        s->jit_module = i;
+    else if (m->kind == MODULE_ANON && strcmp(m->path, "[unknown]") == 0)
+        s->unknown_module = i;
+    else if (m->kind == MODULE_ANON && strcmp(m->path, "[truncated]") == 0)
+        s->truncated_module = i;
+    else if (m->kind == MODULE_ANON && strcmp(m->path, "[blocked]") == 0)
+        s->blocked_module = i;
+}

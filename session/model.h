@@ -335,6 +335,11 @@ struct session {
  * as their own (the default) or not (--no-inline). */
 void session_set_no_inline(bool no_inline);
 
+/* Note module I of S if it is one of the pseudo-modules, by its kind and
+ * name ([kernel], [anon], [JIT], [unknown], [truncated], [blocked]): a
+ * file's and a merge's modules come without their roles. */
+void session_note_pseudo_module(struct session *s, uint32_t i);
+
 /* Whether stack ID was taken off CPU: its innermost frame is [blocked]. */
 bool session_stack_blocked(const struct session *s, uint32_t id);
 

@@ -73,6 +73,13 @@ void session_load_module(struct module *m)
 /* The kernel's functions, the first time a kernel PC needs a name: its own
  * in [kernel], a loaded module's in a module of its own, [ext4].  Where the
  * addresses are hidden the whole kernel is one function, [kernel]. */
+/* The kernel K without names, WHY: one function, [kernel]. */
+static void session_kernel_unnamed(struct module *k, const char *why)
+{
+    k->load_error = xstrdup(why);
+    module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
+}
+
 static void session_load_kernel(struct session *s, uint32_t kid)
 {
     struct module *k = s->modules[kid];
@@ -86,15 +93,13 @@ static void session_load_kernel(struct session *s, uint32_t kid)
         if (s->live.ksyms != NULL)
             return;
         if (hidden) {
-            k->load_error = xstrdup("kernel symbols hidden (kernel.kptr_restrict)");
-            module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
+            session_kernel_unnamed(k, "kernel symbols hidden (kernel.kptr_restrict)");
             return;
         }
     }
     FILE *f = fopen(s->live.kallsyms ? s->live.kallsyms : "/proc/kallsyms", "re");
     if (f == NULL) {
-        k->load_error = xstrdup("kernel symbols unreadable (/proc/kallsyms)");
-        module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
+        session_kernel_unnamed(k, "kernel symbols unreadable (/proc/kallsyms)");
         return;
     }
     struct symbols_text *t;
@@ -102,9 +107,8 @@ static void session_load_kernel(struct session *s, uint32_t kid)
     size_t n = symbols_read_kallsyms(f, &t, &hidden);
     fclose(f);
     if (n == 0) {
-        k->load_error = xstrdup(hidden ? "kernel symbols hidden (kernel.kptr_restrict)"
-                                       : "no kernel symbols in /proc/kallsyms");
-        module_add_symbol(k, 0, UINT64_MAX, "[kernel]", true);
+        session_kernel_unnamed(k, hidden ? "kernel symbols hidden (kernel.kptr_restrict)"
+                                         : "no kernel symbols in /proc/kallsyms");
         return;
     }
     /* Each module's symbols in one merge, their names handed over, not

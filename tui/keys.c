@@ -376,11 +376,8 @@ static void cmd_oncpu(struct tui *t, int ch)
         tui_status(t, "a classic PROFIL file has no exact hits to count again");
         return;
     }
-    if (t->replay != NULL) { /* the replay's own counts, up to where it is */
-        size_t pos = t->replay->pos;
-        replay_seek(t->replay, 0);
-        tui_replay_seek(t, pos);
-    }
+    if (t->replay != NULL)
+        tui_replay_recount(t);
     t->dirty = true;
     double on_s, blocked_s;
     size_t nt;

@@ -50,12 +50,16 @@ void tui_window(struct tui *t, size_t from, size_t to)
 void tui_filter(struct tui *t, struct session_filter *f)
 {
     session_filter_set(t->s, f);
-    if (t->replay != NULL && f == NULL) { /* the replay's own counts, up to where it is */
-        size_t pos = t->replay->pos;
-        replay_seek(t->replay, 0);
-        tui_replay_seek(t, pos);
-    }
+    if (t->replay != NULL && f == NULL)
+        tui_replay_recount(t);
     t->dirty = true;
+}
+
+void tui_replay_recount(struct tui *t)
+{
+    size_t pos = t->replay->pos;
+    replay_seek(t->replay, 0);
+    tui_replay_seek(t, pos);
 }
 
 void tui_replay_seek(struct tui *t, size_t pos)

@@ -101,6 +101,9 @@ void tui_status(struct tui *t, const char *fmt, ...) __attribute__((format(print
 bool tui_live(const struct tui *t);
 /* Move the replay to POS frames, the window and filter kept. */
 void tui_replay_seek(struct tui *t, size_t pos);
+/* The replay's own counts made again up to where it is: fed again from its
+ * start, the views (filter, window, on-CPU) as they are now. */
+void tui_replay_recount(struct tui *t);
 /* Show the threads of F only in every view (NULL: all of them); F is the session's from now. */
 struct session_filter;
 void tui_filter(struct tui *t, struct session_filter *f);

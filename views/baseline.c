@@ -2,23 +2,16 @@
 #include "config.h"
 
 #include "analysis/diff.h"
+#include "clockdrv/clockdrv.h"
 #include "util/xmalloc.h"
 #include "views/baseline.h"
 
 #include <stdlib.h>
-#include <time.h>
-
-double baseline_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void baseline_update(struct baseline_changes *b, const struct view_ctx *ctx, bool swapped)
 {
     const struct session *s = ctx->s, *shown = swapped ? ctx->baseline : ctx->s;
-    double now = baseline_now();
+    double now = (double)clockdrv_now_ns() / 1e9;
     bool moving = ctx->mode == VIEW_LIVE || ctx->playing;
     if (b->chg != NULL && b->swapped == swapped && b->n == shown->nfuncs &&
         b->total == s->view.c.total)

@@ -39,7 +39,4 @@ const struct baseline_change *baseline_of(const struct baseline_changes *b, size
 
 void baseline_free(struct baseline_changes *b);
 
-/* Seconds on CLOCK_MONOTONIC. */
-double baseline_now(void);
-
 #endif

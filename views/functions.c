@@ -5,6 +5,7 @@
  * samples with the routine anywhere on the stack. */
 #include "config.h"
 
+#include "clockdrv/clockdrv.h"
 #include "report/report.h"
 #include "util/pct.h"
 #include "util/stats.h"
@@ -54,6 +55,12 @@ struct functions {
     double last_key;             /* when the user last moved: hold re-sorts briefly */
     struct baseline_changes chg; /* --baseline: each function's change against it */
 };
+
+/* Seconds, for holding re-sorts while the user moves. */
+static double functions_now(void)
+{
+    return (double)clockdrv_now_ns() / 1e9;
+}
 
 static void *functions_create(void)
 {
@@ -117,7 +124,7 @@ static void functions_refresh(struct functions *f, const struct session *s, bool
     for (size_t i = 0; i < s->nfuncs; i++)
         live += functions_listed(s, &s->funcs[i]);
     same_set = live == f->n;
-    if (!force && same_set && baseline_now() - f->last_key < 1.0)
+    if (!force && same_set && functions_now() - f->last_key < 1.0)
         return;
     free(f->order);
     f->order = xcalloc(live + 1, sizeof *f->order);
@@ -350,7 +357,7 @@ static int functions_search(void *state, const char *text, int dir, struct view_
         if (strcasestr(s->funcs[f->order[row]].name, text) != NULL) {
             f->sel = row;
             functions_remember(f, s);
-            f->last_key = baseline_now();
+            f->last_key = functions_now();
             return VIEW_REDRAW;
         }
     }
@@ -365,7 +372,7 @@ static int functions_key(void *state, int key, struct view_ctx *ctx)
     functions_refresh(f, s, false);
     if (scroll_key(key, &f->sel, f->n, f->rows)) {
         functions_remember(f, s);
-        f->last_key = baseline_now();
+        f->last_key = functions_now();
         return VIEW_REDRAW;
     }
     switch (key) {
@@ -423,7 +430,7 @@ static int functions_click(void *state, int row, struct view_ctx *ctx)
         return VIEW_IGNORED;
     f->sel = f->top + (size_t)(row - 2);
     functions_remember(f, ctx->s);
-    f->last_key = baseline_now();
+    f->last_key = functions_now();
     return VIEW_REDRAW;
 }
 

@@ -7,6 +7,7 @@
  * or instruction across rebuilds. */
 #include "config.h"
 
+#include "clockdrv/clockdrv.h"
 #include "elf/disasm.h"
 #include "report/annotate.h"
 #include "report/report.h"
@@ -20,7 +21,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define SOURCE_HISTORY    64
 #define SOURCE_REBUILD_NS 500000000ull /* live: counts move at most twice a second */
@@ -81,13 +81,6 @@ struct source {
     bool center; /* the next build selects the hottest row, in the middle */
     bool middle; /* the next build puts the marked row in the middle */
 };
-
-static uint64_t source_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void *source_create(void)
 {
@@ -242,7 +235,7 @@ static void source_build(struct source *v, struct view_ctx *ctx, int64_t f)
     }
     v->func = f;
     v->built_disasm = v->disasm;
-    v->built_ns = source_now();
+    v->built_ns = clockdrv_now_ns();
     v->built_total = s->view.c.total;
     source_vrows(v);
     if (v->center || v->follow || !v->mark.set) {
@@ -278,7 +271,7 @@ static bool source_due(const struct source *v, const struct view_ctx *ctx)
     if (ctx->s->view.c.total == v->built_total)
         return false;
     return !(ctx->mode == VIEW_LIVE || ctx->playing) ||
-           source_now() - v->built_ns >= SOURCE_REBUILD_NS;
+           clockdrv_now_ns() - v->built_ns >= SOURCE_REBUILD_NS;
 }
 
 /* The function to show now, annotated and up to date; -1 when none. */
